@@ -1,0 +1,203 @@
+import { DurableObject } from "cloudflare:workers";
+import type { NodeHealth } from "../../protocol/node.ts";
+import type { Lane, TaskKind } from "../../protocol/task.ts";
+import { changeTaskStatus } from "../../worker/tasks/task-store.ts";
+import { createFairQueueTables, FairQueue } from "./fair-queue.ts";
+import { createLeaseTables, type LeaseRow, LeaseTable } from "./lease-table.ts";
+import { NodeTable } from "./node-table.ts";
+
+export interface DispatchTask {
+  task_id: string;
+  owner: string;
+  lane: Lane;
+  kind: TaskKind;
+}
+
+export interface LeaseAsk {
+  node: NodeHealth;
+  capacity: number;
+  kinds: TaskKind[];
+  wait_ms: number;
+}
+
+export interface QueueStats {
+  queued: number;
+  processing: number;
+  position: number | null;
+  concurrency: number;
+}
+
+interface Waiter {
+  ask: LeaseAsk;
+  resolve: (leases: LeaseRow[]) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+const FINISHED_MEMORY_MS = 24 * 3600 * 1000;
+
+/**
+ * The scheduler: one object per model pool. It keeps the fair waiting line, hands out leases up to
+ * the concurrency cap, takes back tasks whose lease ran out (the node died) and fails them after
+ * MAX_TASK_ATTEMPTS. Nodes waiting for work are held here (long poll) and woken when work arrives.
+ */
+export class Dispatcher extends DurableObject<Env> {
+  private readonly queue: FairQueue;
+  private readonly leases: LeaseTable;
+  private readonly nodes: NodeTable;
+  private waiters: Waiter[] = [];
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const sql = ctx.storage.sql;
+    ctx.blockConcurrencyWhile(async () => {
+      createFairQueueTables(sql);
+      createLeaseTables(sql);
+    });
+    this.queue = new FairQueue(sql);
+    this.leases = new LeaseTable(sql);
+    this.nodes = new NodeTable(sql);
+  }
+
+  /** Hands a task over for scheduling. Idempotent: a task already waiting, leased or finished is ignored. */
+  async enqueue(task: DispatchTask): Promise<"queued" | "duplicate"> {
+    if (this.queue.has(task.task_id) || this.leases.holdsTask(task.task_id)) return "duplicate";
+    if (this.leases.isFinished(task.task_id)) return "duplicate";
+    this.queue.push({ ...task, attempts: 0 });
+    await this.serveWaiters();
+    return "queued";
+  }
+
+  /** Grants up to `capacity` leases, waiting up to `wait_ms` for work when none is ready. */
+  async lease(ask: LeaseAsk): Promise<LeaseRow[]> {
+    this.nodes.record(ask.node, Date.now());
+    const granted = this.grant(ask);
+    if (granted.length > 0) await this.scheduleAlarm();
+    if (granted.length > 0 || ask.wait_ms <= 0) return granted;
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        ask,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve([]);
+        }, ask.wait_ms),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Extends a live lease; null when it is gone (expired and handed back, or released). */
+  async heartbeat(leaseId: string, node: NodeHealth): Promise<LeaseRow | null> {
+    const now = Date.now();
+    this.nodes.record(node, now);
+    const lease = this.leases.get(leaseId);
+    if (!lease) return null;
+    const expiresAt = now + this.leaseTtlMs();
+    this.leases.extend(leaseId, expiresAt);
+    await this.scheduleAlarm();
+    return { ...lease, expires_at: expiresAt };
+  }
+
+  async lookup(leaseId: string): Promise<LeaseRow | null> {
+    return this.leases.get(leaseId);
+  }
+
+  /**
+   * Ends a lease. `finished`: the task reached done or failed (its stores are already written).
+   * `requeue`: the task goes back to its old place in line for another attempt.
+   */
+  async release(leaseId: string, outcome: "finished" | "requeue"): Promise<void> {
+    const lease = this.leases.get(leaseId);
+    if (!lease) return;
+    this.leases.delete(leaseId);
+    if (outcome === "finished") this.leases.markFinished(lease.task_id, Date.now());
+    else this.queue.push(lease, lease.seq);
+    await this.scheduleAlarm();
+    await this.serveWaiters();
+  }
+
+  async stats(taskId?: string): Promise<QueueStats> {
+    return {
+      queued: this.queue.size(),
+      processing: this.leases.count(),
+      position: taskId ? this.queue.position(taskId) : null,
+      concurrency: this.concurrency(),
+    };
+  }
+
+  /** Nodes heard from recently, freshest first. */
+  async liveNodes(): Promise<NodeHealth[]> {
+    return this.nodes.live(Date.now() - Number(this.env.NODE_STALE_SEC) * 1000);
+  }
+
+  /** Takes back expired leases: another attempt, or failure once the attempts are spent. */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    const maxAttempts = Number(this.env.MAX_TASK_ATTEMPTS);
+    for (const lease of this.leases.expired(now)) {
+      if (lease.attempts >= maxAttempts) {
+        await changeTaskStatus(this.env, lease.task_id, {
+          status: "failed",
+          error: `task failed after ${lease.attempts} attempts: the inference node stopped responding (lease expired)`,
+        });
+        this.leases.delete(lease.lease_id);
+        this.leases.markFinished(lease.task_id, now);
+      } else {
+        this.queue.push(lease, lease.seq);
+        this.leases.delete(lease.lease_id);
+        await changeTaskStatus(this.env, lease.task_id, { status: "queued", progress: 0 });
+      }
+    }
+    this.leases.pruneFinished(now - FINISHED_MEMORY_MS);
+    await this.scheduleAlarm();
+    await this.serveWaiters();
+  }
+
+  private grant(ask: LeaseAsk): LeaseRow[] {
+    const granted: LeaseRow[] = [];
+    const free = Math.min(ask.capacity, this.concurrency() - this.leases.count());
+    const expiresAt = Date.now() + this.leaseTtlMs();
+    for (let i = 0; i < free; i++) {
+      const task = this.queue.pop(ask.kinds);
+      if (!task) break;
+      const lease: LeaseRow = {
+        ...task,
+        lease_id: crypto.randomUUID(),
+        attempts: task.attempts + 1,
+        node_id: ask.node.node_id,
+        expires_at: expiresAt,
+      };
+      this.leases.insert(lease);
+      granted.push(lease);
+    }
+    return granted;
+  }
+
+  /** Wakes long-polling nodes, oldest first, while there is work and room for it. */
+  private async serveWaiters(): Promise<void> {
+    let grantedAny = false;
+    for (const waiter of [...this.waiters]) {
+      const granted = this.grant(waiter.ask);
+      if (granted.length === 0) continue;
+      grantedAny = true;
+      clearTimeout(waiter.timer);
+      this.waiters = this.waiters.filter((w) => w !== waiter);
+      waiter.resolve(granted);
+    }
+    if (grantedAny) await this.scheduleAlarm();
+  }
+
+  private async scheduleAlarm(): Promise<void> {
+    const next = this.leases.nextExpiry();
+    if (next === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(next);
+  }
+
+  private concurrency(): number {
+    return Number(this.env.MAX_CONCURRENT_TRANSCRIBE_JOBS);
+  }
+
+  private leaseTtlMs(): number {
+    return Number(this.env.LEASE_TTL_SEC) * 1000;
+  }
+}

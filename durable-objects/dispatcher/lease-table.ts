@@ -1,0 +1,91 @@
+import type { Lane, TaskKind } from "../../protocol/task.ts";
+
+/** Tasks handed to nodes. A lease lives until it is released or its deadline passes. */
+export type LeaseRow = {
+  lease_id: string;
+  task_id: string;
+  seq: number;
+  owner: string;
+  lane: Lane;
+  kind: TaskKind;
+  attempts: number;
+  node_id: string;
+  expires_at: number;
+};
+
+export function createLeaseTables(sql: SqlStorage): void {
+  sql.exec(`CREATE TABLE IF NOT EXISTS leases (
+    lease_id TEXT PRIMARY KEY,
+    task_id TEXT NOT NULL UNIQUE,
+    seq INTEGER NOT NULL,
+    owner TEXT NOT NULL,
+    lane TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    node_id TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  )`);
+  // Tasks that reached an end, so a late duplicate hand-off is ignored; pruned after a day.
+  sql.exec("CREATE TABLE IF NOT EXISTS finished (task_id TEXT PRIMARY KEY, at INTEGER NOT NULL)");
+  sql.exec("CREATE TABLE IF NOT EXISTS nodes (node_id TEXT PRIMARY KEY, health TEXT NOT NULL, seen_at INTEGER NOT NULL)");
+}
+
+export class LeaseTable {
+  constructor(private readonly sql: SqlStorage) {}
+
+  insert(row: LeaseRow): void {
+    this.sql.exec(
+      `INSERT INTO leases (lease_id, task_id, seq, owner, lane, kind, attempts, node_id, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      row.lease_id,
+      row.task_id,
+      row.seq,
+      row.owner,
+      row.lane,
+      row.kind,
+      row.attempts,
+      row.node_id,
+      row.expires_at,
+    );
+  }
+
+  get(leaseId: string): LeaseRow | null {
+    return this.sql.exec<LeaseRow>("SELECT * FROM leases WHERE lease_id = ?", leaseId).toArray()[0] ?? null;
+  }
+
+  holdsTask(taskId: string): boolean {
+    return this.sql.exec("SELECT 1 FROM leases WHERE task_id = ?", taskId).toArray().length > 0;
+  }
+
+  extend(leaseId: string, expiresAt: number): void {
+    this.sql.exec("UPDATE leases SET expires_at = ? WHERE lease_id = ?", expiresAt, leaseId);
+  }
+
+  delete(leaseId: string): void {
+    this.sql.exec("DELETE FROM leases WHERE lease_id = ?", leaseId);
+  }
+
+  count(): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM leases").one().n;
+  }
+
+  expired(now: number): LeaseRow[] {
+    return this.sql.exec<LeaseRow>("SELECT * FROM leases WHERE expires_at <= ?", now).toArray();
+  }
+
+  nextExpiry(): number | null {
+    return this.sql.exec<{ t: number | null }>("SELECT MIN(expires_at) AS t FROM leases").one().t;
+  }
+
+  markFinished(taskId: string, now: number): void {
+    this.sql.exec("INSERT OR REPLACE INTO finished (task_id, at) VALUES (?, ?)", taskId, now);
+  }
+
+  isFinished(taskId: string): boolean {
+    return this.sql.exec("SELECT 1 FROM finished WHERE task_id = ?", taskId).toArray().length > 0;
+  }
+
+  pruneFinished(before: number): void {
+    this.sql.exec("DELETE FROM finished WHERE at < ?", before);
+  }
+}

@@ -1,0 +1,57 @@
+import { spawn, spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+
+/** wrangler from this project's node_modules (npx adds seconds), with no calls home. */
+export const WRANGLER = resolve("node_modules/.bin/wrangler");
+
+export const wranglerEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_HIDE_BANNER: "true",
+};
+
+export const DATABASE = "voxedge";
+
+export interface D1Target {
+  /** Production D1 instead of the local one under .wrangler/state. */
+  remote: boolean;
+}
+
+function targetFlag(target: D1Target): string {
+  return target.remote ? "--remote" : "--local";
+}
+
+/** Runs a wrangler command to completion; throws with its output when it fails. */
+export function runWrangler(args: string[]): string {
+  const result = spawnSync(WRANGLER, args, { env: wranglerEnv, encoding: "utf8" });
+  if (result.status !== 0) {
+    throw new Error(`wrangler ${args.join(" ")} failed:\n${result.stderr}${result.stdout}`);
+  }
+  return result.stdout;
+}
+
+/** Applies the checked-in D1 migrations (idempotent). */
+export function applyMigrations(target: D1Target): void {
+  runWrangler(["d1", "migrations", "apply", DATABASE, targetFlag(target)]);
+}
+
+/** Runs one SQL statement against D1 and returns its rows. */
+export function d1Query<T>(sql: string, target: D1Target): T[] {
+  const out = runWrangler(["d1", "execute", DATABASE, targetFlag(target), "--json", "--command", sql]);
+  const results = JSON.parse(out) as { results: T[] }[];
+  return results.flatMap((r) => r.results);
+}
+
+/** Quotes a value for an SQL string literal. */
+export function sqlString(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** Starts `wrangler dev` with local state persisted under .wrangler/state. */
+export function startWranglerDev(port: number) {
+  return spawn(WRANGLER, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn"], {
+    env: wranglerEnv,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+}

@@ -1,0 +1,88 @@
+/**
+ * `npm start`: the whole platform on this machine. Applies D1 migrations, makes sure a node token and
+ * a dev API key exist, then runs wrangler dev (local D1/R2/DO/Queue under .wrangler/state) on
+ * http://127.0.0.1:8787. Ctrl-C stops everything.
+ */
+import { type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hashApiKey } from "../worker/auth/api-keys.ts";
+import { createKey } from "./keys.ts";
+import { applyMigrations, d1Query, sqlString, startWranglerDev } from "./lib/wrangler.ts";
+
+const PORT = Number(process.env.PORT ?? 8787);
+const DEV_VARS = ".dev.vars";
+const DEV_KEY_FILE = ".wrangler/dev-api-key";
+const local = { remote: false };
+
+/** The node token lives in .dev.vars (gitignored), where wrangler dev reads secrets from. */
+function ensureNodeToken(): string {
+  const existing = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8") : "";
+  const match = /^NODE_TOKEN=(.+)$/m.exec(existing);
+  if (match?.[1]) return match[1].trim();
+  const token = randomBytes(24).toString("hex");
+  writeFileSync(DEV_VARS, `${existing}${existing && !existing.endsWith("\n") ? "\n" : ""}NODE_TOKEN=${token}\n`);
+  return token;
+}
+
+/** Reuses the saved dev key while it is still live in D1, else creates one. */
+async function ensureDevKey(): Promise<{ key: string; created: boolean }> {
+  if (existsSync(DEV_KEY_FILE)) {
+    const key = readFileSync(DEV_KEY_FILE, "utf8").trim();
+    const live = d1Query(
+      `SELECT id FROM api_keys WHERE key_hash = ${sqlString(await hashApiKey(key))} AND revoked_at IS NULL`,
+      local,
+    );
+    if (live.length > 0) return { key, created: false };
+  }
+  const { key } = await createKey("dev", local);
+  mkdirSync(".wrangler", { recursive: true });
+  writeFileSync(DEV_KEY_FILE, `${key}\n`, { mode: 0o600 });
+  return { key, created: true };
+}
+
+async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) throw new Error("wrangler dev exited during start-up");
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`no answer from ${url} after 2 minutes`);
+}
+
+async function main(): Promise<void> {
+  ensureNodeToken();
+  applyMigrations(local);
+  const { key, created } = await ensureDevKey();
+  const children: ChildProcess[] = [startWranglerDev(PORT)];
+  let stopping = false;
+  const stop = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+    setTimeout(() => process.exit(code), 3000).unref();
+    Promise.all(children.map((c) => new Promise((r) => (c.exitCode === null ? c.once("exit", r) : r(null))))).then(
+      () => process.exit(code),
+    );
+  };
+  process.on("SIGINT", () => stop(0));
+  process.on("SIGTERM", () => stop(0));
+  for (const child of children) child.once("exit", (code) => stop(code ?? 1));
+
+  const base = `http://127.0.0.1:${PORT}`;
+  await waitForHealth(`${base}/health`, children[0]!);
+  console.log(`\nVoxedge is up on ${base}  (API docs: ${base}/docs)`);
+  console.log(`${created ? "Created" : "Using"} dev API key (saved in ${DEV_KEY_FILE}):`);
+  console.log(`  ${key}`);
+  console.log(`Try: curl -H "Authorization: Bearer ${key}" ${base}/history\nCtrl-C stops everything.\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,47 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+// No network from wrangler/miniflare: no metrics, no fetch of the Request.cf object (LOCAL-DEV.md).
+process.env.WRANGLER_SEND_METRICS ??= "false";
+process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
+process.env.WRANGLER_HIDE_BANNER ??= "true";
+
+/** The node token the Worker tests use; real deployments set NODE_TOKEN as a secret. */
+const TEST_NODE_TOKEN = "test-node-token";
+
+// Two projects: Worker and Durable Object code runs inside real workerd (vitest-pool-workers);
+// the inference node, the native addon and the CLIs run in plain Node.
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations("migrations");
+  return {
+    test: {
+      projects: [
+        {
+          plugins: [
+            cloudflareTest({
+              main: "./worker/index.ts",
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: { bindings: { TEST_MIGRATIONS: migrations, NODE_TOKEN: TEST_NODE_TOKEN } },
+            }),
+          ],
+          test: {
+            name: "workers",
+            silent: "passed-only",
+            include: ["test/worker/**/*.test.ts"],
+            setupFiles: ["./test/worker/apply-migrations.ts"],
+          },
+        },
+        {
+          test: {
+            name: "node",
+            environment: "node",
+            include: ["test/node/**/*.test.ts", "test/native/**/*.test.ts"],
+            testTimeout: 120_000,
+            hookTimeout: 300_000,
+            pool: "forks",
+          },
+        },
+      ],
+    },
+  };
+});

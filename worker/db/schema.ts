@@ -1,0 +1,55 @@
+import { sql } from "drizzle-orm";
+import type { TaskSource } from "../../protocol/task.ts";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** API keys: only the SHA-256 of a key is stored; `prefix` lets a person recognise a key in listings. */
+export const apiKeys = sqliteTable("api_keys", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  keyHash: text("key_hash").notNull().unique(),
+  prefix: text("prefix").notNull(),
+  createdAt: integer("created_at").notNull(),
+  revokedAt: integer("revoked_at"),
+});
+
+/** The permanent record of every task (the "history store"); timestamps are Unix milliseconds. */
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    taskId: text("task_id").primaryKey(),
+    ownerKeyId: text("owner_key_id").references(() => apiKeys.id),
+    kind: text("kind").notNull(),
+    status: text("status", { enum: ["queued", "processing", "done", "failed"] }).notNull(),
+    lane: text("lane", { enum: ["interactive", "batch"] })
+      .notNull()
+      .default("batch"),
+    source: text("source", { mode: "json" }).$type<TaskSource>().notNull(),
+    params: text("params", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    result: text("result", { mode: "json" }).$type<Record<string, unknown>>(),
+    error: text("error"),
+    progress: integer("progress").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [
+    index("jobs_owner_created_idx").on(table.ownerKeyId, table.createdAt),
+    index("jobs_status_created_idx").on(table.status, table.createdAt),
+  ],
+);
+
+/** Notes feed content generation (short videos, quizzes, slides). */
+export const notes = sqliteTable(
+  "notes",
+  {
+    id: text("id").primaryKey(),
+    ownerKeyId: text("owner_key_id")
+      .notNull()
+      .references(() => apiKeys.id),
+    title: text("title").notNull(),
+    content: text("content").notNull(),
+    sourceTaskId: text("source_task_id"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [index("notes_owner_created_idx").on(table.ownerKeyId, table.createdAt)],
+);

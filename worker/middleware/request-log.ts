@@ -1,0 +1,20 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../env.ts";
+
+/** One JSON log line per request, carrying the request id that the response also shows. */
+export function requestLog(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = Date.now();
+    await next();
+    console.log(
+      JSON.stringify({
+        request_id: c.get("requestId"),
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Date.now() - started,
+        key_id: c.get("apiKey")?.id,
+      }),
+    );
+  };
+}

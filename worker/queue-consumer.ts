@@ -1,0 +1,50 @@
+import { TaskMessage } from "../protocol/task.ts";
+import { dispatcher } from "./tasks/dispatcher.ts";
+import { changeTaskStatus, readTask } from "./tasks/task-store.ts";
+
+const DEAD_LETTER_SUFFIX = "-dlq";
+
+/**
+ * Hands queued tasks to the Dispatcher. Delivery is at least once: the Dispatcher ignores a task it
+ * already holds, and a task that already ended is not handed over again. A message that keeps
+ * failing lands in the dead-letter queue, whose consumer fails the task with a clear error.
+ */
+export async function consumeTasks(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  const deadLetters = batch.queue.endsWith(DEAD_LETTER_SUFFIX);
+  for (const message of batch.messages) {
+    const parsed = TaskMessage.safeParse(message.body);
+    if (!parsed.success) {
+      console.error(JSON.stringify({ queue: batch.queue, error: "malformed task message", body: message.body }));
+      message.ack();
+      continue;
+    }
+    try {
+      if (deadLetters) await failUndeliverable(env, parsed.data.task_id);
+      else await handOver(env, parsed.data.task_id);
+      message.ack();
+    } catch (cause) {
+      console.error(JSON.stringify({ queue: batch.queue, task_id: parsed.data.task_id, error: String(cause) }));
+      message.retry({ delaySeconds: 2 });
+    }
+  }
+}
+
+async function handOver(env: Env, taskId: string): Promise<void> {
+  const record = await readTask(env, taskId);
+  if (!record || record.status !== "queued") return;
+  await dispatcher(env).enqueue({
+    task_id: record.task_id,
+    owner: record.owner_key_id ?? "",
+    lane: record.lane,
+    kind: record.kind,
+  });
+}
+
+async function failUndeliverable(env: Env, taskId: string): Promise<void> {
+  const record = await readTask(env, taskId);
+  if (!record || record.status !== "queued") return;
+  await changeTaskStatus(env, taskId, {
+    status: "failed",
+    error: "the task could not be scheduled (job queue delivery failed repeatedly)",
+  });
+}

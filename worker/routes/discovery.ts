@@ -1,0 +1,38 @@
+import { createRoute } from "@hono/zod-openapi";
+import { modelRegistry } from "../config.ts";
+import { createRouter } from "../router.ts";
+import { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
+import { readHealth } from "../tasks/health.ts";
+
+const healthRoute = createRoute({
+  method: "get",
+  path: "/health",
+  tags: ["discovery"],
+  summary: "Dependency state: recognition engine, live-mic gate, job queue",
+  responses: { 200: { description: "always 200 while the service serves", content: { "application/json": { schema: HealthResponse } } } },
+});
+
+const modelsRoute = createRoute({
+  method: "get",
+  path: "/models",
+  tags: ["discovery"],
+  summary: "The model registry and which models can serve now",
+  responses: { 200: { description: "registry entries", content: { "application/json": { schema: ModelsResponse } } } },
+});
+
+export const discoveryRoutes = createRouter()
+  .openapi(healthRoute, async (c) => c.json((await readHealth(c.env)).health, 200))
+  .openapi(modelsRoute, async (c) => {
+    const registry = modelRegistry(c.env);
+    const { modelsReady } = await readHealth(c.env);
+    const models = registry.models.map((model) => ({
+      id: model.id,
+      label: model.label,
+      kind: model.kind,
+      ready: model.kind === "http" ? Boolean(model.endpoint) : modelsReady.includes(model.id),
+      supports_streaming: model.supports_streaming,
+      supports_timestamps: model.supports_timestamps,
+      supports_context: model.supports_context,
+    }));
+    return c.json({ models, default_model: registry.default_model }, 200);
+  });

@@ -1,0 +1,21 @@
+import { Scalar } from "@scalar/hono-api-reference";
+import type { AppRouter } from "../env.ts";
+
+/** Serves the OpenAPI document generated from the route schemas, and a readable page over it. */
+export function mountDocs(app: AppRouter): void {
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyHeader", {
+    type: "apiKey",
+    in: "header",
+    name: "x-api-key",
+  });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Voxedge API",
+      version: "1.0.0",
+      description: "Speech-to-text, real-time translation and content generation. Errors carry `detail` and a stable `code`.",
+    },
+  });
+  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Voxedge API" }));
+}

@@ -1,0 +1,9 @@
+import { ErrorBody, HTTPValidationError } from "../errors.ts";
+
+/** OpenAPI pieces every public route repeats. */
+export const errorContent = { "application/json": { schema: ErrorBody } };
+export const validationContent = { "application/json": { schema: HTTPValidationError } };
+export const apiKeySecurity: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+
+export const unauthorized = { description: "missing or invalid API key", content: errorContent };
+export const unprocessable = { description: "request validation failed", content: validationContent };

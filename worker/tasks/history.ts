@@ -1,0 +1,37 @@
+import { and, count, desc, eq, type SQL } from "drizzle-orm";
+import type { TaskStatus } from "../../protocol/task.ts";
+import { db } from "../db/client.ts";
+import { jobs } from "../db/schema.ts";
+import type { HistoryPage } from "../schemas/history.ts";
+import { fromRow } from "./task-store.ts";
+import { toHistoryEntry } from "./task-view.ts";
+
+export interface HistoryQuery {
+  ownerKeyId: string;
+  limit: number;
+  skip: number;
+  status?: TaskStatus;
+}
+
+/** One page of a key's jobs from the permanent store, newest first; `total` ignores paging. */
+export async function listHistory(env: Env, query: HistoryQuery): Promise<HistoryPage> {
+  const filters: SQL[] = [eq(jobs.ownerKeyId, query.ownerKeyId)];
+  if (query.status) filters.push(eq(jobs.status, query.status));
+  const where = and(...filters);
+  const [rows, totals] = await Promise.all([
+    db(env)
+      .select()
+      .from(jobs)
+      .where(where)
+      .orderBy(desc(jobs.createdAt), desc(jobs.taskId))
+      .limit(query.limit)
+      .offset(query.skip),
+    db(env).select({ n: count() }).from(jobs).where(where),
+  ]);
+  return {
+    jobs: rows.map((row) => toHistoryEntry(fromRow(row))),
+    total: totals[0]?.n ?? 0,
+    limit: query.limit,
+    skip: query.skip,
+  };
+}
