@@ -15,6 +15,8 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations("migrations");
   return {
     test: {
+      // Request logs of passing tests are noise; a failing test still shows its output.
+      silent: "passed-only",
       projects: [
         {
           plugins: [
@@ -26,7 +28,6 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "workers",
-            silent: "passed-only",
             include: ["test/worker/**/*.test.ts"],
             setupFiles: ["./test/worker/apply-migrations.ts"],
           },

@@ -12,7 +12,13 @@ export interface BenchResult {
 /** A bench group: runs its measurements and returns the figures. */
 export type BenchGroup = () => Promise<BenchResult[]>;
 
-export function result(name: string, ours: number, reference: number | null, unit: string, note = ""): BenchResult {
+export function result(
+  name: string,
+  ours: number,
+  reference: number | null,
+  unit: string,
+  note = "",
+): BenchResult {
   const ratio = reference ? ours / reference : null;
   return { name, ours, reference, ratio, unit, note };
 }

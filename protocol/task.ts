@@ -1,15 +1,18 @@
 import { z } from "zod";
 
 /** Every asynchronous operation is a task of one of these kinds (one engine, several public views). */
-export const TaskKind = z.enum(["transcribe", "shorts", "quiz_video", "slide"]);
+export const TASK_KINDS = ["transcribe", "shorts", "quiz_video", "slide"] as const;
+export const TaskKind = z.enum(TASK_KINDS);
 export type TaskKind = z.infer<typeof TaskKind>;
 
 /** The one internal life of a task; the speech-to-text API shows it as is (JobStatus). */
-export const TaskStatus = z.enum(["queued", "processing", "done", "failed"]).meta({ id: "JobStatus" });
+export const TASK_STATUSES = ["queued", "processing", "done", "failed"] as const;
+export const TaskStatus = z.enum(TASK_STATUSES).meta({ id: "JobStatus" });
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
 /** Interactive work (synchronous endpoints) is served ahead of batch work. */
-export const Lane = z.enum(["interactive", "batch"]);
+export const LANES = ["interactive", "batch"] as const;
+export const Lane = z.enum(LANES);
 export type Lane = z.infer<typeof Lane>;
 
 /** Where the node reads a task's media from. */

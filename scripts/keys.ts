@@ -5,11 +5,12 @@
  *   npm run keys -- list [--remote]
  *   npm run keys -- revoke ID [--remote]
  *
- * Local by default (the D1 database `npm start` uses); --remote manages production D1.
+ * Local by default (the D1 database `npm start` uses; --persist-to DIR for another local state
+ * folder); --remote manages production D1.
  */
 import { parseArgs } from "node:util";
-import { generateApiKey } from "../worker/auth/api-keys.ts";
-import { applyMigrations, d1Query, sqlString, type D1Target } from "./lib/wrangler.ts";
+import { generateApiKey } from "../worker/auth/key-material.ts";
+import { applyMigrations, type D1Target, d1Query, sqlString } from "./lib/wrangler.ts";
 
 interface KeyRow {
   id: string;
@@ -54,10 +55,14 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: "string" }, remote: { type: "boolean", default: false } },
+    options: {
+      name: { type: "string" },
+      remote: { type: "boolean", default: false },
+      "persist-to": { type: "string" },
+    },
   });
   const [command, id] = positionals;
-  const target = { remote: values.remote ?? false };
+  const target: D1Target = { remote: values.remote ?? false, persistTo: values["persist-to"] };
   if (!target.remote) applyMigrations(target);
   switch (command) {
     case "create": {
@@ -70,7 +75,9 @@ async function main(argv: string[]): Promise<number> {
     case "list":
       for (const row of listKeys(target)) {
         const state = row.revoked_at ? `revoked ${new Date(row.revoked_at).toISOString()}` : "active";
-        console.log(`${row.id}\t${row.prefix}…\t${row.name}\t${new Date(row.created_at).toISOString()}\t${state}`);
+        console.log(
+          `${row.id}\t${row.prefix}…\t${row.name}\t${new Date(row.created_at).toISOString()}\t${state}`,
+        );
       }
       return 0;
     case "revoke":
@@ -87,7 +94,9 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function usage(problem: string): number {
-  console.error(`${problem}\nusage: npm run keys -- create --name NAME | list | revoke ID  [--remote]`);
+  console.error(
+    `${problem}\nusage: npm run keys -- create --name NAME | list | revoke ID  [--remote | --persist-to DIR]`,
+  );
   return 2;
 }
 

@@ -3,10 +3,10 @@
  * a dev API key exist, then runs wrangler dev (local D1/R2/DO/Queue under .wrangler/state) on
  * http://127.0.0.1:8787. Ctrl-C stops everything.
  */
-import { type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { hashApiKey } from "../worker/auth/api-keys.ts";
+import { hashApiKey } from "../worker/auth/key-material.ts";
 import { createKey } from "./keys.ts";
 import { applyMigrations, d1Query, sqlString, startWranglerDev } from "./lib/wrangler.ts";
 
@@ -21,7 +21,10 @@ function ensureNodeToken(): string {
   const match = /^NODE_TOKEN=(.+)$/m.exec(existing);
   if (match?.[1]) return match[1].trim();
   const token = randomBytes(24).toString("hex");
-  writeFileSync(DEV_VARS, `${existing}${existing && !existing.endsWith("\n") ? "\n" : ""}NODE_TOKEN=${token}\n`);
+  writeFileSync(
+    DEV_VARS,
+    `${existing}${existing && !existing.endsWith("\n") ? "\n" : ""}NODE_TOKEN=${token}\n`,
+  );
   return token;
 }
 
@@ -59,23 +62,24 @@ async function main(): Promise<void> {
   ensureNodeToken();
   applyMigrations(local);
   const { key, created } = await ensureDevKey();
-  const children: ChildProcess[] = [startWranglerDev(PORT)];
+  const wrangler = startWranglerDev(PORT);
+  const children: ChildProcess[] = [wrangler];
   let stopping = false;
   const stop = (code: number) => {
     if (stopping) return;
     stopping = true;
     for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
     setTimeout(() => process.exit(code), 3000).unref();
-    Promise.all(children.map((c) => new Promise((r) => (c.exitCode === null ? c.once("exit", r) : r(null))))).then(
-      () => process.exit(code),
-    );
+    Promise.all(
+      children.map((c) => new Promise((r) => (c.exitCode === null ? c.once("exit", r) : r(null)))),
+    ).then(() => process.exit(code));
   };
   process.on("SIGINT", () => stop(0));
   process.on("SIGTERM", () => stop(0));
   for (const child of children) child.once("exit", (code) => stop(code ?? 1));
 
   const base = `http://127.0.0.1:${PORT}`;
-  await waitForHealth(`${base}/health`, children[0]!);
+  await waitForHealth(`${base}/health`, wrangler);
   console.log(`\nVoxedge is up on ${base}  (API docs: ${base}/docs)`);
   console.log(`${created ? "Created" : "Using"} dev API key (saved in ${DEV_KEY_FILE}):`);
   console.log(`  ${key}`);

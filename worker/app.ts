@@ -1,5 +1,5 @@
-import { HTTPException } from "hono/http-exception";
 import { cors } from "hono/cors";
+import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "./errors.ts";
@@ -38,7 +38,9 @@ app.notFound(() => {
 app.onError((err, c) => {
   const error = toApiError(err);
   if (error.status >= 500) {
-    console.error(JSON.stringify({ request_id: c.get("requestId"), error: String(err), stack: (err as Error).stack }));
+    console.error(
+      JSON.stringify({ request_id: c.get("requestId"), error: String(err), stack: (err as Error).stack }),
+    );
   }
   return c.json(error.body(), error.status as ContentfulStatusCode, error.headers);
 });

@@ -33,9 +33,7 @@ export const HTTPValidationError = z
   .meta({ id: "HTTPValidationError" });
 
 /** The body of every other error: a human message in `detail` and a stable `code`. */
-export const ErrorBody = z
-  .object({ detail: z.string(), code: ErrorCode })
-  .meta({ id: "Error" });
+export const ErrorBody = z.object({ detail: z.string(), code: ErrorCode }).meta({ id: "Error" });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 const STATUS: Record<ErrorCode, number> = {

@@ -1,10 +1,14 @@
 import { app } from "./app.ts";
 import { consumeTasks } from "./queue-consumer.ts";
+import { recoverOrphanedTasks } from "./tasks/recover.ts";
 
-export { JobState } from "../durable-objects/job-state.ts";
 export { Dispatcher } from "../durable-objects/dispatcher/dispatcher.ts";
+export { JobState } from "../durable-objects/job-state.ts";
 
 export default {
   fetch: app.fetch,
   queue: consumeTasks,
+  scheduled: async (_controller, env, ctx) => {
+    ctx.waitUntil(recoverOrphanedTasks(env));
+  },
 } satisfies ExportedHandler<Env>;

@@ -14,7 +14,9 @@ export async function consumeTasks(batch: MessageBatch<unknown>, env: Env): Prom
   for (const message of batch.messages) {
     const parsed = TaskMessage.safeParse(message.body);
     if (!parsed.success) {
-      console.error(JSON.stringify({ queue: batch.queue, error: "malformed task message", body: message.body }));
+      console.error(
+        JSON.stringify({ queue: batch.queue, error: "malformed task message", body: message.body }),
+      );
       message.ack();
       continue;
     }
@@ -23,7 +25,9 @@ export async function consumeTasks(batch: MessageBatch<unknown>, env: Env): Prom
       else await handOver(env, parsed.data.task_id);
       message.ack();
     } catch (cause) {
-      console.error(JSON.stringify({ queue: batch.queue, task_id: parsed.data.task_id, error: String(cause) }));
+      console.error(
+        JSON.stringify({ queue: batch.queue, task_id: parsed.data.task_id, error: String(cause) }),
+      );
       message.retry({ delaySeconds: 2 });
     }
   }
@@ -31,7 +35,7 @@ export async function consumeTasks(batch: MessageBatch<unknown>, env: Env): Prom
 
 async function handOver(env: Env, taskId: string): Promise<void> {
   const record = await readTask(env, taskId);
-  if (!record || record.status !== "queued") return;
+  if (record?.status !== "queued") return;
   await dispatcher(env).enqueue({
     task_id: record.task_id,
     owner: record.owner_key_id ?? "",
@@ -42,7 +46,7 @@ async function handOver(env: Env, taskId: string): Promise<void> {
 
 async function failUndeliverable(env: Env, taskId: string): Promise<void> {
   const record = await readTask(env, taskId);
-  if (!record || record.status !== "queued") return;
+  if (record?.status !== "queued") return;
   await changeTaskStatus(env, taskId, {
     status: "failed",
     error: "the task could not be scheduled (job queue delivery failed repeatedly)",

@@ -1,4 +1,4 @@
-import type { Lane, TaskKind } from "../../protocol/task.ts";
+import { LANES, type Lane, type TaskKind } from "../../protocol/task.ts";
 
 /**
  * The Dispatcher's waiting line in SQLite: interactive work before batch work, and within a lane
@@ -13,8 +13,6 @@ export type WaitingTask = {
   kind: TaskKind;
   attempts: number;
 };
-
-const LANES: readonly Lane[] = ["interactive", "batch"];
 
 export function createFairQueueTables(sql: SqlStorage): void {
   sql.exec(`CREATE TABLE IF NOT EXISTS waiting (
@@ -63,6 +61,7 @@ export class FairQueue {
   /** Takes the next task for a node that serves `kinds`, or null when nothing fits. */
   pop(kinds: readonly TaskKind[]): WaitingTask | null {
     const kindList = kinds.map(() => "?").join(",");
+    // LANES lists the interactive lane first: it is always served ahead of batch work.
     for (const lane of LANES) {
       const next = this.sql
         .exec<WaitingTask>(

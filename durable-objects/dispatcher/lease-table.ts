@@ -27,7 +27,9 @@ export function createLeaseTables(sql: SqlStorage): void {
   )`);
   // Tasks that reached an end, so a late duplicate hand-off is ignored; pruned after a day.
   sql.exec("CREATE TABLE IF NOT EXISTS finished (task_id TEXT PRIMARY KEY, at INTEGER NOT NULL)");
-  sql.exec("CREATE TABLE IF NOT EXISTS nodes (node_id TEXT PRIMARY KEY, health TEXT NOT NULL, seen_at INTEGER NOT NULL)");
+  sql.exec(
+    "CREATE TABLE IF NOT EXISTS nodes (node_id TEXT PRIMARY KEY, health TEXT NOT NULL, seen_at INTEGER NOT NULL)",
+  );
 }
 
 export class LeaseTable {

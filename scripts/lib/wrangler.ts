@@ -14,12 +14,15 @@ export const wranglerEnv: NodeJS.ProcessEnv = {
 export const DATABASE = "voxedge";
 
 export interface D1Target {
-  /** Production D1 instead of the local one under .wrangler/state. */
+  /** Production D1 instead of the local one. */
   remote: boolean;
+  /** Local state folder (wrangler's --persist-to); default .wrangler/state. */
+  persistTo?: string;
 }
 
-function targetFlag(target: D1Target): string {
-  return target.remote ? "--remote" : "--local";
+function targetFlags(target: D1Target): string[] {
+  if (target.remote) return ["--remote"];
+  return target.persistTo ? ["--local", "--persist-to", target.persistTo] : ["--local"];
 }
 
 /** Runs a wrangler command to completion; throws with its output when it fails. */
@@ -33,12 +36,12 @@ export function runWrangler(args: string[]): string {
 
 /** Applies the checked-in D1 migrations (idempotent). */
 export function applyMigrations(target: D1Target): void {
-  runWrangler(["d1", "migrations", "apply", DATABASE, targetFlag(target)]);
+  runWrangler(["d1", "migrations", "apply", DATABASE, ...targetFlags(target)]);
 }
 
 /** Runs one SQL statement against D1 and returns its rows. */
 export function d1Query<T>(sql: string, target: D1Target): T[] {
-  const out = runWrangler(["d1", "execute", DATABASE, targetFlag(target), "--json", "--command", sql]);
+  const out = runWrangler(["d1", "execute", DATABASE, ...targetFlags(target), "--json", "--command", sql]);
   const results = JSON.parse(out) as { results: T[] }[];
   return results.flatMap((r) => r.results);
 }
@@ -48,10 +51,12 @@ export function sqlString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
-/** Starts `wrangler dev` with local state persisted under .wrangler/state. */
-export function startWranglerDev(port: number) {
-  return spawn(WRANGLER, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn"], {
+/** Starts `wrangler dev` with local state persisted (under .wrangler/state unless `persistTo`). */
+export function startWranglerDev(port: number, options: { persistTo?: string; quiet?: boolean } = {}) {
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn"];
+  if (options.persistTo) args.push("--persist-to", options.persistTo);
+  return spawn(WRANGLER, args, {
     env: wranglerEnv,
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", options.quiet ? "ignore" : "inherit", options.quiet ? "ignore" : "inherit"],
   });
 }

@@ -13,7 +13,12 @@ describe("API key authentication", () => {
   });
 
   it("answers 401 with a JSON body for a missing, unknown or malformed key", async () => {
-    for (const headers of [{}, bearer("vx_not-a-real-key"), { authorization: "Basic abc" }, { "x-api-key": "" }]) {
+    for (const headers of [
+      {},
+      bearer("vx_not-a-real-key"),
+      { authorization: "Basic abc" },
+      { "x-api-key": "" },
+    ]) {
       const response = await call("/history", { headers });
       expect(response.status).toBe(401);
       expect(response.headers.get("content-type")).toContain("application/json");

@@ -1,12 +1,17 @@
-import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  getQueueResult,
+  runInDurableObject,
+} from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import worker from "../../worker/index.ts";
-import { generateApiKey } from "../../worker/auth/api-keys.ts";
+import type { Lane } from "../../protocol/task.ts";
+import { generateApiKey } from "../../worker/auth/key-material.ts";
 import { db } from "../../worker/db/client.ts";
 import { apiKeys } from "../../worker/db/schema.ts";
+import worker from "../../worker/index.ts";
 import { submitTask } from "../../worker/tasks/submit.ts";
 import { createTask } from "../../worker/tasks/task-store.ts";
-import type { Lane } from "../../protocol/task.ts";
 
 export const NODE_TOKEN = "test-node-token";
 
@@ -61,7 +66,12 @@ export function dispatcherStub() {
 export async function deliver(taskIds: string[], queue = "voxedge-tasks") {
   const batch = createMessageBatch(
     queue,
-    taskIds.map((id, i) => ({ id: `msg-${i}-${id}`, timestamp: new Date(), attempts: 1, body: { task_id: id, kind: "transcribe" } })),
+    taskIds.map((id, i) => ({
+      id: `msg-${i}-${id}`,
+      timestamp: new Date(),
+      attempts: 1,
+      body: { task_id: id, kind: "transcribe" },
+    })),
   );
   const ctx = createExecutionContext();
   await worker.queue(batch, env);

@@ -1,7 +1,18 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
+import { db } from "../../worker/db/client.ts";
+import { jobs } from "../../worker/db/schema.ts";
+import worker from "../../worker/index.ts";
 import type { TaskStatusResponse } from "../../worker/schemas/tasks.ts";
+import { recoverOrphanedTasks } from "../../worker/tasks/recover.ts";
 import {
   bearer,
   call,
@@ -218,7 +229,9 @@ describe("nothing is lost", () => {
     await deliver([task.task_id]);
     const node = new TestNode();
     const [first] = await node.lease();
-    expect(await (await node.fail(first!.lease_id, "ffmpeg crashed", true)).json()).toEqual({ requeued: true });
+    expect(await (await node.fail(first!.lease_id, "ffmpeg crashed", true)).json()).toEqual({
+      requeued: true,
+    });
     expect((await poll(task.task_id, key)).status).toBe("queued");
 
     const [second] = await node.lease();
@@ -246,5 +259,23 @@ describe("nothing is lost", () => {
       status: "failed",
       error: expect.stringMatching(/could not be scheduled/),
     });
+  });
+});
+
+describe("recovery sweep", () => {
+  it("hands the Dispatcher an old queued task whose Queue message was lost", async () => {
+    const { id } = await createKey();
+    const orphan = await createTranscription(id);
+    const _fresh = await createTranscription(id);
+    await db(env)
+      .update(jobs)
+      .set({ createdAt: Date.now() - 10 * 60_000 })
+      .where(eq(jobs.taskId, orphan.task_id));
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController(), env, ctx);
+    await waitOnExecutionContext(ctx);
+    const leases = await new TestNode().lease(2);
+    expect(leases.map((l) => l.task_id)).toEqual([orphan.task_id]);
+    expect(await recoverOrphanedTasks(env)).toBe(0);
   });
 });

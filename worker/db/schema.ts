@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { TaskSource } from "../../protocol/task.ts";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { LANES, TASK_KINDS, TASK_STATUSES, type TaskSource } from "../../protocol/task.ts";
 
 /** API keys: only the SHA-256 of a key is stored; `prefix` lets a person recognise a key in listings. */
 export const apiKeys = sqliteTable("api_keys", {
@@ -18,11 +18,9 @@ export const jobs = sqliteTable(
   {
     taskId: text("task_id").primaryKey(),
     ownerKeyId: text("owner_key_id").references(() => apiKeys.id),
-    kind: text("kind").notNull(),
-    status: text("status", { enum: ["queued", "processing", "done", "failed"] }).notNull(),
-    lane: text("lane", { enum: ["interactive", "batch"] })
-      .notNull()
-      .default("batch"),
+    kind: text("kind", { enum: TASK_KINDS }).notNull(),
+    status: text("status", { enum: TASK_STATUSES }).notNull(),
+    lane: text("lane", { enum: LANES }).notNull().default("batch"),
     source: text("source", { mode: "json" }).$type<TaskSource>().notNull(),
     params: text("params", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
     result: text("result", { mode: "json" }).$type<Record<string, unknown>>(),

@@ -5,7 +5,11 @@ import { parseRange } from "./range.ts";
  * Streams an R2 object honouring HTTP Range (206 with Content-Range, 416 when unsatisfiable),
  * so players can seek and nodes can resume.
  */
-export async function streamObject(bucket: R2Bucket, key: string, rangeHeader: string | null): Promise<Response> {
+export async function streamObject(
+  bucket: R2Bucket,
+  key: string,
+  rangeHeader: string | null,
+): Promise<Response> {
   const head = await bucket.head(key);
   if (!head) throw new ApiError("not_found", "media not found");
   const range = parseRange(rangeHeader, head.size);

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { findActiveKey, keyFromHeaders } from "../auth/api-keys.ts";
+import { findActiveKey } from "../auth/api-keys.ts";
+import { keyFromHeaders } from "../auth/key-material.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 

@@ -9,7 +9,12 @@ const healthRoute = createRoute({
   path: "/health",
   tags: ["discovery"],
   summary: "Dependency state: recognition engine, live-mic gate, job queue",
-  responses: { 200: { description: "always 200 while the service serves", content: { "application/json": { schema: HealthResponse } } } },
+  responses: {
+    200: {
+      description: "always 200 while the service serves",
+      content: { "application/json": { schema: HealthResponse } },
+    },
+  },
 });
 
 const modelsRoute = createRoute({
@@ -17,7 +22,9 @@ const modelsRoute = createRoute({
   path: "/models",
   tags: ["discovery"],
   summary: "The model registry and which models can serve now",
-  responses: { 200: { description: "registry entries", content: { "application/json": { schema: ModelsResponse } } } },
+  responses: {
+    200: { description: "registry entries", content: { "application/json": { schema: ModelsResponse } } },
+  },
 });
 
 export const discoveryRoutes = createRouter()

@@ -14,7 +14,8 @@ export function mountDocs(app: AppRouter): void {
     info: {
       title: "Voxedge API",
       version: "1.0.0",
-      description: "Speech-to-text, real-time translation and content generation. Errors carry `detail` and a stable `code`.",
+      description:
+        "Speech-to-text, real-time translation and content generation. Errors carry `detail` and a stable `code`.",
     },
   });
   app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Voxedge API" }));

@@ -78,7 +78,9 @@ internalRoutes
     await completeLease(c.env, c.req.valid("param").lease_id, c.req.valid("json").result);
     return c.body(null, 204);
   })
-  .openapi(failRoute, async (c) => c.json(await failLease(c.env, c.req.valid("param").lease_id, c.req.valid("json")), 200))
+  .openapi(failRoute, async (c) =>
+    c.json(await failLease(c.env, c.req.valid("param").lease_id, c.req.valid("json")), 200),
+  )
   .openapi(sourceRoute, async (c) => {
     const source = await leasedTaskSource(c.env, c.req.valid("param").lease_id);
     if (source.type !== "object") throw new ApiError("not_found", "this task has no stored media");

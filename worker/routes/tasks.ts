@@ -7,7 +7,6 @@ import { TaskIdParam, TaskStatusResponse } from "../schemas/tasks.ts";
 import { listHistory } from "../tasks/history.ts";
 import { pollTask } from "../tasks/poll.ts";
 
-
 const pollRoute = createRoute({
   method: "get",
   path: "/transcribe/{task_id}",

@@ -17,7 +17,11 @@ export const HistoryEntry = z
     task_id: z.string(),
     status: TaskStatus,
     created_at: z.number().nullable().optional().openapi({ description: "Unix seconds of creation" }),
-    updated_at: z.number().nullable().optional().openapi({ description: "Unix seconds of last status change" }),
+    updated_at: z
+      .number()
+      .nullable()
+      .optional()
+      .openapi({ description: "Unix seconds of last status change" }),
     params: HistoryEntryParams.nullable().optional(),
     result: TranscriptionResult.nullable().optional(),
     error: z.string().nullable().optional(),

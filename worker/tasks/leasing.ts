@@ -1,7 +1,7 @@
+import type { LeaseRow } from "../../durable-objects/dispatcher/lease-table.ts";
 import type { HeartbeatResponse, Lease, NodeHealth } from "../../protocol/node.ts";
 import type { TaskKind } from "../../protocol/task.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
-import type { LeaseRow } from "../../durable-objects/dispatcher/lease-table.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { toValidationIssues } from "../validation.ts";
 import { dispatcher } from "./dispatcher.ts";
@@ -75,13 +75,21 @@ export async function heartbeatLease(
 }
 
 /** Stores a finished task's result (checked against the result schema of its kind) and ends the lease. */
-export async function completeLease(env: Env, leaseId: string, result: Record<string, unknown>): Promise<void> {
+export async function completeLease(
+  env: Env,
+  leaseId: string,
+  result: Record<string, unknown>,
+): Promise<void> {
   const lease = await liveLease(env, leaseId);
   const checked = lease.kind === "transcribe" ? TranscriptionResult.safeParse(result) : null;
   if (checked && !checked.success) {
     throw validationError(toValidationIssues(checked.error, "json", result).map(prefixResult));
   }
-  await changeTaskStatus(env, lease.task_id, { status: "done", result: checked?.data ?? result, error: null });
+  await changeTaskStatus(env, lease.task_id, {
+    status: "done",
+    result: checked?.data ?? result,
+    error: null,
+  });
   await dispatcher(env).release(leaseId, "finished");
 }
 

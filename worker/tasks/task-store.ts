@@ -115,7 +115,7 @@ export function fromRow(row: JobRow): TaskRecord {
   return {
     task_id: row.taskId,
     owner_key_id: row.ownerKeyId,
-    kind: row.kind as TaskKind,
+    kind: row.kind,
     lane: row.lane,
     status: row.status,
     params: row.params,

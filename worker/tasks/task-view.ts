@@ -1,8 +1,8 @@
+import type { QueueStats } from "../../durable-objects/dispatcher/dispatcher.ts";
 import type { TaskRecord } from "../../protocol/task.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import type { HistoryEntry } from "../schemas/history.ts";
 import type { TaskStatusResponse } from "../schemas/tasks.ts";
-import type { QueueStats } from "../../durable-objects/dispatcher/dispatcher.ts";
 
 const toSeconds = (ms: number) => ms / 1000;
 
