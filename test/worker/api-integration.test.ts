@@ -211,6 +211,7 @@ describe("what API users expect besides the spec", () => {
       components: { schemas: Record<string, unknown> };
     };
     expect(Object.keys(doc.paths).sort()).toEqual([
+      "/",
       "/health",
       "/history",
       "/models",

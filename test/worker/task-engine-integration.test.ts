@@ -243,12 +243,17 @@ describe("nothing is lost", () => {
     expect((await node.complete(second!.lease_id, sampleResult())).status).toBe(410);
   });
 
-  it("hands a task sent through the real Queue to the Dispatcher", async () => {
-    const { id } = await createKey();
-    const task = await submitTranscription(id);
+  it("hands a submitted task to a waiting node at once, and ignores the Queue's later copy", async () => {
+    const { id, key } = await createKey();
     const node = new TestNode();
-    const [lease] = await node.lease(1, 10_000);
+    const waiting = node.lease(1, 10_000);
+    const task = await submitTranscription(id);
+    const [lease] = await waiting;
     expect(lease?.task_id).toBe(task.task_id);
+    await node.complete(lease!.lease_id, sampleResult());
+    // The Queue delivers its copy within its batch window; the finished task must not run again.
+    expect(await node.lease(1, 2_500)).toEqual([]);
+    expect((await poll(task.task_id, key)).status).toBe("done");
   });
 
   it("fails a task whose message was dead-lettered, with a clear error", async () => {

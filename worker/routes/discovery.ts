@@ -1,8 +1,22 @@
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { modelRegistry } from "../config.ts";
 import { createRouter } from "../router.ts";
 import { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
 import { readHealth } from "../tasks/health.ts";
+
+const ApiRoot = z
+  .object({ name: z.string(), version: z.string(), docs: z.string(), openapi: z.string() })
+  .meta({ id: "ApiRoot" });
+
+const rootRoute = createRoute({
+  method: "get",
+  path: "/",
+  tags: ["discovery"],
+  summary: "Where the documentation is",
+  responses: {
+    200: { description: "API name and links", content: { "application/json": { schema: ApiRoot } } },
+  },
+});
 
 const healthRoute = createRoute({
   method: "get",
@@ -28,6 +42,9 @@ const modelsRoute = createRoute({
 });
 
 export const discoveryRoutes = createRouter()
+  .openapi(rootRoute, (c) =>
+    c.json({ name: "voxedge", version: "1.0.0", docs: "/docs", openapi: "/openapi.json" }, 200),
+  )
   .openapi(healthRoute, async (c) => c.json((await readHealth(c.env)).health, 200))
   .openapi(modelsRoute, async (c) => {
     const registry = modelRegistry(c.env);

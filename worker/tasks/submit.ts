@@ -1,10 +1,14 @@
 import type { TaskMessage, TaskRecord } from "../../protocol/task.ts";
 import { ApiError } from "../errors.ts";
+import { dispatcher } from "./dispatcher.ts";
 import { changeTaskStatus, createTask, type NewTask } from "./task-store.ts";
 
 /**
- * Creates a task and hands it to the Queue. If the Queue refuses, the task is marked failed (it is
- * never left queued with nobody to run it) and the caller gets 503.
+ * Creates a task and hands it over twice: to the Queue (the durable path, retried until the
+ * Dispatcher has it) and straight to the Dispatcher (the fast path, so a waiting node gets it in
+ * milliseconds instead of after the Queue's batch window). The Dispatcher ignores the duplicate.
+ * If the Queue refuses, the task is marked failed (never left queued with nobody to run it) and the
+ * caller gets 503.
  */
 export async function submitTask(env: Env, input: NewTask): Promise<TaskRecord> {
   const record = await createTask(env, input);
@@ -13,13 +17,19 @@ export async function submitTask(env: Env, input: NewTask): Promise<TaskRecord> 
     await env.TASK_QUEUE.send(message);
   } catch (cause) {
     const reason = cause instanceof Error ? cause.message : String(cause);
-    await changeTaskStatus(env, record.task_id, {
-      status: "failed",
-      error: `job broker unavailable: ${reason}`,
+    await changeTaskStatus(env, record.task_id, { status: "failed", error: `job broker unavailable: ${reason}` });
+    throw new ApiError("service_unavailable", "the job queue is unavailable; retry shortly", { "Retry-After": "5" });
+  }
+  try {
+    await dispatcher(env).enqueue({
+      task_id: record.task_id,
+      owner: record.owner_key_id ?? "",
+      lane: record.lane,
+      kind: record.kind,
     });
-    throw new ApiError("service_unavailable", "the job queue is unavailable; retry shortly", {
-      "Retry-After": "5",
-    });
+  } catch (cause) {
+    // The Queue delivery will hand it over; only the fast path was lost.
+    console.warn(JSON.stringify({ task_id: record.task_id, warning: "direct hand-off failed", error: String(cause) }));
   }
   return record;
 }
