@@ -8,6 +8,8 @@ process.env.WRANGLER_HIDE_BANNER ??= "true";
 
 /** The node token the Worker tests use; real deployments set NODE_TOKEN as a secret. */
 const TEST_NODE_TOKEN = "test-node-token";
+/** HMAC key of the Worker's signed PUT route in tests; `npm start` writes a random one to .dev.vars. */
+const TEST_UPLOAD_SIGNING_SECRET = "test-upload-signing-secret";
 
 // Two projects: Worker and Durable Object code runs inside real workerd (vitest-pool-workers);
 // the inference node, the native addon and the CLIs run in plain Node.
@@ -20,15 +22,24 @@ export default defineConfig(async () => {
       projects: [
         {
           plugins: [
-            cloudflareTest({
+            cloudflareTest(({ inject }) => ({
               main: "./worker/index.ts",
               wrangler: { configPath: "./wrangler.toml" },
-              miniflare: { bindings: { TEST_MIGRATIONS: migrations, NODE_TOKEN: TEST_NODE_TOKEN } },
-            }),
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  NODE_TOKEN: TEST_NODE_TOKEN,
+                  UPLOAD_SIGNING_SECRET: TEST_UPLOAD_SIGNING_SECRET,
+                  // Only the fixture server (a private address on a random port) gets past the SSRF guard.
+                  URL_ALLOWLIST: new URL(inject("fixtureOrigin")).host,
+                },
+              },
+            })),
           ],
           test: {
             name: "workers",
             include: ["test/worker/**/*.test.ts"],
+            globalSetup: ["./test/helpers/fixture-server.ts"],
             setupFiles: ["./test/worker/apply-migrations.ts"],
           },
         },
@@ -38,6 +49,17 @@ export default defineConfig(async () => {
             environment: "node",
             include: ["test/node/**/*.test.ts", "test/native/**/*.test.ts"],
             testTimeout: 120_000,
+            hookTimeout: 300_000,
+            pool: "forks",
+          },
+        },
+        {
+          // The whole platform: wrangler dev + inference node processes + ffmpeg, over loopback.
+          test: {
+            name: "e2e",
+            environment: "node",
+            include: ["test/e2e/**/*.test.ts"],
+            testTimeout: 180_000,
             hookTimeout: 300_000,
             pool: "forks",
           },

@@ -8,7 +8,10 @@ import { createRouter } from "./router.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { mountDocs } from "./routes/docs.ts";
 import { internalRoutes } from "./routes/internal.ts";
+import { mediaRoutes } from "./routes/media.ts";
 import { taskRoutes } from "./routes/tasks.ts";
+import { transcribeRoutes } from "./routes/transcribe.ts";
+import { uploadRoutes } from "./routes/uploads.ts";
 import { malformedJsonError } from "./validation.ts";
 
 /** The public API: every route is mounted here, and here alone errors become HTTP responses. */
@@ -28,6 +31,9 @@ app.use(
 
 app.route("/", discoveryRoutes);
 app.route("/", taskRoutes);
+app.route("/", transcribeRoutes);
+app.route("/", uploadRoutes);
+app.route("/", mediaRoutes);
 app.route("/internal/v1", internalRoutes);
 mountDocs(app);
 

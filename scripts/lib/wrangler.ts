@@ -51,10 +51,19 @@ export function sqlString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
-/** Starts `wrangler dev` with local state persisted (under .wrangler/state unless `persistTo`). */
-export function startWranglerDev(port: number, options: { persistTo?: string; quiet?: boolean } = {}) {
+export interface DevOptions {
+  /** Local state folder; default .wrangler/state. */
+  persistTo?: string;
+  /** Variables to inject (wrangler's --var), e.g. a NODE_TOKEN for a throwaway stack. */
+  vars?: Record<string, string>;
+  quiet?: boolean;
+}
+
+/** Starts `wrangler dev` on 127.0.0.1 with local state persisted. */
+export function startWranglerDev(port: number, options: DevOptions = {}) {
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn"];
   if (options.persistTo) args.push("--persist-to", options.persistTo);
+  for (const [name, value] of Object.entries(options.vars ?? {})) args.push("--var", `${name}:${value}`);
   return spawn(WRANGLER, args, {
     env: wranglerEnv,
     stdio: ["ignore", options.quiet ? "ignore" : "inherit", options.quiet ? "ignore" : "inherit"],

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startWranglerDev } from "../../scripts/lib/wrangler.ts";
+import { type DevOptions, startWranglerDev } from "../../scripts/lib/wrangler.ts";
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -30,10 +30,10 @@ export interface LocalWorker {
   stop: () => Promise<void>;
 }
 
-/** Runs the real Worker under `wrangler dev` over `persistTo` and waits until /health answers. */
-export async function startLocalWorker(persistTo: string): Promise<LocalWorker> {
+/** Runs the real Worker under `wrangler dev` and waits until /health answers. */
+export async function startLocalWorker(options: DevOptions & { persistTo: string }): Promise<LocalWorker> {
   const port = await freePort();
-  const child: ChildProcess = startWranglerDev(port, { persistTo, quiet: true });
+  const child: ChildProcess = startWranglerDev(port, { quiet: true, ...options });
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null) return;

@@ -12,7 +12,7 @@ function keys(...args: string[]): string {
 }
 
 beforeAll(async () => {
-  worker = await startLocalWorker(state.dir);
+  worker = await startLocalWorker({ persistTo: state.dir });
 });
 
 afterAll(async () => {

@@ -51,3 +51,16 @@ export const notes = sqliteTable(
   },
   (table) => [index("notes_owner_created_idx").on(table.ownerKeyId, table.createdAt)],
 );
+
+/**
+ * Who may enqueue an uploaded object: written when an upload is presigned (or streamed through
+ * /transcribe/upload), read by POST /transcribe/object. Timestamps are Unix milliseconds.
+ */
+export const uploads = sqliteTable("uploads", {
+  objectKey: text("object_key").primaryKey(),
+  ownerKeyId: text("owner_key_id")
+    .notNull()
+    .references(() => apiKeys.id),
+  contentType: text("content_type").notNull(),
+  createdAt: integer("created_at").notNull(),
+});

@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { audioUrlMinter } from "../media/audio-url.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { createRouter } from "../router.ts";
 import { apiKeySecurity, errorContent, unauthorized, unprocessable } from "../schemas/common.ts";
@@ -41,9 +42,11 @@ const historyRoute = createRoute({
 export const taskRoutes = createRouter()
   .openapi(pollRoute, async (c) => {
     const { task_id } = c.req.valid("param");
-    return c.json(await pollTask(c.env, task_id, c.get("apiKey").id), 200);
+    const mint = audioUrlMinter(c.env, c.req.url);
+    return c.json(await pollTask(c.env, task_id, c.get("apiKey").id, mint), 200);
   })
   .openapi(historyRoute, async (c) => {
     const query = c.req.valid("query");
-    return c.json(await listHistory(c.env, { ownerKeyId: c.get("apiKey").id, ...query }), 200);
+    const mint = audioUrlMinter(c.env, c.req.url);
+    return c.json(await listHistory(c.env, { ownerKeyId: c.get("apiKey").id, ...query }, mint), 200);
   });

@@ -7,3 +7,9 @@ export const apiKeySecurity: Record<string, string[]>[] = [{ bearerAuth: [] }, {
 
 export const unauthorized = { description: "missing or invalid API key", content: errorContent };
 export const unprocessable = { description: "request validation failed", content: validationContent };
+export const rateLimited = {
+  description: "rate limit exceeded for this API key",
+  headers: { "Retry-After": { description: "seconds to wait before retrying", schema: { type: "integer" } } },
+  content: errorContent,
+} as const;
+export const payloadTooLarge = { description: "the file exceeds 2 GB", content: errorContent };

@@ -16,6 +16,7 @@ export const QueueStats = z
 export const TaskAccepted = z
   .object({ task_id: z.string(), status: z.literal("queued") })
   .meta({ id: "TaskAccepted" });
+export type TaskAccepted = z.infer<typeof TaskAccepted>;
 
 export const TaskStatusResponse = z
   .object({

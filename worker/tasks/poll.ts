@@ -1,16 +1,22 @@
 import { ApiError } from "../errors.ts";
+import type { AudioUrlMinter } from "../media/audio-url.ts";
 import type { TaskStatusResponse } from "../schemas/tasks.ts";
 import { dispatcher } from "./dispatcher.ts";
 import { readTask } from "./task-store.ts";
 import { toTaskStatus } from "./task-view.ts";
 
 /** A task as its owner sees it; another key's task is as unknown as a missing one. */
-export async function pollTask(env: Env, taskId: string, ownerKeyId: string): Promise<TaskStatusResponse> {
+export async function pollTask(
+  env: Env,
+  taskId: string,
+  ownerKeyId: string,
+  mintAudioUrl: AudioUrlMinter,
+): Promise<TaskStatusResponse> {
   const record = await readTask(env, taskId);
   if (!record || record.owner_key_id !== ownerKeyId) {
     throw new ApiError("not_found", "task not found");
   }
   const active = record.status === "queued" || record.status === "processing";
   const queue = active ? await dispatcher(env).stats(taskId) : null;
-  return toTaskStatus(record, queue);
+  return toTaskStatus(record, queue, mintAudioUrl);
 }

@@ -17,8 +17,13 @@ export async function submitTask(env: Env, input: NewTask): Promise<TaskRecord> 
     await env.TASK_QUEUE.send(message);
   } catch (cause) {
     const reason = cause instanceof Error ? cause.message : String(cause);
-    await changeTaskStatus(env, record.task_id, { status: "failed", error: `job broker unavailable: ${reason}` });
-    throw new ApiError("service_unavailable", "the job queue is unavailable; retry shortly", { "Retry-After": "5" });
+    await changeTaskStatus(env, record.task_id, {
+      status: "failed",
+      error: `job broker unavailable: ${reason}`,
+    });
+    throw new ApiError("service_unavailable", "the job queue is unavailable; retry shortly", {
+      "Retry-After": "5",
+    });
   }
   try {
     await dispatcher(env).enqueue({
@@ -29,7 +34,9 @@ export async function submitTask(env: Env, input: NewTask): Promise<TaskRecord> 
     });
   } catch (cause) {
     // The Queue delivery will hand it over; only the fast path was lost.
-    console.warn(JSON.stringify({ task_id: record.task_id, warning: "direct hand-off failed", error: String(cause) }));
+    console.warn(
+      JSON.stringify({ task_id: record.task_id, warning: "direct hand-off failed", error: String(cause) }),
+    );
   }
   return record;
 }

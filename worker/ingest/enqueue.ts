@@ -1,0 +1,91 @@
+import { MAX_MEDIA_BYTES } from "../../protocol/media-limits.ts";
+import type { TaskSource } from "../../protocol/task.ts";
+import { urlAllowlist } from "../config.ts";
+import { ApiError } from "../errors.ts";
+import { tooLarge } from "../media/r2-upload.ts";
+import type { TaskAccepted } from "../schemas/tasks.ts";
+import type { TranscribeObjectRequest, TranscribeUrlRequest } from "../schemas/transcribe.ts";
+import { submitTask } from "../tasks/submit.ts";
+import { resolveTranscribeParams, type TranscribeParams } from "./transcribe-params.ts";
+import { receiveUploadForm } from "./upload-form.ts";
+import { findOwnUpload, recordUpload } from "./upload-registry.ts";
+import { probeMediaUrl } from "./url-probe.ts";
+
+/** The three ways audio reaches a transcription task; each ends in submitTask and a TaskAccepted. */
+
+async function submitTranscription(
+  env: Env,
+  ownerKeyId: string,
+  params: TranscribeParams & ({ file_url: string } | { object_key: string }),
+  source: TaskSource,
+): Promise<TaskAccepted> {
+  const record = await submitTask(env, { ownerKeyId, kind: "transcribe", lane: "batch", params, source });
+  return { task_id: record.task_id, status: "queued" };
+}
+
+/**
+ * POST /transcribe: options first (cheap), then the URL's headers (one round trip per hop).
+ *
+ * @example await enqueueFromUrl(env, keyId, { file_url: "https://example.com/a.mp3", language: "vi", context: "" })
+ */
+export async function enqueueFromUrl(
+  env: Env,
+  ownerKeyId: string,
+  request: TranscribeUrlRequest,
+): Promise<TaskAccepted> {
+  const params = resolveTranscribeParams(env, request);
+  await probeMediaUrl(request.file_url, { allowlist: urlAllowlist(env) });
+  // The node fetches the URL as given (its redirects may be short-lived signed links), guarding each hop.
+  return submitTranscription(
+    env,
+    ownerKeyId,
+    { ...params, file_url: request.file_url },
+    { type: "url", url: request.file_url },
+  );
+}
+
+/**
+ * POST /transcribe/object: the key must be one this API key presigned (another key's is 404, like an
+ * unknown one) and its bytes must be in R2 already (400 otherwise).
+ */
+export async function enqueueFromObject(
+  env: Env,
+  ownerKeyId: string,
+  request: TranscribeObjectRequest,
+): Promise<TaskAccepted> {
+  const params = resolveTranscribeParams(env, request);
+  const upload = await findOwnUpload(env, request.object_key, ownerKeyId);
+  if (!upload) throw new ApiError("not_found", "no upload with this object_key for this API key");
+  const head = await env.MEDIA.head(upload.objectKey);
+  if (!head) throw new ApiError("bad_request", "not uploaded yet: PUT the file to upload_url first");
+  if (head.size > MAX_MEDIA_BYTES) throw tooLarge(MAX_MEDIA_BYTES);
+  if (head.size === 0) throw new ApiError("bad_request", "the uploaded object is empty");
+  return submitTranscription(
+    env,
+    ownerKeyId,
+    { ...params, object_key: upload.objectKey },
+    { type: "object", object_key: upload.objectKey },
+  );
+}
+
+/** POST /transcribe/upload: the form's file is streamed into R2 first and removed if the task is refused. */
+export async function enqueueFromUpload(
+  env: Env,
+  ownerKeyId: string,
+  request: Request,
+): Promise<TaskAccepted> {
+  const upload = await receiveUploadForm(env, request, ownerKeyId);
+  try {
+    const params = resolveTranscribeParams(env, upload.fields);
+    await recordUpload(env, { objectKey: upload.objectKey, ownerKeyId, contentType: upload.contentType });
+    return await submitTranscription(
+      env,
+      ownerKeyId,
+      { ...params, object_key: upload.objectKey },
+      { type: "object", object_key: upload.objectKey },
+    );
+  } catch (cause) {
+    await env.MEDIA.delete(upload.objectKey);
+    throw cause;
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Object keys of uploaded media: `uploads/<random UUID>/<slug of the client filename>`. The UUID makes
+ * a key unguessable (GET /media needs no API key); the slug only helps a person reading a listing.
+ */
+
+const UPLOAD_PREFIX = "uploads/";
+const MAX_SLUG_LENGTH = 80;
+const UPLOAD_KEY = new RegExp(
+  `^uploads/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/[a-z0-9][a-z0-9._-]{0,${MAX_SLUG_LENGTH - 1}}$`,
+);
+
+/**
+ * A new, unguessable key for an upload. Nothing of the filename survives but a lowercase ASCII slug.
+ *
+ * @example newObjectKey("Bài giảng 1.MP3") // "uploads/6f1c…/bai-giang-1.mp3"
+ */
+export function newObjectKey(filename: string | null): string {
+  return `${UPLOAD_PREFIX}${crypto.randomUUID()}/${slugify(filename ?? "")}`;
+}
+
+/** Whether `key` has exactly the shape `newObjectKey` makes (no `..`, no encoded characters, no extra segments). */
+export function isUploadKey(key: string): boolean {
+  return UPLOAD_KEY.test(key) && !key.includes("..");
+}
+
+/** Lowercase ASCII letters, digits, `.`, `_` and `-` from the last path segment of a filename. */
+export function slugify(filename: string): string {
+  const base = filename.split(/[/\\]/).pop() ?? "";
+  const ascii = base
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "") // combining marks: "à" -> "a"
+    .replace(/[đĐ]/g, "d") // the one Vietnamese letter NFKD does not decompose
+    .toLowerCase();
+  const dot = ascii.lastIndexOf(".");
+  const clean = (part: string) => part.replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  const stem = clean(dot > 0 ? ascii.slice(0, dot) : ascii) || "file";
+  const extension = dot > 0 ? clean(ascii.slice(dot + 1)).slice(0, 10) : "";
+  const suffix = extension ? `.${extension}` : "";
+  return `${stem.slice(0, MAX_SLUG_LENGTH - suffix.length).replace(/-+$/, "") || "file"}${suffix}`;
+}

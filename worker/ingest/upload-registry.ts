@@ -1,0 +1,39 @@
+import { and, eq } from "drizzle-orm";
+import { db } from "../db/client.ts";
+import { uploads } from "../db/schema.ts";
+
+/**
+ * Which API key an uploaded object belongs to. Recorded when the key is handed out, so ownership holds
+ * whichever way the bytes arrive (R2's S3 API, the signed PUT route, /transcribe/upload).
+ */
+
+export interface UploadRecord {
+  objectKey: string;
+  ownerKeyId: string;
+  contentType: string;
+}
+
+/** Records that `ownerKeyId` owns `objectKey`. */
+export async function recordUpload(env: Env, upload: UploadRecord): Promise<void> {
+  await db(env)
+    .insert(uploads)
+    .values({ ...upload, createdAt: Date.now() });
+}
+
+/** The upload when `ownerKeyId` owns it; another key's upload is as unknown as a missing one. */
+export async function findOwnUpload(
+  env: Env,
+  objectKey: string,
+  ownerKeyId: string,
+): Promise<UploadRecord | null> {
+  const row = await db(env)
+    .select({
+      objectKey: uploads.objectKey,
+      ownerKeyId: uploads.ownerKeyId,
+      contentType: uploads.contentType,
+    })
+    .from(uploads)
+    .where(and(eq(uploads.objectKey, objectKey), eq(uploads.ownerKeyId, ownerKeyId)))
+    .get();
+  return row ?? null;
+}

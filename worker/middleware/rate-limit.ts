@@ -1,0 +1,21 @@
+import type { MiddlewareHandler } from "hono";
+import { rateLimitPeriodSec } from "../config.ts";
+import type { AppEnv } from "../env.ts";
+import { ApiError } from "../errors.ts";
+
+/**
+ * Counts the request against the ENQUEUE_LIMITER binding, keyed by the calling API key's id (so it must
+ * run after apiKeyAuth). Over the limit is a 429 with Retry-After: the binding's period.
+ */
+export function enqueueRateLimit(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const { success } = await c.env.ENQUEUE_LIMITER.limit({ key: c.get("apiKey").id });
+    if (!success) {
+      const period = rateLimitPeriodSec(c.env);
+      throw new ApiError("rate_limited", `too many requests for this API key; retry in ${period} s`, {
+        "Retry-After": String(period),
+      });
+    }
+    await next();
+  };
+}
