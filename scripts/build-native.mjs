@@ -54,8 +54,18 @@ function whisperIdentity(dir) {
 function sourcesHash() {
   const hash = createHash("sha256");
   const srcDir = path.join(nativeDir, "src");
-  const files = ["CMakeLists.txt", "package.json", ...readdirSync(srcDir).sort().map((f) => path.join("src", f))];
-  for (const f of files) hash.update(`${f}\0`).update(readFileSync(path.join(nativeDir, f))).update("\0");
+  const files = [
+    "CMakeLists.txt",
+    "package.json",
+    ...readdirSync(srcDir)
+      .sort()
+      .map((f) => path.join("src", f)),
+  ];
+  for (const f of files)
+    hash
+      .update(`${f}\0`)
+      .update(readFileSync(path.join(nativeDir, f)))
+      .update("\0");
   return hash.digest("hex");
 }
 
@@ -103,7 +113,12 @@ if (previous && JSON.stringify(previous.config) !== JSON.stringify(config)) {
 }
 
 const jobs = availableParallelism();
-const cmakeJs = path.join(root, "node_modules", ".bin", process.platform === "win32" ? "cmake-js.cmd" : "cmake-js");
+const cmakeJs = path.join(
+  root,
+  "node_modules",
+  ".bin",
+  process.platform === "win32" ? "cmake-js.cmd" : "cmake-js",
+);
 const defines = [
   `--CDWHISPER_CPP_DIR=${dir}`,
   `--CDVOXEDGE_CUDA=${config.cuda ? "ON" : "OFF"}`,

@@ -1,0 +1,193 @@
+/**
+ * Typed, safe API over the whisper.cpp addon. The only module that loads the .node file.
+ *
+ * @example
+ * const model = await loadModel("models/ggml-base.bin", { threads: 2 });
+ * const { segments, language } = await model.transcribe(pcm16kMono, { signal: AbortSignal.timeout(60_000) });
+ * await model.dispose();
+ */
+import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
+import type {
+  NativeBinding,
+  NativeDecodeControl,
+  NativeLogLevel,
+  NativeModel,
+  NativeModelInfo,
+} from "./addon-types.ts";
+import { runDecode } from "./run-decode.ts";
+import { StreamDecoder } from "./stream.ts";
+import {
+  type DecodeOptions,
+  type Transcript,
+  toNativeOptions,
+  toWhisperError,
+  WhisperError,
+} from "./transcript.ts";
+
+export type { DecodeOptions, Segment, Token, Transcript, WhisperErrorCode } from "./transcript.ts";
+export { AbortError, WhisperError } from "./transcript.ts";
+export type ModelInfo = NativeModelInfo;
+export { StreamDecoder };
+export type LogLevel = "silent" | "error" | "warn" | "info" | "debug";
+
+const ADDON_PATH = "./build/Release/voxedge_whisper.node";
+const LOG_LEVELS: Record<LogLevel, NativeLogLevel> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
+let loaded: NativeBinding | null = null;
+
+/** Loads the .node once, on first use, so importing this module never fails where it is not built. */
+function binding(): NativeBinding {
+  if (loaded) return loaded;
+  try {
+    loaded = createRequire(import.meta.url)(ADDON_PATH) as NativeBinding;
+  } catch (err) {
+    throw new WhisperError("ERR_ADDON_NOT_BUILT", "whisper addon not built: run `npm run build:native`", {
+      cause: err,
+    });
+  }
+  // whisper.cpp logs every load and decode to stderr; silent unless VOXEDGE_WHISPER_LOG asks for it
+  const env = process.env.VOXEDGE_WHISPER_LOG;
+  loaded.setLogLevel(env === "1" || env === "true" ? LOG_LEVELS.info : (LOG_LEVELS[env as LogLevel] ?? 0));
+  return loaded;
+}
+
+/** Routes whisper.cpp/ggml messages of `level` and above to stderr. Default "silent". */
+export function setLogLevel(level: LogLevel): void {
+  binding().setLogLevel(LOG_LEVELS[level]);
+}
+
+/** whisper.cpp version and compiled CPU/GPU features. */
+export function whisperSystemInfo(): { version: string; features: string } {
+  return { version: binding().version(), features: binding().systemInfo().trim() };
+}
+
+/** Whether whisper knows this language code or English name. */
+export function isLanguage(code: string): boolean {
+  return binding().isLanguage(code);
+}
+
+const newControl = (): NativeDecodeControl => new (binding().DecodeControl)();
+const defaultThreads = (): number => Math.max(1, Math.min(4, availableParallelism()));
+
+export interface LoadModelOptions {
+  /** Default CPU threads per decode (default min(4, cores)). */
+  threads?: number;
+  /** Use the GPU backend when the addon was built with one (default true; no effect on CPU builds). */
+  gpu?: boolean;
+  /** Flash attention (whisper.cpp default true). */
+  flashAttn?: boolean;
+}
+
+/**
+ * Loads a ggml whisper model on a worker thread. Rejects with WhisperError `ERR_MODEL_NOT_FOUND`,
+ * `ERR_MODEL_INVALID` (corrupt or truncated file) or `ERR_MODEL_LOAD`.
+ *
+ * @example
+ * const model = await loadModel(await ensureSyntheticModel("micro"), { threads: 2 });
+ * console.log(model.info.type, model.info.nAudioLayer);
+ */
+export async function loadModel(path: string, options: LoadModelOptions = {}): Promise<WhisperModel> {
+  if (typeof path !== "string" || path === "") throw new TypeError("model path must be a non-empty string");
+  const flags = { gpu: options.gpu ?? true, flashAttn: options.flashAttn ?? true };
+  const native = await binding()
+    .loadModel(path, flags)
+    .catch((err: unknown) => Promise.reject(toWhisperError(err)));
+  return new WhisperModel(path, native, options.threads ?? defaultThreads());
+}
+
+/** A loaded model. Decodes may run concurrently; each gets its own whisper_state. */
+export class WhisperModel {
+  readonly info: ModelInfo;
+  readonly #native: NativeModel;
+  readonly #threads: number;
+  readonly #inflight = new Set<Promise<unknown>>();
+  readonly #streams = new Set<StreamDecoder>();
+  #disposed: Promise<void> | null = null;
+
+  /** @internal use loadModel() */
+  constructor(
+    readonly path: string,
+    native: NativeModel,
+    threads: number,
+  ) {
+    this.#native = native;
+    this.#threads = threads;
+    this.info = native.info();
+  }
+
+  /** Native decodes still running (including aborted ones that have not reached a check point yet). */
+  get pending(): number {
+    return this.#inflight.size;
+  }
+
+  get disposed(): boolean {
+    return this.#disposed !== null;
+  }
+
+  /**
+   * Transcribes 16 kHz mono float samples on a libuv worker thread.
+   *
+   * @example
+   * const ac = new AbortController();
+   * const t = await model.transcribe(pcm, { language: "auto", temperatureInc: 0, signal: ac.signal });
+   * for (const s of t.segments) console.log(s.start, s.end, s.text);
+   */
+  transcribe(pcm: Float32Array, options: DecodeOptions = {}): Promise<Transcript> {
+    if (this.#disposed)
+      return Promise.reject(new WhisperError("ERR_MODEL_DISPOSED", "model has been disposed"));
+    return runDecode(
+      newControl,
+      (control, progress) =>
+        this.#native.transcribe(pcm, toNativeOptions(options, this.#threads), control, progress),
+      options,
+      (p) => this.#track(p),
+    );
+  }
+
+  /**
+   * Opens a decoder that keeps one whisper_state for repeated low-latency decodes of a rolling
+   * buffer. `defaults` apply to every decode (live-friendly: no fallback, no context, one segment).
+   *
+   * @example
+   * const stream = await model.createStream({ language: "en" });
+   * const { segments } = await stream.decode(lastFiveSeconds);
+   */
+  async createStream(defaults: Omit<DecodeOptions, "signal" | "onProgress"> = {}): Promise<StreamDecoder> {
+    if (this.#disposed) throw new WhisperError("ERR_MODEL_DISPOSED", "model has been disposed");
+    const native = await this.#native
+      .createStream()
+      .catch((err: unknown) => Promise.reject(toWhisperError(err)));
+    if (this.#disposed) {
+      native.dispose(); // the model went away while the state was being made
+      throw new WhisperError("ERR_MODEL_DISPOSED", "model has been disposed");
+    }
+    const merged = { temperatureInc: 0, noContext: true, singleSegment: true, ...defaults };
+    const stream = new StreamDecoder(native, merged, {
+      threads: this.#threads,
+      newControl,
+      track: (p) => this.#track(p),
+      onDispose: (st) => this.#streams.delete(st),
+    });
+    this.#streams.add(stream);
+    return stream;
+  }
+
+  /**
+   * Rejects new decodes at once and frees the weights after running decodes finish (also disposes
+   * streams made from this model). Idempotent; resolves when the memory is released.
+   */
+  dispose(): Promise<void> {
+    if (!this.#disposed) {
+      this.#native.dispose();
+      for (const stream of this.#streams) void stream.dispose();
+      this.#disposed = Promise.allSettled([...this.#inflight]).then(() => undefined);
+    }
+    return this.#disposed;
+  }
+
+  #track(p: Promise<unknown>): void {
+    this.#inflight.add(p);
+    const done = () => this.#inflight.delete(p);
+    p.then(done, done);
+  }
+}

@@ -1,0 +1,105 @@
+// One whisper_full run: options, result, the worker that runs it off the JS thread, and the
+// abort control the JS side flips.
+#pragma once
+
+#include "common.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace voxedge {
+
+struct decode_params {
+    std::string language        = "auto";
+    bool        translate       = false;
+    std::string initial_prompt;
+    bool        timestamps      = true;
+    bool        token_timestamps = false;
+    int         max_tokens      = 0;
+    float       temperature     = 0.0f;
+    float       temperature_inc = 0.2f;
+    float       no_speech_thold = 0.6f;
+    float       logprob_thold   = -1.0f;
+    float       entropy_thold   = 2.4f;
+    bool        suppress_nst    = false;
+    bool        no_context      = false;
+    bool        single_segment  = false;
+    int         n_threads       = 4;
+    int         beam_size       = 1;  // 1 = greedy
+    int         best_of         = 5;
+    int         audio_ctx       = 0;
+};
+
+struct token_out {
+    int32_t     id;
+    std::string text;
+    float       p;
+    float       plog;
+    int64_t     t0;
+    int64_t     t1;
+};
+
+struct segment_out {
+    int64_t                t0;  // centiseconds, as whisper reports them
+    int64_t                t1;
+    std::string            text;
+    float                  no_speech_prob;
+    std::vector<token_out> tokens;
+};
+
+struct decode_result {
+    std::string              language;
+    float                    language_prob = -1.0f;  // < 0: given, not detected
+    bool                     token_timestamps = false;
+    std::vector<segment_out> segments;
+};
+
+// Reads and type-checks the options object built by native/index.ts. Throws a TypeError on misuse.
+decode_params parse_decode_params(Napi::Env env, Napi::Object opts, whisper_context * ctx);
+
+// Copies a Float32Array argument (the caller's buffer may change once we return). Throws on misuse.
+std::vector<float> copy_pcm(Napi::Env env, Napi::Value value);
+
+// The flag behind an AbortSignal: JS sets it, whisper's abort and encoder-begin callbacks poll it.
+class control_wrap : public Napi::ObjectWrap<control_wrap> {
+public:
+    static Napi::Function define(Napi::Env env);
+    static std::shared_ptr<std::atomic<bool>> flag_of(Napi::Env env, Napi::Value value);
+
+    explicit control_wrap(const Napi::CallbackInfo & info);
+
+private:
+    Napi::Value abort(const Napi::CallbackInfo & info);
+    Napi::Value aborted(const Napi::CallbackInfo & info);
+
+    std::shared_ptr<std::atomic<bool>> flag;
+};
+
+// A whisper_state reused across decodes (streaming). Busy while a decode runs on it.
+struct stream_core {
+    context_ptr       ctx;
+    whisper_state *   state = nullptr;
+    std::atomic<bool> busy{false};
+
+    ~stream_core() {
+        if (state) {
+            whisper_free_state(state);
+        }
+    }
+};
+
+// Starts a decode on the libuv pool and returns its Promise. `stream` null: a fresh state is
+// made and freed inside the worker.
+Napi::Promise start_decode(
+        Napi::Env env,
+        context_ptr ctx,
+        std::shared_ptr<stream_core> stream,
+        std::vector<float> pcm,
+        decode_params params,
+        std::shared_ptr<std::atomic<bool>> abort_flag,
+        Napi::Value on_progress);
+
+} // namespace voxedge
