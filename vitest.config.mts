@@ -32,6 +32,8 @@ export default defineConfig(async () => {
                   UPLOAD_SIGNING_SECRET: TEST_UPLOAD_SIGNING_SECRET,
                   // Only the fixture server (a private address on a random port) gets past the SSRF guard.
                   URL_ALLOWLIST: new URL(inject("fixtureOrigin")).host,
+                  // Short, so the live tests see a silent client time out quickly.
+                  LIVE_IDLE_TIMEOUT_MS: "1500",
                 },
               },
             })),

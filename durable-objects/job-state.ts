@@ -1,22 +1,70 @@
 import { DurableObject } from "cloudflare:workers";
 import type { TaskRecord } from "../protocol/task.ts";
+import type { TranscriptionDetail } from "../protocol/transcription-detail.ts";
 
 const RECORD_KEY = "record";
+const DETAIL_KEY = "detail";
+
+const ended = (record: TaskRecord) => record.status === "done" || record.status === "failed";
 
 /**
  * The fast job store: one object per task holding its current record. Every write pushes the expiry
  * out to JOB_TTL_SEC from now; when the alarm fires the entry is gone and reads fall back to D1.
+ * Synchronous callers wait here for the task to end (`waitForEnd`): the write that stores the final
+ * status wakes them, so no one polls.
  */
 export class JobState extends DurableObject<Env> {
+  /** Callers waiting for the task to end; in memory only (a restarted object drops them, they re-ask). */
+  private readonly waiters = new Set<(record: TaskRecord) => void>();
+
   /** The stored record, or null when none was written or it expired. */
   async read(): Promise<TaskRecord | null> {
     return (await this.ctx.storage.get<TaskRecord>(RECORD_KEY)) ?? null;
   }
 
-  /** Replaces the record and restarts its time to live. */
+  /** Replaces the record and restarts its time to live; a final status wakes every waiter. */
   async write(record: TaskRecord): Promise<void> {
     await this.ctx.storage.put(RECORD_KEY, record);
     await this.ctx.storage.setAlarm(Date.now() + Number(this.env.JOB_TTL_SEC) * 1000);
+    if (ended(record)) {
+      for (const wake of this.waiters) wake(record);
+      this.waiters.clear();
+    }
+  }
+
+  /**
+   * Resolves with the record once the task is done or failed, or with the record as it stands after
+   * `timeoutMs` (still queued or processing); null when there is no record. Answers at once when the
+   * task has already ended.
+   *
+   * @example const record = await jobState.waitForEnd(540_000); if (record?.status === "done") ...
+   */
+  async waitForEnd(timeoutMs: number): Promise<TaskRecord | null> {
+    const current = await this.read();
+    if (!current || ended(current)) return current;
+    return new Promise((resolve) => {
+      const wake = (record: TaskRecord) => {
+        clearTimeout(timer);
+        resolve(record);
+      };
+      const timer = setTimeout(
+        () => {
+          this.waiters.delete(wake);
+          this.read().then(resolve, () => resolve(current));
+        },
+        Math.max(0, timeoutMs),
+      );
+      this.waiters.add(wake);
+    });
+  }
+
+  /** Keeps the decoder detail of an interactive task beside its record (same lifetime, never in D1). */
+  async writeDetail(detail: TranscriptionDetail): Promise<void> {
+    await this.ctx.storage.put(DETAIL_KEY, detail);
+  }
+
+  async readDetail(): Promise<TranscriptionDetail | null> {
+    return (await this.ctx.storage.get<TranscriptionDetail>(DETAIL_KEY)) ?? null;
   }
 
   /** Updates progress only: it is not a status change, so neither updated_at nor the expiry moves. */

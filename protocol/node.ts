@@ -52,7 +52,14 @@ export const HeartbeatRequest = z.strictObject({
 });
 export type HeartbeatRequest = z.input<typeof HeartbeatRequest>;
 
-export const HeartbeatResponse = z.object({ expires_at: z.number().int() });
+export const HeartbeatResponse = z.object({
+  expires_at: z.number().int(),
+  /**
+   * The task was cancelled (its synchronous caller went away): stop it and report nothing, the task
+   * has already ended. The lease is released with this answer.
+   */
+  cancel: z.boolean().default(false),
+});
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponse>;
 
 export const CompleteRequest = z.strictObject({ result: z.record(z.string(), z.unknown()) });

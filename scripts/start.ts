@@ -1,11 +1,15 @@
 /**
  * `npm start`: the whole platform on this machine. Applies D1 migrations, makes sure a node token and
- * a dev API key exist, then runs wrangler dev (local D1/R2/DO/Queue under .wrangler/state) on
- * http://127.0.0.1:8787. Ctrl-C stops everything.
+ * a dev API key exist, runs wrangler dev (local D1/R2/DO/Queue under .wrangler/state) on
+ * http://127.0.0.1:8787 and one inference node. Ctrl-C stops everything.
+ *
+ * The node serves models/ggml-base.bin when present (`npm run model:download -- base`); otherwise a
+ * synthetic base model with random weights, so the whole pipeline runs but transcripts are noise.
  */
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { ensureSyntheticModel } from "../native/model/synthetic.ts";
 import { hashApiKey } from "../worker/auth/key-material.ts";
 import { createKey } from "./keys.ts";
 import { applyMigrations, d1Query, sqlString, startWranglerDev } from "./lib/wrangler.ts";
@@ -13,19 +17,17 @@ import { applyMigrations, d1Query, sqlString, startWranglerDev } from "./lib/wra
 const PORT = Number(process.env.PORT ?? 8787);
 const DEV_VARS = ".dev.vars";
 const DEV_KEY_FILE = ".wrangler/dev-api-key";
+const REAL_MODEL = "models/ggml-base.bin";
 const local = { remote: false };
 
-/** The node token lives in .dev.vars (gitignored), where wrangler dev reads secrets from. */
-function ensureNodeToken(): string {
+/** Local secrets (node token, upload signing key) live in .dev.vars (gitignored), where wrangler dev reads them. */
+function ensureDevSecret(name: string): string {
   const existing = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8") : "";
-  const match = /^NODE_TOKEN=(.+)$/m.exec(existing);
+  const match = new RegExp(`^${name}=(.+)$`, "m").exec(existing);
   if (match?.[1]) return match[1].trim();
-  const token = randomBytes(24).toString("hex");
-  writeFileSync(
-    DEV_VARS,
-    `${existing}${existing && !existing.endsWith("\n") ? "\n" : ""}NODE_TOKEN=${token}\n`,
-  );
-  return token;
+  const value = randomBytes(24).toString("hex");
+  writeFileSync(DEV_VARS, `${existing}${existing && !existing.endsWith("\n") ? "\n" : ""}${name}=${value}\n`);
+  return value;
 }
 
 /** Reuses the saved dev key while it is still live in D1, else creates one. */
@@ -44,6 +46,37 @@ async function ensureDevKey(): Promise<{ key: string; created: boolean }> {
   return { key, created: true };
 }
 
+/** The model the local node serves: a downloaded one, else the synthetic stand-in. */
+async function nodeModel(): Promise<{ path: string; synthetic: boolean }> {
+  if (existsSync(REAL_MODEL)) return { path: REAL_MODEL, synthetic: false };
+  return { path: await ensureSyntheticModel("base"), synthetic: true };
+}
+
+function startNode(base: string, token: string, modelPath: string): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "inference-node/main.ts",
+      "--worker-url",
+      base,
+      "--token",
+      token,
+      "--model",
+      modelPath,
+    ],
+    {
+      stdio: ["ignore", "inherit", "inherit"],
+      env: {
+        ...process.env,
+        VOXEDGE_LOG_LEVEL: process.env.VOXEDGE_LOG_LEVEL ?? "warn",
+        VOXEDGE_DRAIN_MS: process.env.VOXEDGE_DRAIN_MS ?? "5000",
+      },
+    },
+  );
+}
+
 async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 240; i++) {
     if (child.exitCode !== null) throw new Error("wrangler dev exited during start-up");
@@ -59,9 +92,11 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  ensureNodeToken();
+  const token = ensureDevSecret("NODE_TOKEN");
+  ensureDevSecret("UPLOAD_SIGNING_SECRET");
   applyMigrations(local);
   const { key, created } = await ensureDevKey();
+  const model = await nodeModel();
   const wrangler = startWranglerDev(PORT);
   const children: ChildProcess[] = [wrangler];
   let stopping = false;
@@ -69,7 +104,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
-    setTimeout(() => process.exit(code), 3000).unref();
+    setTimeout(() => process.exit(code), 10_000).unref();
     Promise.all(
       children.map((c) => new Promise((r) => (c.exitCode === null ? c.once("exit", r) : r(null)))),
     ).then(() => process.exit(code));
@@ -80,9 +115,16 @@ async function main(): Promise<void> {
 
   const base = `http://127.0.0.1:${PORT}`;
   await waitForHealth(`${base}/health`, wrangler);
+  const node = startNode(base, token, model.path);
+  children.push(node);
+  node.once("exit", (code) => stop(code ?? 1));
   console.log(`\nVoxedge is up on ${base}  (API docs: ${base}/docs)`);
   console.log(`${created ? "Created" : "Using"} dev API key (saved in ${DEV_KEY_FILE}):`);
   console.log(`  ${key}`);
+  if (model.synthetic) {
+    console.log(`Inference node: synthetic model ${model.path} (random weights: transcripts are noise).`);
+    console.log("  For real transcripts: npm run model:download -- base, then restart.");
+  }
   console.log(`Try: curl -H "Authorization: Bearer ${key}" ${base}/history\nCtrl-C stops everything.\n`);
 }
 

@@ -4,11 +4,14 @@ import { requestId } from "hono/request-id";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "./errors.ts";
 import { requestLog } from "./middleware/request-log.ts";
+import { OPENAI_PREFIX, openAIErrorResponse, usesOpenAIEnvelope } from "./openai/errors.ts";
 import { createRouter } from "./router.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { mountDocs } from "./routes/docs.ts";
 import { internalRoutes } from "./routes/internal.ts";
+import { liveRoutes } from "./routes/live.ts";
 import { mediaRoutes } from "./routes/media.ts";
+import { openaiRoutes } from "./routes/openai.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import { transcribeRoutes } from "./routes/transcribe.ts";
 import { uploadRoutes } from "./routes/uploads.ts";
@@ -24,7 +27,14 @@ app.use(
   cors({
     origin: "*",
     allowHeaders: ["Authorization", "x-api-key", "Content-Type", "x-request-id", "Range"],
-    exposeHeaders: ["x-request-id", "Retry-After", "Content-Range", "Accept-Ranges"],
+    exposeHeaders: [
+      "x-request-id",
+      "Retry-After",
+      "Content-Range",
+      "Accept-Ranges",
+      "x-should-retry",
+      "x-voxedge-task-id",
+    ],
     maxAge: 600,
   }),
 );
@@ -34,6 +44,8 @@ app.route("/", taskRoutes);
 app.route("/", transcribeRoutes);
 app.route("/", uploadRoutes);
 app.route("/", mediaRoutes);
+app.route("/", liveRoutes);
+app.route(OPENAI_PREFIX, openaiRoutes);
 app.route("/internal/v1", internalRoutes);
 mountDocs(app);
 
@@ -48,6 +60,8 @@ app.onError((err, c) => {
       JSON.stringify({ request_id: c.get("requestId"), error: String(err), stack: (err as Error).stack }),
     );
   }
+  // The OpenAI-compatible API (/v1) keeps OpenAI's error envelope; everything else {detail, code}.
+  if (usesOpenAIEnvelope(c.req.path)) return openAIErrorResponse(c, error);
   return c.json(error.body(), error.status as ContentfulStatusCode, error.headers);
 });
 

@@ -4,6 +4,8 @@ import { recoverOrphanedTasks } from "./tasks/recover.ts";
 
 export { Dispatcher } from "../durable-objects/dispatcher/dispatcher.ts";
 export { JobState } from "../durable-objects/job-state.ts";
+export { LiveHub } from "../durable-objects/live/live-hub.ts";
+export { LiveSession } from "../durable-objects/live/live-session.ts";
 
 export default {
   fetch: app.fetch,

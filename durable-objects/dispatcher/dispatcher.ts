@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { NodeHealth } from "../../protocol/node.ts";
 import type { Lane, TaskKind } from "../../protocol/task.ts";
+import { failCancelledTask } from "../../worker/tasks/leasing.ts";
 import { changeTaskStatus } from "../../worker/tasks/task-store.ts";
 import { createFairQueueTables, FairQueue } from "./fair-queue.ts";
 import { createLeaseTables, type LeaseRow, LeaseTable } from "./lease-table.ts";
@@ -67,6 +68,27 @@ export class Dispatcher extends DurableObject<Env> {
     return "queued";
   }
 
+  /**
+   * Withdraws a task whose synchronous caller went away (the caller has already stored it as failed).
+   * Waiting: it leaves the line. Leased: the lease is marked cancelled, and the node is told on its next
+   * heartbeat, which releases the lease. Either way, and for a task not handed over yet, the task
+   * counts as finished so a late hand-off of it is ignored.
+   */
+  async cancel(taskId: string): Promise<"dequeued" | "leased" | "finished" | "unknown"> {
+    if (this.queue.remove(taskId)) {
+      this.leases.markFinished(taskId, Date.now());
+      return "dequeued";
+    }
+    const lease = this.leases.byTask(taskId);
+    if (lease) {
+      this.leases.cancel(lease.lease_id);
+      return "leased";
+    }
+    if (this.leases.isFinished(taskId)) return "finished";
+    this.leases.markFinished(taskId, Date.now());
+    return "unknown";
+  }
+
   /** Grants up to `capacity` leases, waiting up to `wait_ms` for work when none is ready. */
   async lease(ask: LeaseAsk): Promise<LeaseRow[]> {
     this.nodes.record(ask.node, Date.now());
@@ -86,7 +108,10 @@ export class Dispatcher extends DurableObject<Env> {
     });
   }
 
-  /** Extends a live lease; null when it is gone (expired and handed back, or released). */
+  /**
+   * Extends a live lease; null when it is gone (expired and handed back, or released). A cancelled
+   * lease comes back with `cancelled: 1`; the Worker then ends it.
+   */
   async heartbeat(leaseId: string, node: NodeHealth): Promise<LeaseRow | null> {
     const now = Date.now();
     this.nodes.record(node, now);
@@ -135,7 +160,12 @@ export class Dispatcher extends DurableObject<Env> {
     const now = Date.now();
     const maxAttempts = Number(this.env.MAX_TASK_ATTEMPTS);
     for (const lease of this.leases.expired(now)) {
-      if (lease.attempts >= maxAttempts) {
+      if (lease.cancelled) {
+        // Its node died before hearing of the cancel: no other attempt, the task stays failed.
+        await failCancelledTask(this.env, lease.task_id);
+        this.leases.delete(lease.lease_id);
+        this.leases.markFinished(lease.task_id, now);
+      } else if (lease.attempts >= maxAttempts) {
         await changeTaskStatus(this.env, lease.task_id, {
           status: "failed",
           error: `task failed after ${lease.attempts} attempts: the inference node stopped responding (lease expired)`,
@@ -166,6 +196,7 @@ export class Dispatcher extends DurableObject<Env> {
         attempts: task.attempts + 1,
         node_id: ask.node.node_id,
         expires_at: expiresAt,
+        cancelled: 0,
       };
       this.leases.insert(lease);
       granted.push(lease);

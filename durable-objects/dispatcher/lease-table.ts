@@ -11,7 +11,12 @@ export type LeaseRow = {
   attempts: number;
   node_id: string;
   expires_at: number;
+  /** 1 once the task was cancelled (its caller went away); the node learns it on its next heartbeat. */
+  cancelled: 0 | 1;
 };
+
+/** Lease columns plus whether the lease was cancelled. */
+const LEASE_COLUMNS = `l.*, EXISTS (SELECT 1 FROM cancelled_leases c WHERE c.lease_id = l.lease_id) AS cancelled`;
 
 export function createLeaseTables(sql: SqlStorage): void {
   sql.exec(`CREATE TABLE IF NOT EXISTS leases (
@@ -25,6 +30,8 @@ export function createLeaseTables(sql: SqlStorage): void {
     node_id TEXT NOT NULL,
     expires_at INTEGER NOT NULL
   )`);
+  // Leases whose task was cancelled while a node held it; a row goes with its lease.
+  sql.exec("CREATE TABLE IF NOT EXISTS cancelled_leases (lease_id TEXT PRIMARY KEY)");
   // Tasks that reached an end, so a late duplicate hand-off is ignored; pruned after a day.
   sql.exec("CREATE TABLE IF NOT EXISTS finished (task_id TEXT PRIMARY KEY, at INTEGER NOT NULL)");
   sql.exec(
@@ -52,7 +59,25 @@ export class LeaseTable {
   }
 
   get(leaseId: string): LeaseRow | null {
-    return this.sql.exec<LeaseRow>("SELECT * FROM leases WHERE lease_id = ?", leaseId).toArray()[0] ?? null;
+    return (
+      this.sql
+        .exec<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM leases l WHERE l.lease_id = ?`, leaseId)
+        .toArray()[0] ?? null
+    );
+  }
+
+  /** The lease that holds a task, if one does. */
+  byTask(taskId: string): LeaseRow | null {
+    return (
+      this.sql
+        .exec<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM leases l WHERE l.task_id = ?`, taskId)
+        .toArray()[0] ?? null
+    );
+  }
+
+  /** Marks a lease cancelled; it lives on until its node hears of it (or it expires). */
+  cancel(leaseId: string): void {
+    this.sql.exec("INSERT OR IGNORE INTO cancelled_leases (lease_id) VALUES (?)", leaseId);
   }
 
   holdsTask(taskId: string): boolean {
@@ -65,6 +90,7 @@ export class LeaseTable {
 
   delete(leaseId: string): void {
     this.sql.exec("DELETE FROM leases WHERE lease_id = ?", leaseId);
+    this.sql.exec("DELETE FROM cancelled_leases WHERE lease_id = ?", leaseId);
   }
 
   count(): number {
@@ -72,7 +98,9 @@ export class LeaseTable {
   }
 
   expired(now: number): LeaseRow[] {
-    return this.sql.exec<LeaseRow>("SELECT * FROM leases WHERE expires_at <= ?", now).toArray();
+    return this.sql
+      .exec<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM leases l WHERE l.expires_at <= ?`, now)
+      .toArray();
   }
 
   nextExpiry(): number | null {

@@ -222,6 +222,11 @@ describe("what API users expect besides the spec", () => {
       "/transcribe/{task_id}",
       "/uploads/presign",
       "/uploads/put/{object_key}",
+      "/v1/audio/transcriptions",
+      "/v1/audio/translations",
+      "/v1/models",
+      "/v1/models/{model}",
+      "/ws",
     ]);
     for (const name of [
       "TaskStatusResponse",
@@ -235,6 +240,10 @@ describe("what API users expect besides the spec", () => {
       "HistoryPage",
       "HealthResponse",
       "HTTPValidationError",
+      "OpenAITranscriptionForm",
+      "OpenAITranslationForm",
+      "OpenAITranscriptionVerbose",
+      "OpenAIError",
     ]) {
       expect(doc.components.schemas).toHaveProperty(name);
     }

@@ -23,15 +23,17 @@ export async function listHistory(
   const filters: SQL[] = [eq(jobs.ownerKeyId, query.ownerKeyId)];
   if (query.status) filters.push(eq(jobs.status, query.status));
   const where = and(...filters);
-  const [rows, totals] = await Promise.all([
-    db(env)
+  const store = db(env);
+  // One D1 round trip for the page and its total.
+  const [rows, totals] = await store.batch([
+    store
       .select()
       .from(jobs)
       .where(where)
       .orderBy(desc(jobs.createdAt), desc(jobs.taskId))
       .limit(query.limit)
       .offset(query.skip),
-    db(env).select({ n: count() }).from(jobs).where(where),
+    store.select({ n: count() }).from(jobs).where(where),
   ]);
   return {
     jobs: await Promise.all(rows.map((row) => toHistoryEntry(fromRow(row), mintAudioUrl))),

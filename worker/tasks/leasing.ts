@@ -1,7 +1,7 @@
 import type { LeaseRow } from "../../durable-objects/dispatcher/lease-table.ts";
 import type { HeartbeatResponse, Lease, NodeHealth } from "../../protocol/node.ts";
 import type { TaskKind } from "../../protocol/task.ts";
-import { TranscriptionResult } from "../../protocol/transcription.ts";
+import { DetailedTranscriptionResult } from "../../protocol/transcription-detail.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { toValidationIssues } from "../validation.ts";
 import { dispatcher } from "./dispatcher.ts";
@@ -52,14 +52,49 @@ async function startTask(env: Env, row: LeaseRow): Promise<Lease | null> {
   };
 }
 
+/** A lease the node may still act on. A cancelled one is ended here (task failed, lease released): 410. */
 async function liveLease(env: Env, leaseId: string): Promise<LeaseRow> {
   const lease = await dispatcher(env).lookup(leaseId);
   if (!lease) throw leaseGone();
+  if (lease.cancelled) {
+    await endCancelledLease(env, lease);
+    throw new ApiError("gone", `the task was ${CANCELLED_BY_CLIENT}; stop working on it`);
+  }
   return lease;
 }
 
 function leaseGone(): ApiError {
   return new ApiError("gone", "lease expired or was released; the task went back to the queue or ended");
+}
+
+/** The error a task cancelled on its caller's disconnect ends with. */
+export const CANCELLED_BY_CLIENT = "cancelled by the client";
+
+/** Stores a cancelled task as failed, unless it already ended (a stored result wins). */
+export async function failCancelledTask(env: Env, taskId: string): Promise<boolean> {
+  const record = await readTask(env, taskId);
+  if (!record || record.status === "done" || record.status === "failed") return false;
+  await changeTaskStatus(env, taskId, { status: "failed", error: CANCELLED_BY_CLIENT });
+  return true;
+}
+
+/**
+ * Cancels a task whose synchronous caller went away: it is stored as failed "cancelled by the client"
+ * first (stores lead), then the Dispatcher drops it from the line or marks its lease, so the node
+ * stops on its next heartbeat. False when the task had already ended.
+ *
+ * @example request.signal.addEventListener("abort", () => ctx.waitUntil(cancelTask(env, taskId)));
+ */
+export async function cancelTask(env: Env, taskId: string): Promise<boolean> {
+  if (!(await failCancelledTask(env, taskId))) return false;
+  await dispatcher(env).cancel(taskId);
+  return true;
+}
+
+/** Ends a cancelled lease: the task failed (again, if a late write moved it), the lease let go. */
+async function endCancelledLease(env: Env, lease: LeaseRow): Promise<void> {
+  await failCancelledTask(env, lease.task_id);
+  await dispatcher(env).release(lease.lease_id, "finished");
 }
 
 export async function heartbeatLease(
@@ -70,27 +105,41 @@ export async function heartbeatLease(
 ): Promise<HeartbeatResponse> {
   const lease = await dispatcher(env).heartbeat(leaseId, node);
   if (!lease) throw leaseGone();
+  if (lease.cancelled) {
+    await endCancelledLease(env, lease);
+    return { expires_at: lease.expires_at, cancel: true };
+  }
   await reportProgress(env, lease.task_id, progress);
-  return { expires_at: lease.expires_at };
+  return { expires_at: lease.expires_at, cancel: false };
 }
 
-/** Stores a finished task's result (checked against the result schema of its kind) and ends the lease. */
+/**
+ * Stores a finished task's result (checked against the result schema of its kind) and ends the lease.
+ * A transcription's decoder `detail` (interactive tasks) goes to the fast store only, before the final
+ * status that wakes a waiting synchronous caller; the stored result never carries it.
+ */
 export async function completeLease(
   env: Env,
   leaseId: string,
   result: Record<string, unknown>,
 ): Promise<void> {
   const lease = await liveLease(env, leaseId);
-  const checked = lease.kind === "transcribe" ? TranscriptionResult.safeParse(result) : null;
-  if (checked && !checked.success) {
-    throw validationError(toValidationIssues(checked.error, "json", result).map(prefixResult));
+  let stored = result;
+  if (lease.kind === "transcribe") {
+    const checked = DetailedTranscriptionResult.safeParse(result);
+    if (!checked.success) {
+      throw validationError(toValidationIssues(checked.error, "json", result).map(prefixResult));
+    }
+    const { detail, ...rest } = checked.data;
+    if (detail) await jobState(env, lease.task_id).writeDetail(detail);
+    stored = rest;
   }
-  await changeTaskStatus(env, lease.task_id, {
-    status: "done",
-    result: checked?.data ?? result,
-    error: null,
-  });
+  await changeTaskStatus(env, lease.task_id, { status: "done", result: stored, error: null });
   await dispatcher(env).release(leaseId, "finished");
+}
+
+function jobState(env: Env, taskId: string) {
+  return env.JOB_STATE.get(env.JOB_STATE.idFromName(taskId));
 }
 
 function prefixResult<T extends { loc: (string | number)[] }>(issue: T): T {

@@ -1,0 +1,341 @@
+/**
+ * `sync` bench group: end-to-end latency of a 5 s clip through POST /v1/audio/transcriptions on the
+ * local stack (wrangler dev + one inference node, synthetic `base` model) against whisper.cpp's own
+ * whisper-server built from the same source tree, same model, same threads, hit with the same
+ * multipart request at /inference. 20 sequential requests per side, interleaved (ours, theirs, theirs,
+ * ours...), then 4 concurrent clients per side (whisper-server serializes requests behind one mutex;
+ * our node runs one decode at a time too, VOXEDGE_CONCURRENCY=1).
+ *
+ * Decode work is bounded identically: greedy, no temperature fallback (ours VOXEDGE_TEMPERATURE_INC=0;
+ * whisper-server takes `-nf` but does not apply it at this commit, so every request also sends
+ * temperature_inc=0), segment timestamps on and token timestamps off on both, non-speech tokens
+ * suppressed on both, language given, and whisper's own length cap (VOXEDGE_MAX_TOKENS=0: the server
+ * has no max_tokens option, and `-ml` only splits segments). Diarization is off on our node.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureSyntheticModel } from "../native/model/synthetic.ts";
+import { createKey } from "../scripts/keys.ts";
+import { applyMigrations } from "../scripts/lib/wrangler.ts";
+import { freePort, startLocalWorker, tempState } from "../test/helpers/local-stack.ts";
+import { speechWav } from "../test/native/audio.ts";
+import { median, percentile } from "./stats.ts";
+import { type BenchGroup, type BenchResult, result } from "./types.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CACHE = path.join(ROOT, "bench", ".cache");
+const WHISPER_DIR =
+  process.env.WHISPER_CPP_DIR ?? path.join(ROOT, "node_modules", "nodejs-whisper", "cpp", "whisper.cpp");
+const THREADS = 2;
+const SEQUENTIAL = 20;
+const CLIENTS = 4;
+const PER_CLIENT = 5;
+/** Decode options both sides get per request (whisper-server's form fields). */
+const SERVER_FIELDS = {
+  language: "en",
+  response_format: "json",
+  temperature: "0",
+  temperature_inc: "0",
+  token_timestamps: "false",
+  suppress_nst: "true",
+};
+const log = (msg: string) => process.stderr.write(`sync: ${msg}\n`);
+
+/** whisper-server from the addon's source tree and portability flags, built once into bench/.cache. */
+async function buildServer(): Promise<string> {
+  const dir = path.join(CACHE, "whisper-server-build");
+  const bin = path.join(dir, "bin", "whisper-server");
+  const flags = [
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DBUILD_SHARED_LIBS=OFF",
+    "-DWHISPER_BUILD_TESTS=OFF",
+    "-DWHISPER_BUILD_SERVER=ON",
+    "-DWHISPER_BUILD_EXAMPLES=ON",
+    "-DGGML_NATIVE=OFF",
+    ...["SSE42", "AVX", "AVX2", "BMI2", "FMA", "F16C"].map((f) => `-DGGML_${f}=ON`),
+  ];
+  const key = JSON.stringify({ WHISPER_DIR, flags });
+  const keyFile = path.join(dir, "voxedge-key.json");
+  if (existsSync(bin) && (await readFile(keyFile, "utf8").catch(() => "")) === key) return bin;
+  log(`building whisper-server in ${path.relative(ROOT, dir)} (a few minutes on 2 cores)`);
+  const ninja = spawnSync("ninja", ["--version"]).status === 0 ? ["-G", "Ninja"] : [];
+  const steps = [
+    ["-S", WHISPER_DIR, "-B", dir, ...ninja, ...flags],
+    ["--build", dir, "--target", "whisper-server", "-j", String(availableParallelism())],
+  ];
+  for (const args of steps) {
+    const res = spawnSync("cmake", args, { stdio: ["ignore", "ignore", "inherit"] });
+    if (res.status !== 0) throw new Error(`cmake ${args[0]} failed for whisper-server`);
+  }
+  await writeFile(keyFile, key);
+  return bin;
+}
+
+/** A 5 s 16 kHz mono WAV of speech (espeak-ng, padded with ffmpeg), cached. */
+async function prepareClip(): Promise<Buffer> {
+  const dir = path.join(CACHE, "audio");
+  await mkdir(dir, { recursive: true });
+  const out = path.join(dir, "sync-clip-5s.wav");
+  if (!existsSync(out)) {
+    const speech = await speechWav("The synchronous endpoint answers while the caller waits for it.");
+    const args = ["-v", "error", "-y", "-i", speech, "-af", "apad", "-t", "5", "-ar", "16000", "-ac", "1"];
+    const res = spawnSync("ffmpeg", [...args, "-c:a", "pcm_s16le", out], { stdio: "inherit" });
+    if (res.status !== 0) throw new Error("ffmpeg failed to make the 5 s clip");
+  }
+  return readFile(out);
+}
+
+function form(wav: Buffer, fields: Record<string, string>): FormData {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  body.append("file", new Blob([wav], { type: "audio/wav" }), "clip.wav");
+  return body;
+}
+
+interface Side {
+  name: string;
+  /** One request; resolves with its wall time in ms and the transcript text. */
+  once: (client: number) => Promise<{ ms: number; text: string }>;
+  stop: () => Promise<void>;
+}
+
+async function timed(
+  send: () => Promise<Response>,
+): Promise<{ ms: number; text: string; response: Response }> {
+  const started = performance.now();
+  const response = await send();
+  const body = await response.text();
+  const ms = performance.now() - started;
+  if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${body.slice(0, 300)}`);
+  return { ms, text: (JSON.parse(body) as { text: string }).text, response };
+}
+
+/** wrangler dev + one inference node; one API key per client (the per-key enqueue limit is 60/min). */
+async function startOurs(model: string, wav: Buffer): Promise<Side & { lastRawText: () => Promise<string> }> {
+  const state = tempState();
+  const token = randomBytes(16).toString("hex");
+  const target = { remote: false, persistTo: state.dir };
+  applyMigrations(target);
+  const keys: string[] = [];
+  for (let i = 0; i <= CLIENTS; i++) keys.push((await createKey(`bench-sync-${i}`, target)).key);
+  const worker = await startLocalWorker({ persistTo: state.dir, vars: { NODE_TOKEN: token } });
+  const node: ChildProcess = spawn(
+    "node_modules/.bin/tsx",
+    ["inference-node/main.ts", "--worker-url", worker.url, "--token", token, "--model", model],
+    {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: {
+        ...process.env,
+        VOXEDGE_THREADS: String(THREADS),
+        VOXEDGE_CONCURRENCY: "1",
+        VOXEDGE_MAX_TOKENS: "0",
+        VOXEDGE_TEMPERATURE_INC: "0",
+        VOXEDGE_DIARIZE: "0",
+        VOXEDGE_LOG_LEVEL: "warn",
+      },
+    },
+  );
+  const stop = async () => {
+    if (node.exitCode === null) {
+      const exited = new Promise((r) => node.once("exit", r));
+      node.kill("SIGTERM");
+      await exited;
+    }
+    await worker.stop();
+    state.remove();
+  };
+  try {
+    for (let i = 0; ; i++) {
+      const health = (await (await fetch(`${worker.url}/health`)).json()) as { asr_loaded: boolean };
+      if (health.asr_loaded) break;
+      if (node.exitCode !== null || i > 240) throw new Error("the inference node did not load its model");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const fields = { model: "whisper-1", language: "en", response_format: "json" };
+  let lastTask = "";
+  return {
+    name: "ours",
+    once: async (client) => {
+      const run = await timed(() =>
+        fetch(`${worker.url}/v1/audio/transcriptions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${keys[client] ?? keys[0]}` },
+          body: form(wav, fields),
+        }),
+      );
+      lastTask = run.response.headers.get("x-voxedge-task-id") ?? "";
+      return { ms: run.ms, text: run.text };
+    },
+    lastRawText: async () => {
+      const response = await fetch(`${worker.url}/transcribe/${lastTask}`, {
+        headers: { authorization: `Bearer ${keys[0]}` },
+      });
+      return ((await response.json()) as { result: { raw_text: string } }).result.raw_text;
+    },
+    stop,
+  };
+}
+
+async function startTheirs(bin: string, model: string, wav: Buffer): Promise<Side> {
+  const port = await freePort();
+  const child = spawn(
+    bin,
+    [
+      "-m",
+      model,
+      "-t",
+      String(THREADS),
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "-nf",
+      "-bs",
+      "1",
+      "-sns",
+    ],
+    { stdio: ["ignore", "ignore", "ignore"] },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  };
+  for (let i = 0; ; i++) {
+    const ok = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (child.exitCode !== null || i > 240) {
+      await stop();
+      throw new Error("whisper-server did not start");
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    name: "whisper-server",
+    once: async () => {
+      const run = await timed(() =>
+        fetch(`${url}/inference`, { method: "POST", body: form(wav, SERVER_FIELDS) }),
+      );
+      return { ms: run.ms, text: run.text };
+    },
+    stop,
+  };
+}
+
+/** CLIENTS clients, each sending PER_CLIENT requests back to back; per-request latencies and wall time. */
+async function concurrent(side: Side): Promise<{ latencies: number[]; wallMs: number }> {
+  const latencies: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, client) => {
+      for (let i = 0; i < PER_CLIENT; i++) latencies.push((await side.once(client + 1)).ms);
+    }),
+  );
+  return { latencies, wallMs: performance.now() - started };
+}
+
+export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
+  const [bin, model, wav] = await Promise.all([buildServer(), ensureSyntheticModel("base"), prepareClip()]);
+  log("starting wrangler dev + inference node, and whisper-server");
+  const ours = await startOurs(model, wav);
+  let theirs: Side | null = null;
+  try {
+    theirs = await startTheirs(bin, model, wav);
+    // Warm-up (first decode, R2, D1, Durable Objects), and a parity check: same decode on both sides.
+    await ours.once(0);
+    const theirText = (await theirs.once(0)).text.trim();
+    const ourRaw = (await ours.lastRawText()).trim();
+    const sameText = ourRaw === theirText;
+    log(`warm; decoded text ${sameText ? "identical" : `differs (ours "${ourRaw}", theirs "${theirText}")`}`);
+
+    const oursSeq: number[] = [];
+    const theirsSeq: number[] = [];
+    for (let i = 0; i < SEQUENTIAL; i++) {
+      // ABBA: ours first on even rounds, theirs first on odd ones.
+      if (i % 2 === 0) {
+        oursSeq.push((await ours.once(0)).ms);
+        theirsSeq.push((await theirs.once(0)).ms);
+      } else {
+        theirsSeq.push((await theirs.once(0)).ms);
+        oursSeq.push((await ours.once(0)).ms);
+      }
+      if ((i + 1) % 5 === 0) log(`sequential ${i + 1}/${SEQUENTIAL}`);
+    }
+    const conOurs: { latencies: number[]; wallMs: number }[] = [];
+    const conTheirs: { latencies: number[]; wallMs: number }[] = [];
+    for (const [round, order] of [
+      ["theirs", "ours"],
+      ["ours", "theirs"],
+    ].entries()) {
+      for (const name of order) {
+        log(`${CLIENTS} concurrent clients x ${PER_CLIENT} requests, ${name}, round ${round + 1}/2`);
+        if (name === "ours") conOurs.push(await concurrent(ours));
+        else conTheirs.push(await concurrent(theirs));
+      }
+    }
+    const all = (runs: { latencies: number[] }[]) => runs.flatMap((r) => r.latencies);
+    const wall = (runs: { wallMs: number }[]) => median(runs.map((r) => r.wallMs));
+    const p = (xs: number[], q: number) => percentile(xs, q);
+    const setup =
+      `5 s clip, synthetic base, ${THREADS} threads, greedy, no fallback, whisper's own length cap; ` +
+      `decoded text ${sameText ? "identical on both sides" : "differs between sides"}`;
+    return [
+      result(
+        "sync.ours_vs_whisper_server",
+        p(oursSeq, 50),
+        p(theirsSeq, 50),
+        "ms",
+        `p50 of ${SEQUENTIAL} sequential, interleaved; ours: /v1/audio/transcriptions through wrangler dev ` +
+          `(upload to R2, task, queue, lease, node, result); theirs: whisper-server /inference; ${setup}; target ratio <= 1.2`,
+      ),
+      result(
+        "sync.ours_vs_whisper_server.p95",
+        p(oursSeq, 95),
+        p(theirsSeq, 95),
+        "ms",
+        `p95 of the same ${SEQUENTIAL} sequential requests per side`,
+      ),
+      result(
+        "sync.concurrent4.p50",
+        p(all(conOurs), 50),
+        p(all(conTheirs), 50),
+        "ms",
+        `${CLIENTS} clients x ${PER_CLIENT} requests each, 2 rounds per side (ABBA); per-request latency p50; ` +
+          "both sides decode one request at a time",
+      ),
+      result(
+        "sync.concurrent4.p95",
+        p(all(conOurs), 95),
+        p(all(conTheirs), 95),
+        "ms",
+        `${CLIENTS} clients x ${PER_CLIENT} requests each, 2 rounds per side; per-request latency p95`,
+      ),
+      result(
+        "sync.concurrent4.wall",
+        wall(conOurs),
+        wall(conTheirs),
+        "ms",
+        `median wall time for all ${CLIENTS * PER_CLIENT} requests of a round ` +
+          `(${((CLIENTS * PER_CLIENT * 1000) / wall(conOurs)).toFixed(2)} vs ` +
+          `${((CLIENTS * PER_CLIENT * 1000) / wall(conTheirs)).toFixed(2)} req/s)`,
+      ),
+    ];
+  } finally {
+    await theirs?.stop();
+    await ours.stop();
+  }
+};

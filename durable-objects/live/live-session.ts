@@ -1,0 +1,240 @@
+import { DurableObject } from "cloudflare:workers";
+import {
+  LIVE_FORMAT,
+  LIVE_SAMPLE_RATE,
+  LiveClose,
+  NodeToSession,
+  parseLiveMessage,
+  type ServerMessage,
+  type SessionToNode,
+} from "../../protocol/live.ts";
+import { liveHub } from "../../worker/live/stubs.ts";
+import { readClientFrame } from "./client-input.ts";
+import { checkTimeouts, type SessionOutcome } from "./session-timeouts.ts";
+import { attachmentOf, closeSocket, sendJson, sendRaw } from "./sockets.ts";
+
+const CLIENT_TAG = "client";
+const NODE_TAG = "node";
+const META_KEY = "meta";
+
+/** Who dials into a session: the client (through /ws) or the node the hub assigned. */
+export type SessionJoin =
+  | { role: "client"; session_id: string; key_id: string; language: string }
+  | { role: "node"; session_id: string };
+
+interface ClientAttachment {
+  opened_at: number;
+  /** Persisted copy of the last frame time (the alarm writes it), for a wake after hibernation. */
+  last_frame_at: number;
+  /** Current language choice (code or "auto"); the node gets it as `config` when they pair. */
+  language: string;
+  ending_since: number | null;
+}
+
+interface NodeAttachment {
+  joined_at: number;
+}
+
+interface SessionMeta {
+  session_id: string;
+  finished: boolean;
+}
+
+/**
+ * The internal upgrade request the Worker sends a session object for one side of the stream.
+ *
+ * @example await liveSession(env, id).fetch(sessionRequest(request, { role: "node", session_id: id }));
+ */
+export function sessionRequest(original: Request, join: SessionJoin): Request {
+  const url = new URL(`https://live-session/${join.role}`);
+  for (const [name, value] of Object.entries(join)) url.searchParams.set(name, value);
+  return new Request(url, { headers: original.headers });
+}
+
+/**
+ * One live stream: the client's socket and the assigned node's socket meet here and frames are
+ * relayed as they arrive (binary audio untouched, control validated, results forwarded), nothing
+ * buffered. Holds the gate claim: renews it every tick and releases it on every way out.
+ */
+export class LiveSession extends DurableObject<Env> {
+  /** Last client frame, in memory (the alarm persists it, so a frame costs no storage write). */
+  #lastClientFrameAt: number | null = null;
+
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const role: SessionJoin["role"] = url.pathname === "/client" ? "client" : "node";
+    const sessionId = url.searchParams.get("session_id") ?? "";
+    const meta = await this.ctx.storage.get<SessionMeta>(META_KEY);
+    const pair = new WebSocketPair();
+    const now = Date.now();
+    if (meta?.finished || this.open(role === "client" ? CLIENT_TAG : NODE_TAG)) {
+      // a node dialling in late, or a second socket for the same side: this session has no place for it
+      pair[1].accept();
+      closeSocket(pair[1], LiveClose.normal, "session over");
+      return new Response(null, { status: 101, webSocket: pair[0] });
+    }
+    if (!meta) await this.ctx.storage.put<SessionMeta>(META_KEY, { session_id: sessionId, finished: false });
+    if (role === "client") {
+      this.ctx.acceptWebSocket(pair[1], [CLIENT_TAG]);
+      const language = url.searchParams.get("language") ?? "auto";
+      pair[1].serializeAttachment({
+        opened_at: now,
+        last_frame_at: now,
+        language,
+        ending_since: null,
+      } satisfies ClientAttachment);
+    } else {
+      this.ctx.acceptWebSocket(pair[1], [NODE_TAG]);
+      pair[1].serializeAttachment({ joined_at: now } satisfies NodeAttachment);
+    }
+    this.pairIfBoth(sessionId);
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + this.tickMs());
+    return new Response(null, { status: 101, webSocket: pair[0] });
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    if (this.ctx.getTags(ws).includes(CLIENT_TAG)) await this.fromClient(ws, message);
+    else await this.fromNode(message);
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    closeSocket(ws, code, reason);
+    if (this.ctx.getTags(ws).includes(CLIENT_TAG)) {
+      await this.finish({ code: LiveClose.normal, reason: "client left" });
+    } else {
+      await this.finish({
+        code: LiveClose.engineLost,
+        reason: "streaming engine disconnected",
+        error: "the streaming engine disconnected; reconnect to start a new session",
+      });
+    }
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    await this.webSocketClose(ws, LiveClose.engineLost, "socket error");
+  }
+
+  override async alarm(): Promise<void> {
+    const meta = await this.ctx.storage.get<SessionMeta>(META_KEY);
+    if (!meta || meta.finished) return;
+    const now = Date.now();
+    const client = this.open(CLIENT_TAG);
+    const node = this.open(NODE_TAG);
+    const attachment = client ? attachmentOf<ClientAttachment>(client) : null;
+    if (client && attachment && this.#lastClientFrameAt !== null) {
+      client.serializeAttachment({
+        ...attachment,
+        last_frame_at: this.#lastClientFrameAt,
+      } satisfies ClientAttachment);
+    }
+    const outcome = checkTimeouts(
+      {
+        now,
+        clientOpenedAt: attachment?.opened_at ?? null,
+        lastClientFrameAt: this.#lastClientFrameAt ?? attachment?.last_frame_at ?? null,
+        endingSince: attachment?.ending_since ?? null,
+        nodeJoinedAt: node ? (attachmentOf<NodeAttachment>(node)?.joined_at ?? now) : null,
+      },
+      this.idleTimeoutMs(),
+    );
+    if (!client && !node) return this.finish({ code: LiveClose.normal, reason: "nobody left" });
+    if (outcome) return this.finish(outcome);
+    if (!(await liveHub(this.env).renew(meta.session_id))) {
+      return this.finish({
+        code: LiveClose.engineLost,
+        reason: "session gate lost",
+        error: "the session expired",
+      });
+    }
+    await this.ctx.storage.setAlarm(now + this.tickMs());
+  }
+
+  private async fromClient(ws: WebSocket, frame: string | ArrayBuffer): Promise<void> {
+    this.#lastClientFrameAt = Date.now();
+    const action = readClientFrame(frame);
+    const attachment = attachmentOf<ClientAttachment>(ws);
+    const node = this.open(NODE_TAG);
+    switch (action.kind) {
+      case "close":
+        return this.finish({ code: action.code, reason: action.reason });
+      case "error":
+        sendJson(ws, { type: "error", message: action.message } satisfies ServerMessage);
+        return;
+      case "audio":
+        if (attachment?.ending_since !== null) return; // after `end` the stream takes no more audio
+        if (!node) sendJson(ws, { type: "error", message: "audio sent before `ready` is discarded" });
+        else sendRaw(node, action.data);
+        return;
+      case "control":
+        if (!attachment) return;
+        if (action.message.type === "config") {
+          ws.serializeAttachment({
+            ...attachment,
+            language: action.message.language,
+          } satisfies ClientAttachment);
+        } else {
+          ws.serializeAttachment({ ...attachment, ending_since: Date.now() } satisfies ClientAttachment);
+          if (!node) return this.finish({ code: LiveClose.normal, reason: "end of stream" });
+        }
+        if (node) sendJson(node, action.message satisfies SessionToNode);
+    }
+  }
+
+  private async fromNode(frame: string | ArrayBuffer): Promise<void> {
+    const parsed = typeof frame === "string" ? parseLiveMessage(NodeToSession, frame) : null;
+    if (!parsed?.ok) {
+      console.error(JSON.stringify({ live_session: "bad node message", error: parsed?.error ?? "binary" }));
+      return;
+    }
+    if (parsed.value.type === "ended")
+      return this.finish({ code: LiveClose.normal, reason: "end of stream" });
+    const client = this.open(CLIENT_TAG);
+    if (client) sendJson(client, parsed.value satisfies ServerMessage);
+  }
+
+  /** Once both sides are in: the node learns the client's config, then the client hears `ready`. */
+  private pairIfBoth(sessionId: string): void {
+    const client = this.open(CLIENT_TAG);
+    const node = this.open(NODE_TAG);
+    const attachment = client ? attachmentOf<ClientAttachment>(client) : null;
+    if (!client || !node || !attachment) return;
+    sendJson(node, { type: "config", language: attachment.language } satisfies SessionToNode);
+    sendJson(client, {
+      type: "ready",
+      session_id: sessionId,
+      sample_rate: LIVE_SAMPLE_RATE,
+      format: LIVE_FORMAT,
+    } satisfies ServerMessage);
+  }
+
+  /** Ends the session once: tells and closes the client, closes the node, releases the gate. */
+  private async finish(outcome: SessionOutcome): Promise<void> {
+    const meta = await this.ctx.storage.get<SessionMeta>(META_KEY);
+    if (!meta || meta.finished) return;
+    await this.ctx.storage.put<SessionMeta>(META_KEY, { ...meta, finished: true });
+    const client = this.open(CLIENT_TAG);
+    if (client) {
+      if (outcome.error) sendJson(client, { type: "error", message: outcome.error } satisfies ServerMessage);
+      closeSocket(client, outcome.code, outcome.reason);
+    }
+    const node = this.open(NODE_TAG);
+    if (node) closeSocket(node, LiveClose.normal, "session over");
+    await this.ctx.storage.deleteAlarm();
+    await liveHub(this.env).release(meta.session_id);
+  }
+
+  /** The open socket of one side, if any (a closing one no longer counts). */
+  private open(tag: string): WebSocket | null {
+    return this.ctx.getWebSockets(tag).find((ws) => ws.readyState === WebSocket.OPEN) ?? null;
+  }
+
+  private idleTimeoutMs(): number {
+    const value = Number(this.env.LIVE_IDLE_TIMEOUT_MS);
+    return Number.isFinite(value) && value > 0 ? value : 10_000;
+  }
+
+  /** Alarm period: a vanished client is noticed within a third of the idle timeout, at most a second. */
+  private tickMs(): number {
+    return Math.min(1_000, Math.max(100, this.idleTimeoutMs() / 3));
+  }
+}

@@ -1,0 +1,70 @@
+import { availableParallelism, hostname } from "node:os";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+
+/**
+ * Node configuration from flags, then environment, then defaults.
+ *
+ *   npm run node -- --worker-url URL --token T [--model PATH] [--concurrency N] [--threads N]
+ */
+export const NodeConfig = z.object({
+  workerUrl: z.url(),
+  token: z.string().min(8, "NODE_TOKEN must be set (--token or NODE_TOKEN)"),
+  nodeId: z.string().min(1),
+  /** Explicit model file; otherwise the registry default's file under modelsDir. */
+  modelPath: z.string().optional(),
+  modelsDir: z.string(),
+  concurrency: z.coerce.number().int().min(1).max(16),
+  threads: z.coerce.number().int().min(1).max(64),
+  heartbeatMs: z.coerce.number().int().min(200),
+  diarize: z.boolean(),
+  /** Longest media accepted (bytes) — the API's 2 GB limit. */
+  maxMediaBytes: z.number().int().positive(),
+  /** Bound on tokens per segment (0 = whisper's own cap); synthetic-model tests use it to stay fast. */
+  maxTokens: z.coerce.number().int().min(0),
+  /** Temperature step of whisper's fallback re-decodes (default 0.2); 0 = greedy once (benchmarks). */
+  temperatureInc: z.coerce.number().min(0).max(1),
+  tempDir: z.string().optional(),
+});
+export type NodeConfig = z.infer<typeof NodeConfig>;
+
+const bool = (value: string | undefined, fallback: boolean) =>
+  value === undefined ? fallback : !["0", "false", "no", "off"].includes(value.toLowerCase());
+
+/** Reads the configuration; throws a readable message when something required is missing. */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): NodeConfig {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      "worker-url": { type: "string" },
+      token: { type: "string" },
+      "node-id": { type: "string" },
+      model: { type: "string" },
+      "models-dir": { type: "string" },
+      concurrency: { type: "string" },
+      threads: { type: "string" },
+      "no-diarize": { type: "boolean" },
+    },
+  });
+  const parsed = NodeConfig.safeParse({
+    workerUrl: values["worker-url"] ?? env.VOXEDGE_WORKER_URL ?? "http://127.0.0.1:8787",
+    token: values.token ?? env.NODE_TOKEN ?? "",
+    nodeId: values["node-id"] ?? env.VOXEDGE_NODE_ID ?? `${hostname()}-${process.pid}`,
+    modelPath: values.model ?? env.VOXEDGE_MODEL,
+    modelsDir: values["models-dir"] ?? env.VOXEDGE_MODELS_DIR ?? "models",
+    concurrency: values.concurrency ?? env.VOXEDGE_CONCURRENCY ?? 1,
+    threads: values.threads ?? env.VOXEDGE_THREADS ?? Math.max(1, Math.min(4, availableParallelism())),
+    heartbeatMs: env.VOXEDGE_HEARTBEAT_MS ?? 5000,
+    diarize: values["no-diarize"] ? false : bool(env.VOXEDGE_DIARIZE, true),
+    maxMediaBytes: 2 * 1024 ** 3,
+    maxTokens: env.VOXEDGE_MAX_TOKENS ?? 0,
+    temperatureInc: env.VOXEDGE_TEMPERATURE_INC ?? 0.2,
+    tempDir: env.VOXEDGE_TEMP_DIR,
+  });
+  if (!parsed.success) {
+    throw new Error(
+      `inference node configuration: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
+  }
+  return parsed.data;
+}

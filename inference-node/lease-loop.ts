@@ -1,0 +1,179 @@
+import type { Lease, NodeHealth } from "../protocol/node.ts";
+import type { Logger } from "./logger.ts";
+import { LeaseGoneError, type WorkerClient } from "./worker-client.ts";
+
+/** What a task run returns: a result to complete with. Throwing fails the task. */
+export type TaskRunner = (lease: Lease, context: TaskContext) => Promise<Record<string, unknown>>;
+
+export interface TaskContext {
+  /** Aborted when the lease is lost or the node stops. */
+  signal: AbortSignal;
+  /** Reports progress 0..100; sent with the next heartbeat. */
+  progress: (percent: number) => void;
+}
+
+export interface LeaseLoopOptions {
+  client: WorkerClient;
+  health: () => NodeHealth;
+  run: TaskRunner;
+  /** Tasks run at once on this node. */
+  concurrency: number;
+  heartbeatMs: number;
+  /** Classifies failures: true = the task fails now; false = it goes back to the queue. */
+  permanent: (error: unknown) => boolean;
+  logger: Logger;
+  /** Long-poll wait per lease call. */
+  pollWaitMs?: number;
+}
+
+/** The Worker cancelled the task (its synchronous caller went away): stop and report nothing. */
+export class TaskCancelledError extends Error {
+  constructor(taskId: string) {
+    super(`task ${taskId} was cancelled by its caller`);
+    this.name = "TaskCancelledError";
+  }
+}
+
+interface Running {
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * Pulls leases while it has capacity, runs each task with heartbeats that extend its lease, and
+ * reports the outcome. `drain` stops taking work, lets running tasks finish for a grace period, then
+ * hands the rest back so another node picks them up at once.
+ */
+export class LeaseLoop {
+  private readonly running = new Map<string, Running>();
+  private readonly stopPolling = new AbortController();
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+
+  constructor(private readonly options: LeaseLoopOptions) {}
+
+  start(): void {
+    this.loop ??= this.pollForever();
+  }
+
+  get activeTasks(): number {
+    return this.running.size;
+  }
+
+  private async pollForever(): Promise<void> {
+    const { client, logger } = this.options;
+    let backoffMs = 500;
+    while (!this.stopping) {
+      const capacity = this.options.concurrency - this.running.size;
+      if (capacity <= 0) {
+        await Promise.race([...this.running.values()].map((r) => r.done));
+        continue;
+      }
+      try {
+        const leases = await client.lease(
+          this.options.health(),
+          capacity,
+          this.options.pollWaitMs ?? 20_000,
+          this.stopPolling.signal,
+        );
+        backoffMs = 500;
+        for (const lease of leases) this.startTask(lease);
+      } catch (error) {
+        if (this.stopping) break;
+        logger.warn({ err: String(error), retry_ms: backoffMs }, "lease poll failed");
+        await new Promise((r) => setTimeout(r, backoffMs));
+        backoffMs = Math.min(backoffMs * 2, 15_000);
+      }
+    }
+  }
+
+  private startTask(lease: Lease): void {
+    const abort = new AbortController();
+    const done = this.runTask(lease, abort).finally(() => this.running.delete(lease.lease_id));
+    this.running.set(lease.lease_id, { abort, done });
+  }
+
+  private async runTask(lease: Lease, abort: AbortController): Promise<void> {
+    const { client, logger } = this.options;
+    const log = logger.child({ task_id: lease.task_id, lease_id: lease.lease_id, attempt: lease.attempt });
+    let progress = 0;
+    const heartbeat = setInterval(() => {
+      client.heartbeat(lease.lease_id, { node: this.options.health(), progress }).then(
+        (answer) => {
+          // The task already ended as failed on the Worker; aborting stops the decode.
+          if (answer.cancel && !abort.signal.aborted) {
+            log.info("task cancelled by its caller; stopping it");
+            abort.abort(new TaskCancelledError(lease.task_id));
+          }
+        },
+        (error: unknown) => {
+          if (error instanceof LeaseGoneError) {
+            log.warn("lease lost; stopping the task");
+            abort.abort(error);
+          } else {
+            log.warn({ err: String(error) }, "heartbeat failed");
+          }
+        },
+      );
+    }, this.options.heartbeatMs);
+    const started = Date.now();
+    log.info({ kind: lease.kind }, "task started");
+    try {
+      const result = await this.options.run(lease, {
+        signal: abort.signal,
+        progress: (percent) => {
+          progress = Math.max(progress, Math.min(100, percent));
+        },
+      });
+      if (abort.signal.reason instanceof TaskCancelledError) {
+        log.info("task was cancelled as it finished; result dropped");
+        return;
+      }
+      await client.complete(lease.lease_id, result);
+      log.info({ ms: Date.now() - started }, "task done");
+    } catch (error) {
+      await this.reportFailure(lease, abort, error, log);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async reportFailure(
+    lease: Lease,
+    abort: AbortController,
+    error: unknown,
+    log: Logger,
+  ): Promise<void> {
+    if (abort.signal.reason instanceof LeaseGoneError || error instanceof LeaseGoneError) return;
+    if (abort.signal.reason instanceof TaskCancelledError) {
+      log.info("cancelled task stopped");
+      return;
+    }
+    const handedBack = this.stopping && abort.signal.aborted;
+    const permanent = !handedBack && this.options.permanent(error);
+    const message = handedBack ? "inference node shut down; task handed back" : errorMessage(error);
+    log[permanent ? "warn" : "error"]({ err: message, permanent }, "task failed");
+    try {
+      await this.options.client.fail(lease.lease_id, message, !permanent);
+    } catch (reportError) {
+      // The lease will expire and the task will be retried: nothing is lost.
+      log.error({ err: String(reportError) }, "could not report the failure");
+    }
+  }
+
+  /** Stops taking work; waits up to `graceMs` for running tasks, then hands the rest back. */
+  async drain(graceMs: number): Promise<void> {
+    this.stopping = true;
+    this.stopPolling.abort();
+    const all = () => Promise.all([...this.running.values()].map((r) => r.done));
+    const timer = new Promise((r) => setTimeout(r, graceMs).unref());
+    await Promise.race([all(), timer]);
+    for (const task of this.running.values()) task.abort.abort(new Error("shutting down"));
+    await all();
+    await this.loop;
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

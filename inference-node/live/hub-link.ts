@@ -1,0 +1,89 @@
+import WebSocket from "ws";
+import {
+  HubToNode,
+  LIVE_NODE_STALE_MS,
+  LIVE_PING,
+  LIVE_PING_INTERVAL_MS,
+  LIVE_PONG,
+  type NodeRegister,
+  parseLiveMessage,
+} from "../../protocol/live.ts";
+import type { Logger } from "../logger.ts";
+
+export interface HubLinkOptions {
+  /** ws(s)://…/internal/v1/live/node */
+  url: string;
+  token: string;
+  register: NodeRegister;
+  onAssign: (sessionId: string) => void;
+  logger: Logger;
+}
+
+const MAX_BACKOFF_MS = 10_000;
+
+/**
+ * The node's one outbound socket to the LiveHub: registers the engine, pings (the hub's runtime
+ * answers without waking it), takes session assignments, and reconnects with backoff whenever the
+ * socket drops or stops answering pings. Outbound only, like the lease loop: no inbound port.
+ */
+export class HubLink {
+  #ws: WebSocket | null = null;
+  #stopped = false;
+  #backoffMs = 500;
+  #retry: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: HubLinkOptions) {}
+
+  start(): void {
+    if (!this.#ws && !this.#stopped) this.#connect();
+  }
+
+  /** Closes the socket for good; the hub stops counting this engine at once. */
+  stop(): void {
+    this.#stopped = true;
+    if (this.#retry) clearTimeout(this.#retry);
+    this.#ws?.close(1000, "node stopping");
+  }
+
+  #connect(): void {
+    const { url, token, register, logger } = this.options;
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
+    this.#ws = ws;
+    let lastPong = Date.now();
+    let pinger: NodeJS.Timeout | undefined;
+    ws.on("open", () => {
+      this.#backoffMs = 500;
+      lastPong = Date.now();
+      ws.send(JSON.stringify(register));
+      logger.info(
+        { node_id: register.node_id, capacity: register.capacity },
+        "live: engine registered at the hub",
+      );
+      pinger = setInterval(() => {
+        // a half-open socket never closes by itself: no pong for a while means the hub is gone
+        if (Date.now() - lastPong > LIVE_NODE_STALE_MS) ws.terminate();
+        else ws.send(LIVE_PING);
+      }, LIVE_PING_INTERVAL_MS);
+    });
+    ws.on("message", (data: Buffer) => {
+      const text = data.toString("utf8");
+      if (text === LIVE_PONG) {
+        lastPong = Date.now();
+        return;
+      }
+      const parsed = parseLiveMessage(HubToNode, text);
+      if (parsed.ok) this.options.onAssign(parsed.value.session_id);
+      else logger.warn({ error: parsed.error }, "live: bad hub message");
+    });
+    // e.g. "Unexpected server response: 401" (wrong NODE_TOKEN); the close handler retries
+    ws.on("error", (error) => logger.warn({ err: error.message }, "live: hub socket error"));
+    ws.on("close", (code, reason) => {
+      clearInterval(pinger);
+      this.#ws = null;
+      if (this.#stopped) return;
+      logger.warn({ code, reason: reason.toString(), retry_ms: this.#backoffMs }, "live: hub socket closed");
+      this.#retry = setTimeout(() => this.#connect(), this.#backoffMs);
+      this.#backoffMs = Math.min(MAX_BACKOFF_MS, this.#backoffMs * 2);
+    });
+  }
+}

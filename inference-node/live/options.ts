@@ -1,0 +1,54 @@
+import { z } from "zod";
+
+/**
+ * Tuning of the streaming engine, from the environment:
+ *
+ *   VOXEDGE_LIVE_CAPACITY         live sessions this node takes at once (default 1; 0 = no live engine)
+ *   VOXEDGE_LIVE_SILENCE_MS       pause that ends an utterance (default 600)
+ *   VOXEDGE_LIVE_INTERIM_MS       audio between interim re-decodes (default 500)
+ *   VOXEDGE_LIVE_MAX_UTTERANCE_MS an utterance is cut at this length (default 15000)
+ *   VOXEDGE_LIVE_FINAL_CONTEXT    `fit` (encoder context sized to the utterance: fast) or `full`
+ *                                 (whisper's 30 s context: slower, what file jobs use) for finals
+ */
+export const LiveOptions = z.object({
+  capacity: z.coerce.number().int().min(0).max(64),
+  silenceMs: z.coerce.number().int().min(100).max(5_000),
+  interimMs: z.coerce.number().int().min(100).max(10_000),
+  maxUtteranceMs: z.coerce.number().int().min(1_000).max(28_000),
+  finalContext: z.enum(["fit", "full"]),
+  /** Finals waiting for the decoder; past this the oldest is dropped (with an error message). */
+  maxPendingFinals: z.number().int().min(1),
+  /** Token cap per decode (0 = whisper's own), the node's VOXEDGE_MAX_TOKENS. */
+  maxTokens: z.number().int().min(0),
+});
+export type LiveOptions = z.infer<typeof LiveOptions>;
+
+/** Defaults: ~600 ms endpointing and two interim decodes a second, as in the anchors we compare with. */
+export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
+  capacity: 1,
+  silenceMs: 600,
+  interimMs: 500,
+  maxUtteranceMs: 15_000,
+  finalContext: "fit",
+  maxPendingFinals: 3,
+  maxTokens: 0,
+};
+
+/** Reads the live options; throws a readable message on a bad value. */
+export function liveOptionsFromEnv(env: NodeJS.ProcessEnv, maxTokens: number): LiveOptions {
+  const d = DEFAULT_LIVE_OPTIONS;
+  const parsed = LiveOptions.safeParse({
+    capacity: env.VOXEDGE_LIVE_CAPACITY ?? d.capacity,
+    silenceMs: env.VOXEDGE_LIVE_SILENCE_MS ?? d.silenceMs,
+    interimMs: env.VOXEDGE_LIVE_INTERIM_MS ?? d.interimMs,
+    maxUtteranceMs: env.VOXEDGE_LIVE_MAX_UTTERANCE_MS ?? d.maxUtteranceMs,
+    finalContext: env.VOXEDGE_LIVE_FINAL_CONTEXT ?? d.finalContext,
+    maxPendingFinals: d.maxPendingFinals,
+    maxTokens,
+  });
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`live engine configuration: ${issues}`);
+  }
+  return parsed.data;
+}

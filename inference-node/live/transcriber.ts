@@ -1,0 +1,226 @@
+/**
+ * The streaming engine of one live session: audio in, interim and final messages out.
+ *
+ * - The Segmenter cuts utterances (energy VAD, `silenceMs` hangover, `maxUtteranceMs` cap).
+ * - Interims: while someone speaks, the growing utterance is re-decoded every `interimMs` of audio
+ *   and LocalAgreement-2 keeps only the prefix two consecutive decodes agree on.
+ * - Finals: at each end of utterance the whole utterance is decoded once more and post-processed as
+ *   file jobs are (markers, repetition runs, silence hallucinations).
+ * - Back-pressure: finals come first. A final aborts the running interim, no interim starts while a
+ *   final waits, and the interim cadence counts from the end of the previous interim decode, so when
+ *   decoding is slower than real time the interims thin out, not the finals. Waiting finals are capped
+ *   (`maxPendingFinals`; the oldest is dropped with an error message) and so is each utterance, so the
+ *   audio a session holds is bounded.
+ */
+import { AbortError, type DecodeOptions, type Transcript } from "../../native/index.ts";
+import type { FinalMessage, InterimMessage, ServerMessage } from "../../protocol/live.ts";
+import { cleanTranscript } from "../postprocess/build-result.ts";
+import { removeMarkers } from "../postprocess/markers.ts";
+import { collapseRepetitions } from "../postprocess/repetition.ts";
+import { LocalAgreement } from "./local-agreement.ts";
+import type { LiveOptions } from "./options.ts";
+import { msToSamples, SAMPLE_RATE, type SegmentEvent, Segmenter, type Utterance } from "./segmenter.ts";
+
+/** What the engine needs of a decoder (WhisperModel.createStream() gives one). */
+export interface LiveDecoder {
+  /** True while a decode runs, including an aborted one that has not reached its next check point. */
+  readonly busy: boolean;
+  decode(pcm: Float32Array, options?: DecodeOptions): Promise<Transcript>;
+}
+
+/** One decode's cost: the real-time factor is decodeMs / (audioSec * 1000). */
+export interface DecodeStat {
+  kind: "interim" | "final";
+  audioSec: number;
+  decodeMs: number;
+}
+
+export interface TranscriberSink {
+  send(message: InterimMessage | FinalMessage | Extract<ServerMessage, { type: "error" }>): void;
+  decoded?(stat: DecodeStat): void;
+}
+
+interface FinalJob {
+  utterance: Utterance;
+  audio: Float32Array;
+}
+
+/**
+ * Encoder context for `samples` of audio: 50 positions a second plus a margin, in steps of 64 (0 =
+ * whisper's full 1500 once the audio nears 30 s). A short live buffer then costs a fraction of a full
+ * 30 s window.
+ */
+export function fitAudioCtx(samples: number): number {
+  const ctx = Math.ceil(((samples / SAMPLE_RATE) * 50) / 64) * 64 + 64;
+  return ctx >= 1500 ? 0 : ctx;
+}
+
+const seconds = (samples: number) => Math.round((samples / SAMPLE_RATE) * 1000) / 1000;
+
+/**
+ * @example
+ * const t = new LiveTranscriber({ interim: await model.createStream(), final: await model.createStream() },
+ *   { send: (m) => ws.send(JSON.stringify(m)) }, DEFAULT_LIVE_OPTIONS, "en");
+ * t.push(float32Chunk);
+ * await t.flush(); // the client said `end`
+ */
+export class LiveTranscriber {
+  readonly #segmenter: Segmenter;
+  readonly #agreement = new LocalAgreement();
+  readonly #finals: FinalJob[] = [];
+  #finalLoop: Promise<void> | null = null;
+  #interim: AbortController | null = null;
+  /** Utterance length (samples) before which no new interim starts. */
+  #nextInterimAt = 0;
+  /** Session sample up to which the last interim decoded: a pause adds nothing worth re-decoding. */
+  #interimHeard = 0;
+  #closed = false;
+
+  constructor(
+    private readonly decoders: { interim: LiveDecoder; final: LiveDecoder },
+    private readonly sink: TranscriberSink,
+    private readonly options: LiveOptions,
+    private language = "auto",
+  ) {
+    this.#segmenter = new Segmenter({ silenceMs: options.silenceMs, maxUtteranceMs: options.maxUtteranceMs });
+  }
+
+  /** Takes the next chunk of 16 kHz mono audio. */
+  push(pcm: Float32Array): void {
+    if (this.#closed) return;
+    for (const event of this.#segmenter.push(pcm)) this.#onSegment(event);
+    this.#maybeInterim();
+  }
+
+  /** Language for the following decodes: a whisper code, or "auto" (detected once per utterance). */
+  setLanguage(language: string): void {
+    this.language = language;
+  }
+
+  /** Ends the current utterance and resolves when every final is out. */
+  async flush(): Promise<void> {
+    if (this.#closed) return;
+    for (const event of this.#segmenter.flush()) this.#onSegment(event);
+    while (this.#finalLoop) await this.#finalLoop;
+  }
+
+  /** Stops at once: the running interim is aborted, waiting finals dropped, nothing more is sent. */
+  close(): void {
+    this.#closed = true;
+    this.#interim?.abort();
+    this.#finals.length = 0;
+  }
+
+  #onSegment(event: SegmentEvent): void {
+    if (event.type === "start") {
+      this.#agreement.reset();
+      this.#nextInterimAt = msToSamples(this.options.interimMs);
+      return;
+    }
+    this.#interim?.abort(); // finals first
+    this.#finals.push({ utterance: event.utterance, audio: event.audio });
+    if (this.#finals.length > this.options.maxPendingFinals) {
+      const dropped = this.#finals.shift();
+      const lost = seconds(dropped?.audio.length ?? 0);
+      this.sink.send({
+        type: "error",
+        message: `decoding fell behind real time: dropped ${lost} s of speech`,
+      });
+    }
+    this.#finalLoop ??= this.#runFinals().finally(() => {
+      this.#finalLoop = null;
+    });
+  }
+
+  async #runFinals(): Promise<void> {
+    for (let job = this.#finals.shift(); job && !this.#closed; job = this.#finals.shift()) {
+      await this.#final(job);
+    }
+  }
+
+  async #final({ utterance, audio }: FinalJob): Promise<void> {
+    const context = this.options.finalContext === "fit" ? fitAudioCtx(audio.length) : 0;
+    let transcript: Transcript;
+    try {
+      transcript = await this.#decode("final", this.decoders.final, audio, utterance, context);
+    } catch (error) {
+      if (!this.#closed)
+        this.sink.send({ type: "error", message: `final decode failed: ${describe(error)}` });
+      return;
+    }
+    const offset = utterance.startSample / SAMPLE_RATE;
+    const segments = transcript.segments.map((s) => ({ ...s, start: offset + s.start, end: offset + s.end }));
+    const text = cleanTranscript(segments, transcript.language).text;
+    if (!text || this.#closed) return;
+    this.sink.send({
+      type: "final",
+      text,
+      start: seconds(utterance.speechStart),
+      end: seconds(utterance.lastVoicedEnd),
+      language: transcript.language,
+    });
+  }
+
+  #maybeInterim(): void {
+    const utterance = this.#segmenter.current;
+    if (!utterance || this.#closed || this.#interim || this.#finalLoop || this.decoders.interim.busy) return;
+    if (utterance.length < this.#nextInterimAt || utterance.lastVoicedEnd <= this.#interimHeard) return;
+    const controller = new AbortController();
+    this.#interim = controller;
+    const audio = utterance.audio();
+    this.#interimHeard = utterance.startSample + audio.length;
+    const context = fitAudioCtx(audio.length);
+    this.#decode("interim", this.decoders.interim, audio, utterance, context, controller.signal)
+      .then((transcript) => {
+        if (controller.signal.aborted || this.#segmenter.current !== utterance) return;
+        const hypothesis = collapseRepetitions(
+          removeMarkers(transcript.segments.map((s) => s.text).join(" ")),
+        );
+        const settled = this.#agreement.update(hypothesis);
+        if (!settled) return;
+        const end = seconds(utterance.startSample + audio.length);
+        this.sink.send({ type: "interim", text: settled, start: seconds(utterance.speechStart), end });
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof AbortError) && !this.#closed) {
+          this.sink.send({ type: "error", message: `interim decode failed: ${describe(error)}` });
+        }
+      })
+      .finally(() => {
+        this.#interim = null;
+        // the cadence counts from here, not from the decode's start: a slow decoder gets fewer interims
+        if (this.#segmenter.current === utterance) {
+          this.#nextInterimAt = utterance.length + msToSamples(this.options.interimMs);
+        }
+      });
+  }
+
+  async #decode(
+    kind: DecodeStat["kind"],
+    decoder: LiveDecoder,
+    audio: Float32Array,
+    utterance: Utterance,
+    audioCtx: number,
+    signal?: AbortSignal,
+  ): Promise<Transcript> {
+    const language = this.language === "auto" ? (utterance.language ?? "auto") : this.language;
+    const started = performance.now();
+    const transcript = await decoder.decode(audio, {
+      language,
+      audioCtx,
+      maxTokens: this.options.maxTokens,
+      ...(signal && { signal }),
+    });
+    this.sink.decoded?.({
+      kind,
+      audioSec: audio.length / SAMPLE_RATE,
+      decodeMs: performance.now() - started,
+    });
+    utterance.language ??= transcript.language;
+    return transcript;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

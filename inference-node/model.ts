@@ -1,0 +1,33 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { loadModel, type WhisperModel } from "../native/index.ts";
+import { parseRegistry, type RegistryEntry } from "../protocol/model-registry.ts";
+import type { NodeConfig } from "./config.ts";
+
+export interface ResidentModel {
+  /** Registry id of the model this node serves (the registry default). */
+  id: string;
+  entry: RegistryEntry;
+  path: string;
+  whisper: WhisperModel;
+}
+
+/**
+ * Loads the registry's default model once; every task shares it (each decode gets its own whisper
+ * state). MODEL_REGISTRY is the same JSON the Worker reads, so both sides agree on the default.
+ */
+export async function loadResidentModel(config: NodeConfig): Promise<ResidentModel> {
+  const registry = parseRegistry(process.env.MODEL_REGISTRY || undefined);
+  const entry = registry.models.find((m) => m.id === registry.default_model);
+  if (!entry || entry.kind === "http") {
+    throw new Error(`the default model ${registry.default_model} is not a local model this node can load`);
+  }
+  const path = config.modelPath ?? join(config.modelsDir, entry.file ?? `${entry.id}.bin`);
+  if (!existsSync(path)) {
+    throw new Error(
+      `model file ${path} not found: run \`npm run model:download -- base\` or pass --model PATH`,
+    );
+  }
+  const whisper = await loadModel(path, { threads: config.threads });
+  return { id: entry.id, entry, path, whisper };
+}

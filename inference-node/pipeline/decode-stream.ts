@@ -1,0 +1,121 @@
+import type { Token, WhisperModel } from "../../native/index.ts";
+import type { TimedToken } from "../../protocol/transcription-detail.ts";
+import { type AudioWindow, windows } from "../audio/windows.ts";
+import { SAMPLE_RATE } from "../media/pcm-stream.ts";
+import type { DecodedSegment } from "../postprocess/build-result.ts";
+import { looped } from "../postprocess/repetition.ts";
+
+export interface DecodeRequest {
+  /** Language code, or null to detect it on the first window and keep it for the rest. */
+  language: string | null;
+  translate: boolean;
+  /** The caller's context/hotword hint, given to every window as the initial prompt. */
+  context: string;
+  /** Bound on tokens per segment (0 = whisper's own). */
+  maxTokens: number;
+  /** Step of the temperature fallback (default 0.2); 0 decodes once, greedily. */
+  temperatureInc?: number;
+  /** Per-token times from whisper (for word timestamps); off by default. */
+  tokenTimestamps?: boolean;
+  signal: AbortSignal;
+  /** Called after each window with the seconds of audio recognised so far. */
+  onWindow?: (decodedSec: number) => void;
+}
+
+/** A decoded segment with the decoder figures the OpenAI-compatible endpoints show. */
+export interface DetailedSegment extends DecodedSegment {
+  /** Start of the segment's window in 10 ms frames (whisper's `seek`). */
+  seek: number;
+  /** Ids of its text tokens. */
+  tokenIds: number[];
+  /** Its text tokens with times from the clip start; empty unless `tokenTimestamps` was asked for. */
+  timedTokens: TimedToken[];
+}
+
+export interface DecodeRun {
+  segments: DetailedSegment[];
+  language: string;
+  durationSec: number;
+  /** Wall time spent in recognition calls. */
+  asrMs: number;
+}
+
+/** How much of the previous window's text conditions the next one. */
+const CARRY_CHARS = 200;
+
+/**
+ * Recognises a PCM stream window by window with the resident model. The next window is read (and
+ * whatever taps the stream, e.g. diarization, runs) while the current one decodes on whisper's
+ * thread, so at most two windows are held. Decoder guards are on: temperature fallback, no-speech and
+ * logprob thresholds, non-speech tokens suppressed, and a looped window's text is not carried over.
+ */
+export async function decodeStream(
+  model: WhisperModel,
+  pcm: AsyncIterable<Float32Array>,
+  request: DecodeRequest,
+): Promise<DecodeRun> {
+  const iterator = windows(pcm)[Symbol.asyncIterator]();
+  const segments: DetailedSegment[] = [];
+  let language = request.language;
+  let carry = "";
+  let asrMs = 0;
+  let durationSec = 0;
+  let next = iterator.next();
+  try {
+    for (;;) {
+      const step: IteratorResult<AudioWindow> = await next;
+      if (step.done) break;
+      const window = step.value;
+      next = iterator.next();
+      next.catch(() => undefined); // observed below; avoids an unhandled rejection while decoding
+      const started = performance.now();
+      const transcript = await model.transcribe(window.samples, {
+        language: language ?? "auto",
+        translate: request.translate,
+        initialPrompt: [request.context, carry].filter(Boolean).join(" ") || undefined,
+        timestamps: true,
+        tokenTimestamps: request.tokenTimestamps ?? false,
+        maxTokens: request.maxTokens,
+        temperature: 0,
+        temperatureInc: request.temperatureInc ?? 0.2,
+        noSpeechThreshold: 0.6,
+        logprobThreshold: -1,
+        entropyThreshold: 2.4,
+        suppressNonSpeech: true,
+        noContext: true,
+        signal: request.signal,
+      });
+      asrMs += performance.now() - started;
+      language ??= transcript.language;
+      const windowText = transcript.segments.map((s) => s.text).join("");
+      carry = looped(windowText) ? "" : windowText.trim().slice(-CARRY_CHARS);
+      const windowEnd = window.offsetSec + window.samples.length / SAMPLE_RATE;
+      for (const segment of transcript.segments) {
+        segments.push({
+          start: window.offsetSec + segment.start,
+          end: Math.min(windowEnd, window.offsetSec + segment.end),
+          text: segment.text,
+          noSpeechProb: segment.noSpeechProb,
+          avgLogprob: segment.avgLogprob,
+          seek: Math.round(window.offsetSec * 100),
+          tokenIds: segment.tokens.map((token) => token.id),
+          timedTokens: request.tokenTimestamps ? timedTokens(segment.tokens, window.offsetSec) : [],
+        });
+      }
+      durationSec = windowEnd;
+      request.onWindow?.(durationSec);
+    }
+  } finally {
+    await iterator.return?.(undefined);
+  }
+  return { segments, language: language ?? "en", durationSec, asrMs };
+}
+
+/** Tokens that carry times, moved from window time to clip time. */
+function timedTokens(tokens: readonly Token[], offsetSec: number): TimedToken[] {
+  return tokens.flatMap((token) =>
+    token.t0 === undefined || token.t1 === undefined
+      ? []
+      : [{ text: token.text, start: offsetSec + token.t0, end: offsetSec + token.t1 }],
+  );
+}

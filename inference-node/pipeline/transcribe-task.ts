@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { normalizeLanguage } from "../../protocol/languages.ts";
+import type { Lease } from "../../protocol/node.ts";
+import type { DetailedTranscriptionResult } from "../../protocol/transcription-detail.ts";
+import { Diarizer } from "../diarize/index.ts";
+import type { TaskContext } from "../lease-loop.ts";
+import type { Logger } from "../logger.ts";
+import { MediaError } from "../media/media-error.ts";
+import { pcmChunks, probeDuration } from "../media/pcm-stream.ts";
+import type { ResidentModel } from "../model.ts";
+import { buildTranscriptionResult, cleanTranscript } from "../postprocess/build-result.ts";
+import type { Translator } from "../translate/translator.ts";
+import { translationTarget } from "../translate/translator.ts";
+import { decodeStream } from "./decode-stream.ts";
+import { fetchMedia, type MediaSourceOptions } from "./fetch-media.ts";
+import { buildDetail } from "./result-detail.ts";
+
+/** What the enqueue routes store for a transcription task (extra fields are ignored). */
+export const TranscribeParams = z.looseObject({
+  language: z.string().nullable().optional(),
+  context: z.string().optional(),
+  /** "translate": whisper's own speech → English. */
+  task: z.enum(["transcribe", "translate"]).optional(),
+  /** Word timings for the OpenAI-compatible endpoints (interactive tasks only). */
+  word_timestamps: z.boolean().optional(),
+});
+
+/** Temperature every decode starts at (decode-stream.ts); whisper.cpp does not report a fallback's. */
+const START_TEMPERATURE = 0;
+
+export interface TranscribeDeps {
+  model: ResidentModel;
+  translator: Translator | null;
+  diarize: boolean;
+  maxTokens: number;
+  /** Step of whisper's temperature fallback; 0 disables it (default 0.2). */
+  temperatureInc?: number;
+  media: Omit<MediaSourceOptions, "signal">;
+  logger: Logger;
+}
+
+/** A request the node cannot serve however often it retries. */
+export class TaskInputError extends Error {
+  override name = "TaskInputError";
+}
+
+/**
+ * Runs one transcription: fetch the media, stream it through ffmpeg once, recognise it window by
+ * window while diarization reads the same stream, post-process, translate when configured. An
+ * interactive task (the synchronous OpenAI-compatible endpoints) also gets the decoder `detail`.
+ */
+export async function transcribe(
+  lease: Lease,
+  deps: TranscribeDeps,
+  context: TaskContext,
+): Promise<DetailedTranscriptionResult> {
+  const { signal } = context;
+  const params = TranscribeParams.safeParse(lease.params);
+  if (!params.success) throw new TaskInputError(`invalid task parameters: ${params.error.message}`);
+  const language = resolveLanguage(params.data.language ?? null, deps.model);
+  const interactive = lease.lane === "interactive";
+  const wordTimes = interactive && params.data.word_timestamps === true;
+
+  const downloadStarted = performance.now();
+  const media = await fetchMedia(lease, { ...deps.media, signal });
+  const downloadMs = performance.now() - downloadStarted;
+  try {
+    const expectedSec = await probeDuration(media.path);
+    const diarizer = deps.diarize ? new Diarizer() : null;
+    let diarizeMs = 0;
+    async function* tapped(): AsyncGenerator<Float32Array> {
+      for await (const chunk of pcmChunks(media.path, signal)) {
+        if (diarizer) {
+          const started = performance.now();
+          diarizer.push(chunk);
+          diarizeMs += performance.now() - started;
+        }
+        yield chunk;
+      }
+    }
+    const run = await decodeStream(deps.model.whisper, tapped(), {
+      language,
+      translate: params.data.task === "translate",
+      context: params.data.context ?? "",
+      maxTokens: deps.maxTokens,
+      temperatureInc: deps.temperatureInc,
+      tokenTimestamps: wordTimes,
+      signal,
+      onWindow: (sec) => context.progress(expectedSec ? Math.min(95, (sec / expectedSec) * 95) : 0),
+    });
+    if (run.durationSec === 0) throw new MediaError("the media contains no audio");
+    const clusterStarted = performance.now();
+    const speakerTurns = diarizer ? diarizer.finish() : null;
+    diarizeMs += diarizer ? performance.now() - clusterStarted : 0;
+
+    const postStarted = performance.now();
+    const speechToEnglish = params.data.task === "translate";
+    const outputLanguage = speechToEnglish ? "en" : run.language;
+    const translation = speechToEnglish
+      ? null
+      : await translateText(cleanTranscript(run.segments, outputLanguage).text, outputLanguage, deps, signal);
+    const result = buildTranscriptionResult({
+      segments: run.segments,
+      language: outputLanguage,
+      model: deps.model.id,
+      durationSec: run.durationSec,
+      timings: { downloadMs, asrMs: run.asrMs, diarizeMs, postMs: performance.now() - postStarted },
+      speakerTurns,
+      translation,
+    });
+    if (!interactive) return result;
+    const detail = buildDetail(result.segments, run.segments, {
+      words: wordTimes,
+      temperature: START_TEMPERATURE,
+    });
+    return { ...result, detail };
+  } finally {
+    await media.remove();
+  }
+}
+
+/** Auto-detect is only for the multilingual base kind; a fine-tuned model needs the language. */
+function resolveLanguage(requested: string | null, model: ResidentModel): string | null {
+  const choice = normalizeLanguage(requested);
+  if (choice.kind === "unsupported") throw new TaskInputError(`unsupported language: ${choice.input}`);
+  if (choice.kind === "language") return choice.code;
+  if (model.entry.kind !== "local_base") {
+    throw new TaskInputError(
+      `model ${model.id} needs a language; auto-detect is only available with the base model`,
+    );
+  }
+  return null;
+}
+
+/** VI<->EN translation of the cleaned text; a failing backend leaves it null, never fails the task. */
+async function translateText(
+  text: string,
+  language: string,
+  deps: TranscribeDeps,
+  signal: AbortSignal,
+): Promise<string | null> {
+  const target = translationTarget(language);
+  if (!deps.translator || !target || !text) return null;
+  try {
+    return await deps.translator.translate(text, language as "vi" | "en", target, signal);
+  } catch (error) {
+    deps.logger.warn({ err: String(error) }, "translation failed; completing without it");
+    return null;
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * From the decoder's segments to the TranscriptionResult a task completes with: the cleaning pipeline
+ * per segment, speaker labels, and the timing numbers.
+ *
+ * Per segment, in order: markers removed → repeated n-grams collapsed → dropped when it is a known
+ * silence hallucination the decoder doubted → (across segments) looping segments collapsed → spacing
+ * cleaned and, for Vietnamese, sentence starts capitalized → dropped when empty.
+ */
+import { normalizeLanguage } from "../../protocol/languages.ts";
+import type { SpeakerTurn, TranscriptionResult } from "../../protocol/transcription.ts";
+import { type HallucinationOptions, isSilenceHallucination } from "./hallucinations.ts";
+import { removeMarkers } from "./markers.ts";
+import { collapseRepeatedSegments, collapseRepetitions, type RepetitionOptions } from "./repetition.ts";
+import { joinPieces } from "./text.ts";
+import { formatTimestamp } from "./timestamp.ts";
+import { endsSentence, truecase } from "./truecase.ts";
+
+/** One decoded segment, already offset to seconds from the clip start. */
+export interface DecodedSegment {
+  start: number;
+  end: number;
+  /** As the model wrote it (whisper: usually with a leading space). */
+  text: string;
+  noSpeechProb: number;
+  /** NaN when the segment had no text tokens. */
+  avgLogprob: number;
+  /** A label someone already assigned; wins over `assignSpeaker` and `speakerTurns`. */
+  speaker?: string | null;
+}
+
+export interface CleanOptions extends HallucinationOptions, RepetitionOptions {}
+
+/** A cleaned segment: text final, speaker still to assign. */
+export interface CleanSegment {
+  start: number;
+  end: number;
+  text: string;
+  speaker?: string | null;
+}
+
+export interface CleanTranscript {
+  /** The model's segment texts joined verbatim (each trimmed, joined by script). */
+  rawText: string;
+  /** The cleaned segment texts joined the same way. */
+  text: string;
+  segments: CleanSegment[];
+}
+
+/**
+ * Runs the cleaning pipeline (module comment) over a transcript's segments. Cheap and pure: the
+ * caller may run it to get the text to translate, then build the result from the same segments.
+ *
+ * @example
+ * cleanTranscript([{ start: 0, end: 2, text: " xin chào [Âm nhạc]", noSpeechProb: 0.01, avgLogprob: -0.2 }], "vi").text;
+ * // "Xin chào"
+ */
+export function cleanTranscript(
+  segments: readonly DecodedSegment[],
+  language: string,
+  options: CleanOptions = {},
+): CleanTranscript {
+  const kept: CleanSegment[] = [];
+  for (const seg of segments) {
+    const text = collapseRepetitions(removeMarkers(seg.text), options);
+    if (!text || isSilenceHallucination(text, seg, options)) continue;
+    kept.push({
+      start: seg.start,
+      end: seg.end,
+      text,
+      ...(seg.speaker !== undefined && { speaker: seg.speaker }),
+    });
+  }
+  let atSentenceStart = true;
+  const cleaned: CleanSegment[] = [];
+  for (const seg of collapseRepeatedSegments(kept, { minRepeats: options.minRepeats })) {
+    const text = truecase(seg.text, language, atSentenceStart);
+    if (!text) continue;
+    atSentenceStart = endsSentence(text);
+    cleaned.push({ ...seg, text });
+  }
+  return {
+    rawText: joinPieces(segments.map((s) => s.text)),
+    text: joinPieces(cleaned.map((s) => s.text)),
+    segments: cleaned,
+  };
+}
+
+/**
+ * The turn that overlaps [start, end] the longest, or null when none does.
+ *
+ * @example
+ * speakerByOverlap(1, 3, [{ start: 0, end: 1.5, speaker: "SPEAKER_00" }, { start: 1.5, end: 4, speaker: "SPEAKER_01" }]);
+ * // "SPEAKER_01"
+ */
+export function speakerByOverlap(start: number, end: number, turns: readonly SpeakerTurn[]): string | null {
+  let best: string | null = null;
+  let bestOverlap = 0;
+  for (const turn of turns) {
+    const overlap = Math.min(end, turn.end) - Math.max(start, turn.start);
+    if (overlap > bestOverlap) {
+      bestOverlap = overlap;
+      best = turn.speaker;
+    }
+  }
+  return best;
+}
+
+/** The Title-case name of a decoded language ("vi" → "Vietnamese", "zh-CN" → "Chinese"); unknown input as is. */
+function languageName(code: string): string {
+  const choice = normalizeLanguage(code);
+  return choice.kind === "language" ? choice.name : code;
+}
+
+/** Wall-clock milliseconds of each stage of the task on the node. */
+export interface ResultTimings {
+  /** Fetching the media. */
+  downloadMs: number;
+  /**
+   * Media decoding (ffmpeg) that ran before recognition, if any. The streaming pipeline pipes ffmpeg
+   * into recognition, so its decode is inside `asrMs` and this stays 0 (the default).
+   */
+  decodeMs?: number;
+  /** Recognition. */
+  asrMs: number;
+  /** Diarization, concurrent with recognition; 0 or absent when disabled. */
+  diarizeMs?: number;
+  /** Post-processing, translation included. */
+  postMs: number;
+}
+
+export interface BuildResultInput {
+  segments: readonly DecodedSegment[];
+  /** Decoded language code ("vi"); the result reports its Title-case name. */
+  language: string;
+  /** Registry id of the producing model. */
+  model: string;
+  durationSec: number;
+  timings: ResultTimings;
+  /** Raw diarization turns; null or absent when diarization is disabled. */
+  speakerTurns?: readonly SpeakerTurn[] | null;
+  /** Speaker for a cleaned segment's span; defaults to the longest-overlapping turn. */
+  assignSpeaker?: (start: number, end: number) => string | null;
+  /** VI<->EN translation of the cleaned text; null when not configured or it failed. */
+  translation?: string | null;
+  options?: CleanOptions;
+}
+
+/**
+ * Builds the TranscriptionResult of a finished task. `audio_url` is null: the Worker mints it on read.
+ *
+ * Times: the spec's total is "download + decode + max(asr, diarize) + post-processing". Recognition
+ * and diarization run concurrently, so only the longer counts; we read "decode" as media decoding,
+ * which the streaming pipeline overlaps with recognition (`decodeMs` 0), giving
+ * total_ms = downloadMs + decodeMs + max(asrMs, diarizeMs) + postMs.
+ * rtf = asr_ms / 1000 / duration_sec, 0 for a zero-length clip.
+ *
+ * @example
+ * const result = buildTranscriptionResult({
+ *   segments: [{ start: 0, end: 2.5, text: " xin chào các bạn.", noSpeechProb: 0.02, avgLogprob: -0.3 }],
+ *   language: "vi",
+ *   model: "whisper-base",
+ *   durationSec: 2.5,
+ *   timings: { downloadMs: 120, asrMs: 900, diarizeMs: 400, postMs: 5 },
+ * });
+ * // result.text === "Xin chào các bạn.", result.total_ms === 1025, result.rtf === 0.36
+ */
+export function buildTranscriptionResult(input: BuildResultInput): TranscriptionResult {
+  const { rawText, text, segments } = cleanTranscript(input.segments, input.language, input.options);
+  const turns = input.speakerTurns ?? null;
+  const speakerOf = (seg: CleanSegment): string | null => {
+    if (seg.speaker !== undefined) return seg.speaker;
+    if (input.assignSpeaker) return input.assignSpeaker(seg.start, seg.end);
+    return turns ? speakerByOverlap(seg.start, seg.end, turns) : null;
+  };
+  const { downloadMs, decodeMs = 0, asrMs, diarizeMs = 0, postMs } = input.timings;
+  const duration = input.durationSec;
+  return {
+    text,
+    raw_text: rawText,
+    language: languageName(input.language),
+    model: input.model,
+    duration_sec: duration,
+    asr_ms: asrMs,
+    diarize_ms: diarizeMs,
+    total_ms: downloadMs + decodeMs + Math.max(asrMs, diarizeMs) + postMs,
+    rtf: duration > 0 && Number.isFinite(duration) ? asrMs / 1000 / duration : 0,
+    segments: segments.map((seg) => ({
+      start: seg.start,
+      end: seg.end,
+      start_fmt: formatTimestamp(seg.start),
+      end_fmt: formatTimestamp(seg.end),
+      text: seg.text,
+      speaker: speakerOf(seg),
+    })),
+    segment_count: segments.length,
+    has_timestamps: segments.length > 0,
+    speaker_turns: turns ? turns.map((t) => ({ start: t.start, end: t.end, speaker: t.speaker })) : null,
+    speakers_pending: false,
+    translation: input.translation ?? null,
+    audio_url: null,
+  };
+}

@@ -1,0 +1,81 @@
+import {
+  type HeartbeatRequest,
+  HeartbeatResponse,
+  type Lease,
+  LeaseResponse,
+  type NodeHealth,
+} from "../protocol/node.ts";
+
+/** The lease is gone (expired and handed back, or released): stop working on the task. */
+export class LeaseGoneError extends Error {
+  constructor(leaseId: string) {
+    super(`lease ${leaseId} is no longer held`);
+    this.name = "LeaseGoneError";
+  }
+}
+
+/**
+ * The node's side of the internal protocol (/internal/v1, NODE_TOKEN). Responses are parsed with the
+ * same schemas the Worker uses.
+ */
+export class WorkerClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
+
+  private async request(path: string, init: RequestInit & { signal?: AbortSignal } = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    headers.set("authorization", `Bearer ${this.token}`);
+    if (init.body) headers.set("content-type", "application/json");
+    return fetch(new URL(path, this.baseUrl), { ...init, headers });
+  }
+
+  private async expectOk(response: Response, what: string, leaseId?: string): Promise<Response> {
+    if (response.status === 410 && leaseId) throw new LeaseGoneError(leaseId);
+    if (!response.ok) throw new Error(`${what}: HTTP ${response.status} ${await response.text()}`);
+    return response;
+  }
+
+  /** Long-polls for up to `capacity` tasks; resolves with none after `waitMs` without work. */
+  async lease(node: NodeHealth, capacity: number, waitMs: number, signal?: AbortSignal): Promise<Lease[]> {
+    const response = await this.request("/internal/v1/lease", {
+      method: "POST",
+      body: JSON.stringify({ node, capacity, wait_ms: waitMs }),
+      signal,
+    });
+    await this.expectOk(response, "lease");
+    return LeaseResponse.parse(await response.json()).leases;
+  }
+
+  async heartbeat(leaseId: string, body: HeartbeatRequest): Promise<HeartbeatResponse> {
+    const response = await this.request(`/internal/v1/leases/${leaseId}/heartbeat`, {
+      method: "POST",
+      body: JSON.stringify(body),
+    });
+    await this.expectOk(response, "heartbeat", leaseId);
+    return HeartbeatResponse.parse(await response.json());
+  }
+
+  async complete(leaseId: string, result: Record<string, unknown>): Promise<void> {
+    const response = await this.request(`/internal/v1/leases/${leaseId}/complete`, {
+      method: "POST",
+      body: JSON.stringify({ result }),
+    });
+    await this.expectOk(response, "complete", leaseId);
+  }
+
+  async fail(leaseId: string, error: string, retryable: boolean): Promise<void> {
+    const response = await this.request(`/internal/v1/leases/${leaseId}/fail`, {
+      method: "POST",
+      body: JSON.stringify({ error: error.slice(0, 4000), retryable }),
+    });
+    await this.expectOk(response, "fail", leaseId);
+  }
+
+  /** Streams a leased task's stored media (the lease's `source_path`). */
+  async source(sourcePath: string, leaseId: string, signal?: AbortSignal): Promise<Response> {
+    const response = await this.request(sourcePath, { signal });
+    return this.expectOk(response, "source", leaseId);
+  }
+}

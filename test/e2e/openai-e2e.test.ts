@@ -1,0 +1,191 @@
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import OpenAI, { toFile } from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LANGUAGES } from "../../protocol/languages.ts";
+import { speechPcm } from "../native/audio.ts";
+import { type Stack, startStack, writeWav } from "./stack.ts";
+
+/**
+ * The OpenAI-compatible endpoints on the whole platform: wrangler dev, a real inference node with the
+ * native addon and a synthetic model (its text is noise: shapes and formats are checked, not words),
+ * driven by the official OpenAI SDK over loopback.
+ *
+ * Two behaviours cannot be seen through `wrangler dev`, whose ProxyWorker (a Durable Object) re-issues
+ * every request: a client disconnect never reaches the Worker's request.signal, and a body is read
+ * before the Worker sees a declared Content-Length. Cancellation on disconnect and the 413 are
+ * therefore tested in test/worker/openai-*.test.ts (workerd, the official SDK aborting) and the node's
+ * stop in test/node/openai-lease-cancel.test.ts (the real pipeline and addon).
+ */
+
+let dir: string;
+let stack: Stack;
+let client: OpenAI;
+let speechSec: number;
+
+const SPEECH = "Hello from the edge. This sentence is spoken by a synthetic voice for testing.";
+const LANGUAGE_NAMES = new Set(Object.values(LANGUAGES).map((name) => name.toLowerCase()));
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "voxedge-openai-e2e-"));
+  const speech = await speechPcm(SPEECH);
+  speechSec = speech.length / 16_000;
+  writeWav(join(dir, "speech.wav"), speech);
+  stack = await startStack({ allowlist: "127.0.0.1:1", leaseTtlSec: 5 });
+  await stack.startNode();
+  client = new OpenAI({ apiKey: stack.key, baseURL: `${stack.url}/v1`, maxRetries: 0 });
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const speechFile = () => toFile(readFileSync(join(dir, "speech.wav")), "speech.wav", { type: "audio/wav" });
+
+async function history(
+  limit = 1,
+): Promise<{ task_id: string; status: string; params: Record<string, unknown> }[]> {
+  const response = await fetch(`${stack.url}/history?limit=${limit}`, {
+    headers: { authorization: `Bearer ${stack.key}` },
+  });
+  return (
+    (await response.json()) as {
+      jobs: { task_id: string; status: string; params: Record<string, unknown> }[];
+    }
+  ).jobs;
+}
+
+describe("OpenAI SDK against the real stack", () => {
+  it("answers every response_format in OpenAI's shapes", async () => {
+    const json = await client.audio.transcriptions.create({ file: await speechFile(), model: "whisper-1" });
+    expect(typeof json.text).toBe("string");
+
+    const text = await client.audio.transcriptions.create({
+      file: await speechFile(),
+      model: "whisper-1",
+      response_format: "text",
+    });
+    expect(text.endsWith("\n")).toBe(true);
+
+    const srt = await client.audio.transcriptions.create({
+      file: await speechFile(),
+      model: "whisper-1",
+      response_format: "srt",
+    });
+    const srtCues = srt.split("\n\n").filter(Boolean);
+    for (const [i, cue] of srtCues.entries()) {
+      expect(cue).toMatch(
+        new RegExp(`^${i + 1}\\n\\d{2}:\\d{2}:\\d{2},\\d{3} --> \\d{2}:\\d{2}:\\d{2},\\d{3}\\n.+$`, "s"),
+      );
+    }
+
+    const vtt = await client.audio.transcriptions.create({
+      file: await speechFile(),
+      model: "whisper-1",
+      response_format: "vtt",
+    });
+    expect(vtt.startsWith("WEBVTT\n\n")).toBe(true);
+    for (const cue of vtt.slice("WEBVTT\n\n".length).split("\n\n").filter(Boolean)) {
+      expect(cue).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} --> \d{2}:\d{2}:\d{2}\.\d{3}\n(<v SPEAKER_\d{2}>)?.+$/s);
+    }
+    // The same audio decodes the same way: as many cues in srt and vtt.
+    expect(vtt.slice(8).split("\n\n").filter(Boolean)).toHaveLength(srtCues.length);
+  });
+
+  it("answers verbose_json with scores from the decoder and word timings from token timestamps", async () => {
+    const verbose = await client.audio.transcriptions.create({
+      file: await speechFile(),
+      model: "whisper-1",
+      response_format: "verbose_json",
+      timestamp_granularities: ["word", "segment"],
+    });
+    expect(verbose.task).toBe("transcribe");
+    expect(LANGUAGE_NAMES.has(verbose.language)).toBe(true);
+    expect(verbose.duration).toBeGreaterThan(speechSec - 0.5);
+    expect(verbose.duration).toBeLessThan(speechSec + 0.5);
+    const segments = verbose.segments ?? [];
+    expect(segments.length).toBeGreaterThan(0);
+    for (const [id, segment] of segments.entries()) {
+      expect(segment.id).toBe(id);
+      expect(segment.start).toBeLessThanOrEqual(segment.end);
+      expect(segment.tokens.length).toBeGreaterThan(0);
+      for (const token of segment.tokens) expect(Number.isInteger(token)).toBe(true);
+      expect(segment.avg_logprob).toBeLessThan(0);
+      expect(segment.no_speech_prob).toBeGreaterThanOrEqual(0);
+      expect(segment.compression_ratio).toBeGreaterThan(0);
+      expect(segment.seek).toBe(0);
+    }
+    const words = verbose.words ?? [];
+    expect(words.length).toBeGreaterThan(0);
+    for (const [i, word] of words.entries()) {
+      expect(word.word).toMatch(/\S/);
+      expect(word.start).toBeLessThanOrEqual(word.end);
+      expect(word.end).toBeLessThanOrEqual(verbose.duration + 0.001);
+      if (i > 0) expect(word.start).toBeGreaterThanOrEqual(words[i - 1]!.start);
+    }
+    const [task] = await history();
+    expect(task?.params).toMatchObject({ task: "transcribe", word_timestamps: true, language: null });
+  });
+
+  it("auto-detects the language when none is given, and keeps a given one", async () => {
+    const given = await client.audio.transcriptions.create({
+      file: await speechFile(),
+      model: "whisper-1",
+      language: "de",
+      response_format: "verbose_json",
+    });
+    expect(given.language).toBe("german");
+    expect((await history())[0]?.params.language).toBe("de");
+    const auto = await client.audio.transcriptions.create({
+      file: await speechFile(),
+      model: "whisper-1",
+      response_format: "verbose_json",
+    });
+    expect(LANGUAGE_NAMES.has(auto.language)).toBe(true);
+    expect((await history())[0]?.params.language).toBeNull();
+  });
+
+  it("translates speech to English", async () => {
+    const verbose = await client.audio.translations.create({
+      file: await speechFile(),
+      model: "whisper-1",
+      response_format: "verbose_json",
+    });
+    expect(verbose).toMatchObject({ task: "translate", language: "english" });
+    expect((await history())[0]?.params).toMatchObject({ task: "translate" });
+  });
+
+  it("raises AuthenticationError for a wrong key", async () => {
+    const wrong = new OpenAI({ apiKey: "vx_wrong", baseURL: `${stack.url}/v1`, maxRetries: 0 });
+    const error = await wrong.audio.transcriptions
+      .create({ file: await speechFile(), model: "whisper-1" })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(error.error).toMatchObject({ code: "invalid_api_key", type: "invalid_request_error" });
+  });
+
+  it("fails a file that is not audio with a 400 the SDK does not retry", async () => {
+    const junk = await toFile(Buffer.from("ID3 not really an mp3 ".repeat(300)), "junk.mp3", {
+      type: "audio/mpeg",
+    });
+    const retrying = new OpenAI({ apiKey: stack.key, baseURL: `${stack.url}/v1`, maxRetries: 2 });
+    const error = await retrying.audio.transcriptions
+      .create({ file: junk, model: "whisper-1" })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.error).toMatchObject({ param: "file", code: "invalid_file" });
+    expect(error.message).toMatch(/cannot decode the media as audio/);
+    expect(error.headers.get("x-should-retry")).toBe("false");
+    const failed = await history(5);
+    expect(failed.filter((job) => String(job.params.object_key).endsWith("junk.mp3"))).toHaveLength(1);
+  });
+
+  it("lists models with the whisper-1 alias", async () => {
+    const ids = [];
+    for await (const model of client.models.list()) ids.push(model.id);
+    expect(ids).toEqual(["whisper-base", "whisper-1"]);
+  });
+});

@@ -1,0 +1,200 @@
+import type { ChildProcess } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TranscriptionResult } from "../../protocol/transcription.ts";
+import { buildDialogue } from "../helpers/dialogue.ts";
+import { speechPcm } from "../native/audio.ts";
+import { type Stack, startStack, writeWav } from "./stack.ts";
+
+/**
+ * The whole platform for real: wrangler dev (Worker, D1, R2, Durable Objects, Queue), inference node
+ * processes with the native addon and a synthetic model, ffmpeg, and a media server on loopback.
+ */
+
+let dir: string;
+let files: Server;
+let stack: Stack;
+let mediaOrigin: string;
+let node: ChildProcess;
+let speechSec: number;
+
+const SPEECH = "Hello from the edge. This sentence is spoken by a synthetic voice for testing.";
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "voxedge-e2e-"));
+  const speech = await speechPcm(SPEECH);
+  speechSec = speech.length / 16_000;
+  writeWav(join(dir, "speech.wav"), speech);
+  writeWav(join(dir, "dialogue.wav"), (await buildDialogue(2, 6, 7)).pcm);
+  writeFileSync(
+    join(dir, "corrupt.mp3"),
+    Buffer.from("ID3 this is definitely not an mp3 stream ".repeat(200)),
+  );
+  files = createServer((req, res) => {
+    const [, mode, name] = (req.url ?? "").split("/");
+    let body: Buffer;
+    try {
+      body = readFileSync(join(dir, name ?? ""));
+    } catch {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length });
+    if (req.method === "HEAD") return void res.end();
+    if (mode !== "slow") return void res.end(body);
+    // Trickle the body over ~4 s so a node is surely mid-task when the test kills it.
+    let at = 0;
+    const step = Math.ceil(body.length / 40);
+    const timer = setInterval(() => {
+      res.write(body.subarray(at, at + step));
+      at += step;
+      if (at >= body.length) {
+        clearInterval(timer);
+        res.end();
+      }
+    }, 100);
+    res.once("close", () => clearInterval(timer));
+  });
+  await new Promise<void>((r) => files.listen(0, "127.0.0.1", r));
+  const port = (files.address() as AddressInfo).port;
+  mediaOrigin = `http://127.0.0.1:${port}`;
+  stack = await startStack({ allowlist: `127.0.0.1:${port}`, leaseTtlSec: 3 });
+  node = await stack.startNode();
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  files?.closeAllConnections();
+  await new Promise((r) => files?.close(r));
+  await rm(dir, { recursive: true, force: true });
+});
+
+function post(path: string, body: BodyInit, headers: Record<string, string> = {}) {
+  return fetch(`${stack.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${stack.key}`, ...headers },
+    body,
+  });
+}
+
+async function enqueueUrl(url: string): Promise<string> {
+  const response = await post("/transcribe", JSON.stringify({ file_url: url }), {
+    "content-type": "application/json",
+  });
+  expect(response.status).toBe(200);
+  const accepted = (await response.json()) as { task_id: string; status: string };
+  expect(accepted.status).toBe("queued");
+  return accepted.task_id;
+}
+
+/** Checks a finished result against the spec schema and the invariants a client relies on. */
+function expectValidResult(result: unknown, durationSec: number): TranscriptionResult {
+  const parsed = TranscriptionResult.strict().parse(result);
+  expect(parsed.model).toBe("whisper-base");
+  expect(parsed.language).toMatch(/^[A-Z][a-z]+( [A-Z][a-z]+)*$/);
+  expect(parsed.duration_sec).toBeGreaterThan(durationSec - 0.5);
+  expect(parsed.duration_sec).toBeLessThan(durationSec + 0.5);
+  expect(parsed.rtf).toBeCloseTo(parsed.asr_ms / 1000 / parsed.duration_sec, 6);
+  expect(parsed.total_ms).toBeGreaterThanOrEqual(parsed.asr_ms);
+  expect(parsed.speakers_pending).toBe(false);
+  expect(parsed.segment_count).toBe(parsed.segments.length);
+  for (const segment of parsed.segments) {
+    expect(segment.start).toBeLessThanOrEqual(segment.end);
+    expect(segment.start_fmt).toMatch(/^\d{2}:\d{2}\.\d{3}$/);
+  }
+  return parsed;
+}
+
+describe("transcription end to end", () => {
+  it("runs a URL job to done with a result that matches the spec", async () => {
+    const taskId = await enqueueUrl(`${mediaOrigin}/files/speech.wav`);
+    const done = await stack.settle(taskId);
+    expect(done.error ?? null).toBeNull();
+    expect(done.status).toBe("done");
+    expect(done.queue).toBeNull();
+    const result = expectValidResult(done.result, speechSec);
+    expect(Array.isArray(result.speaker_turns)).toBe(true);
+  });
+
+  it("runs a presigned upload to done and serves its audio back", async () => {
+    const wav = readFileSync(join(dir, "speech.wav"));
+    const presign = await post(
+      "/uploads/presign",
+      JSON.stringify({ filename: "speech.wav", content_type: "audio/wav" }),
+      {
+        "content-type": "application/json",
+      },
+    );
+    expect(presign.status).toBe(200);
+    const { object_key, upload_url } = (await presign.json()) as { object_key: string; upload_url: string };
+    const put = await fetch(upload_url, {
+      method: "PUT",
+      headers: { "content-type": "audio/wav" },
+      body: wav,
+    });
+    expect(put.ok).toBe(true);
+    const enqueue = await post("/transcribe/object", JSON.stringify({ object_key, language: "en" }), {
+      "content-type": "application/json",
+    });
+    expect(enqueue.status).toBe(200);
+    const { task_id } = (await enqueue.json()) as { task_id: string };
+    const done = await stack.settle(task_id);
+    expect(done.status).toBe("done");
+    const result = expectValidResult(done.result, speechSec);
+    expect(result.language).toBe("English");
+    expect(result.audio_url).toBeTruthy();
+    const audio = await fetch(result.audio_url!);
+    expect(Buffer.from(await audio.arrayBuffer()).equals(wav)).toBe(true);
+  });
+
+  it("runs a multipart upload to done", async () => {
+    const form = new FormData();
+    form.append("language", "vi");
+    form.append(
+      "file",
+      new Blob([readFileSync(join(dir, "speech.wav"))], { type: "audio/wav" }),
+      "speech.wav",
+    );
+    const response = await post("/transcribe/upload", form);
+    expect(response.status).toBe(200);
+    const { task_id } = (await response.json()) as { task_id: string };
+    const done = await stack.settle(task_id);
+    expect(done.status).toBe("done");
+    expect(expectValidResult(done.result, speechSec).language).toBe("Vietnamese");
+  });
+
+  it("labels a two-voice dialogue with two speakers", async () => {
+    const taskId = await enqueueUrl(`${mediaOrigin}/files/dialogue.wav`);
+    const done = await stack.settle(taskId, 90_000);
+    expect(done.status).toBe("done");
+    const turns = done.result?.speaker_turns ?? [];
+    expect(new Set(turns.map((t) => t.speaker))).toEqual(new Set(["SPEAKER_00", "SPEAKER_01"]));
+  });
+
+  it("fails a corrupt file with a readable error, never leaving it processing", async () => {
+    const taskId = await enqueueUrl(`${mediaOrigin}/files/corrupt.mp3`);
+    const failed = await stack.settle(taskId);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toMatch(/cannot decode the media as audio/);
+    expect(failed.queue).toBeNull();
+  });
+
+  it("loses nothing when a node is killed mid-task: the next node completes it", async () => {
+    const taskId = await enqueueUrl(`${mediaOrigin}/slow/speech.wav`);
+    for (let i = 0; (await stack.poll(taskId)).status !== "processing"; i++) {
+      if (i > 100) throw new Error("task never started");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    node.kill("SIGKILL");
+    await new Promise((r) => node.once("exit", r));
+    node = await stack.startNode();
+    const done = await stack.settle(taskId, 60_000);
+    expect(done.status).toBe("done");
+    expectValidResult(done.result, speechSec);
+  });
+});

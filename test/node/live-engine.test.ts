@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_LIVE_OPTIONS } from "../../inference-node/live/options.ts";
+import { float32ToPcm16, pcm16ToFloat32 } from "../../inference-node/live/pcm.ts";
+import { type DecodeStat, LiveTranscriber } from "../../inference-node/live/transcriber.ts";
+import { loadModel, type WhisperModel } from "../../native/index.ts";
+import type { ServerMessage } from "../../protocol/live.ts";
+import { SENTENCE, speechPcm } from "../native/audio.ts";
+import { microModelPath } from "../native/helpers.ts";
+import { concat, feed, quiet, SR } from "./live-helpers.ts";
+
+/** The engine on the real addon (synthetic micro model: the words are noise, the timing is real). */
+
+let model: WhisperModel;
+let speech: Float32Array;
+
+beforeAll(async () => {
+  model = await loadModel(await microModelPath(), { threads: 2 });
+  speech = await speechPcm(SENTENCE);
+});
+afterAll(() => model.dispose());
+
+describe("live engine on whisper.cpp", () => {
+  it("turns streamed speech into settled interims and one final per utterance", async () => {
+    const decoders = { interim: await model.createStream(), final: await model.createStream() };
+    const messages: ServerMessage[] = [];
+    const stats: DecodeStat[] = [];
+    const t = new LiveTranscriber(
+      decoders,
+      { send: (m) => messages.push(m), decoded: (s) => stats.push(s) },
+      { ...DEFAULT_LIVE_OPTIONS, maxTokens: 16 },
+      "en",
+    );
+    // PCM16 round trip, as the wire carries it; 4x real time
+    const wire = pcm16ToFloat32(float32ToPcm16(concat(quiet(500), speech, quiet(1000))));
+    await feed((c) => t.push(c), wire, 100, 25);
+    await t.flush();
+    await Promise.all([decoders.interim.dispose(), decoders.final.dispose()]);
+
+    const finals = messages.filter((m) => m.type === "final");
+    expect(finals.length).toBeGreaterThanOrEqual(1);
+    for (const f of finals) {
+      expect(f.language).toBe("en");
+      expect(f.start).toBeGreaterThanOrEqual(0.3);
+      expect(f.end).toBeLessThanOrEqual(0.5 + speech.length / SR + 0.1);
+    }
+    expect(messages.some((m) => m.type === "interim")).toBe(true);
+    expect(messages.filter((m) => m.type === "error")).toEqual([]);
+    expect(stats.filter((s) => s.kind === "final")).toHaveLength(finals.length);
+  });
+
+  it("round-trips PCM16 little-endian samples", () => {
+    const samples = new Float32Array([0, 0.5, -0.5, 0.999, -1, 2]);
+    const bytes = float32ToPcm16(samples);
+    expect([...bytes.subarray(0, 4)]).toEqual([0x00, 0x00, 0x00, 0x40]);
+    expect([...pcm16ToFloat32(bytes)]).toEqual([0, 0.5, -0.5, expect.closeTo(0.999, 3), -1, 32767 / 32768]);
+  });
+});

@@ -1,0 +1,165 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_LIVE_OPTIONS, type LiveOptions } from "../../inference-node/live/options.ts";
+import { fitAudioCtx, LiveTranscriber, type TranscriberSink } from "../../inference-node/live/transcriber.ts";
+import type { ServerMessage } from "../../protocol/live.ts";
+import { concat, FakeDecoder, feed, quiet, SR, sleep, tone } from "./live-helpers.ts";
+
+const WORDS = "one two three four five six seven eight nine ten eleven twelve".split(" ");
+
+/** Two words per second of audio heard, plus a last word that flickers between decodes. */
+function growing(samples: number): string {
+  const n = Math.max(1, Math.floor((samples / SR) * 2));
+  return [...WORDS.slice(0, n), samples % 3 === 0 ? "uh" : "um"].join(" ");
+}
+
+function engine(options: Partial<LiveOptions> = {}, decoders?: { interim: FakeDecoder; final: FakeDecoder }) {
+  const messages: ServerMessage[] = [];
+  const d = decoders ?? { interim: new FakeDecoder(growing), final: new FakeDecoder(growing) };
+  const sink: TranscriberSink = { send: (m) => messages.push(m) };
+  const t = new LiveTranscriber(d, sink, { ...DEFAULT_LIVE_OPTIONS, ...options });
+  const of = <T extends ServerMessage["type"]>(type: T) =>
+    messages.filter((m): m is Extract<ServerMessage, { type: T }> => m.type === type);
+  return { t, d, messages, of };
+}
+
+describe("LiveTranscriber", () => {
+  it("sends settled interims that only grow, then a post-processed final at the pause", async () => {
+    const final = new FakeDecoder((n) => `${growing(n)} [Music]`);
+    const { t, of } = engine({}, { interim: new FakeDecoder(growing), final });
+    await feed((c) => t.push(c), concat(quiet(500), tone(3000), quiet(1000)));
+    await t.flush();
+
+    const interims = of("interim");
+    expect(interims.length).toBeGreaterThanOrEqual(3);
+    for (const [i, m] of interims.entries()) {
+      expect(m.text).not.toMatch(/\b(uh|um)\b/); // the flickering tail word is never settled
+      if (i > 0) expect(m.text.startsWith(interims[i - 1]?.text ?? "")).toBe(true);
+      expect(m.start).toBeCloseTo(0.5, 1);
+      expect(m.end).toBeGreaterThan(m.start);
+    }
+    const finals = of("final");
+    expect(finals).toHaveLength(1);
+    expect(finals[0]?.text).not.toMatch(/music/i); // markers removed as in file jobs
+    expect(finals[0]).toMatchObject({
+      language: "en",
+      start: expect.closeTo(0.5, 1),
+      end: expect.closeTo(3.5, 1),
+    });
+  });
+
+  it("decodes nothing at all while nobody speaks", async () => {
+    const { t, d, messages } = engine();
+    await feed((c) => t.push(c), quiet(3000));
+    await t.flush();
+    expect(d.interim.calls.length + d.final.calls.length).toBe(0);
+    expect(messages).toEqual([]);
+  });
+
+  it("drops a silence hallucination from the finals", async () => {
+    const doubtful = new FakeDecoder(() => "Thanks for watching!", 1, 0.9);
+    const { t, of } = engine({}, { interim: new FakeDecoder(growing), final: doubtful });
+    await feed((c) => t.push(c), concat(quiet(300), tone(1000), quiet(1000)));
+    await t.flush();
+    expect(of("final")).toEqual([]);
+  });
+
+  it("sizes the encoder context to the audio (fit) and uses the full window past ~28 s", () => {
+    expect(fitAudioCtx(SR)).toBe(128);
+    expect(fitAudioCtx(10 * SR)).toBe(576);
+    expect(fitAudioCtx(29 * SR)).toBe(0);
+  });
+
+  it("detects the language once per utterance and reuses it; config switches the next decodes", async () => {
+    const { t, d } = engine();
+    await feed((c) => t.push(c), concat(quiet(300), tone(1500), quiet(900)));
+    await t.flush();
+    const languages = [...d.interim.calls, ...d.final.calls]
+      .sort((a, b) => a.startedAt - b.startedAt)
+      .map((c) => c.options.language);
+    expect(languages[0]).toBe("auto");
+    expect(languages.slice(1).every((l) => l === "en")).toBe(true);
+
+    t.setLanguage("de");
+    await feed((c) => t.push(c), concat(tone(1000), quiet(900)));
+    await t.flush();
+    expect(d.final.calls.at(-1)?.options.language).toBe("de");
+  });
+
+  it("flush makes the final of unfinished speech and resolves once it is sent", async () => {
+    const { t, of } = engine();
+    await feed((c) => t.push(c), concat(quiet(300), tone(1200)));
+    expect(of("final")).toHaveLength(0);
+    await t.flush();
+    expect(of("final")).toHaveLength(1);
+  });
+
+  it("cuts utterances at the maximum length, so the audio a session holds is bounded", async () => {
+    const { t, d, of } = engine({ maxUtteranceMs: 2000 });
+    await feed((c) => t.push(c), concat(quiet(200), tone(7000), quiet(1000)));
+    await t.flush();
+    expect(of("final").length).toBeGreaterThanOrEqual(4);
+    for (const call of [...d.interim.calls, ...d.final.calls])
+      expect(call.samples).toBeLessThanOrEqual(2.5 * SR);
+  });
+
+  it("sends nothing after close", async () => {
+    const { t, messages } = engine();
+    await feed((c) => t.push(c), concat(quiet(300), tone(1500)));
+    const before = messages.length;
+    t.close();
+    t.push(tone(500));
+    await t.flush();
+    await sleep(20);
+    expect(messages.length).toBe(before);
+  });
+});
+
+describe("LiveTranscriber back-pressure", () => {
+  it("thins out interims when decoding is slower than real time, and never delays finals behind them", async () => {
+    // stream at 4x real time (100 ms of audio every 25 ms); an interim decode takes 300 ms, i.e.
+    // 1.2 s of audio time: far over the 500 ms cadence
+    const interim = new FakeDecoder(growing, 300);
+    const final = new FakeDecoder(growing, 5);
+    const { t, of } = engine({}, { interim, final });
+    const speech = concat(quiet(300), tone(6000));
+    await feed((c) => t.push(c), speech, 100, 25);
+    const endOfSpeech = performance.now();
+    await feed((c) => t.push(c), quiet(700), 100, 25);
+    await t.flush();
+
+    // nominal cadence would start 12 interims over 6 s of speech; slow decodes leave far fewer
+    expect(interim.calls.length).toBeGreaterThan(0);
+    expect(interim.calls.length).toBeLessThanOrEqual(5);
+    // the final started as soon as the pause was heard (7 chunks after the speech), not after an interim
+    const finalCall = final.calls[0];
+    expect(finalCall).toBeDefined();
+    expect((finalCall?.startedAt ?? 0) - endOfSpeech).toBeLessThan(7 * 25 + 60);
+    expect(of("final")).toHaveLength(1);
+  });
+
+  it("aborts the running interim when a final arrives", async () => {
+    const interim = new FakeDecoder(growing, 400);
+    const { t } = engine({}, { interim, final: new FakeDecoder(growing) });
+    await feed((c) => t.push(c), concat(quiet(200), tone(1200)), 100, 1);
+    await sleep(5); // an interim decode is now running
+    expect(interim.busy).toBe(true);
+    await feed((c) => t.push(c), quiet(700), 100, 1);
+    await t.flush();
+    expect(interim.calls.at(-1)?.aborted).toBe(true);
+  });
+
+  it("caps waiting finals: the oldest is dropped with an error, no interim runs meanwhile", async () => {
+    const final = new FakeDecoder(growing, 400);
+    const { t, of, d } = engine({ maxPendingFinals: 2 }, { interim: new FakeDecoder(growing), final });
+    const burst = concat(tone(400), quiet(700));
+    await feed((c) => t.push(c), concat(quiet(200), burst, burst, burst, burst, burst, burst), 100, 1);
+    await t.flush();
+    // one decoding + two waiting; the other three were dropped, each with an error message
+    expect(final.calls.length).toBe(3);
+    expect(of("final")).toHaveLength(3);
+    expect(of("error")).toHaveLength(3);
+    expect(of("error")[0]?.message).toMatch(/fell behind real time: dropped/);
+    const firstFinal = final.calls[0]?.startedAt ?? 0;
+    expect(d.interim.calls.every((call) => call.startedAt < firstFinal)).toBe(true);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * WebSocket clients for the live tests, connected through the Worker's real fetch handler: a client
+ * of /ws, and a fake inference node that registers at the hub and dials into assigned sessions.
+ */
+import { exports } from "cloudflare:workers";
+import { LIVE_NODE_PATH, liveSessionPath } from "../../protocol/live.ts";
+import { call, NODE_TOKEN } from "./helpers.ts";
+
+export interface Closed {
+  code: number;
+  reason: string;
+}
+
+/** One accepted socket with a queue of what it received and a promise of its close. */
+export class TestSocket {
+  private readonly received: (string | ArrayBuffer)[] = [];
+  private wake: (() => void) | null = null;
+  readonly closed: Promise<Closed>;
+  closedWith: Closed | null = null;
+
+  constructor(readonly ws: WebSocket) {
+    ws.binaryType = "arraybuffer";
+    ws.accept();
+    ws.addEventListener("message", (event) => {
+      this.received.push(event.data as string | ArrayBuffer);
+      this.wake?.();
+    });
+    this.closed = new Promise((resolve) => {
+      ws.addEventListener("close", (event) => {
+        this.closedWith = { code: event.code, reason: event.reason };
+        this.wake?.();
+        resolve(this.closedWith);
+      });
+    });
+  }
+
+  /** The next frame (in order), or throws after `timeoutMs` or once the socket closed. */
+  async next(timeoutMs = 3_000): Promise<string | ArrayBuffer> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const frame = this.received.shift();
+      if (frame !== undefined) return frame;
+      if (this.closedWith)
+        throw new Error(`socket closed (${this.closedWith.code} ${this.closedWith.reason})`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error("no frame within the time limit");
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setTimeout(resolve, left);
+      });
+      this.wake = null;
+    }
+  }
+
+  /** The next text frame parsed as JSON. */
+  async json<T = Record<string, unknown>>(timeoutMs?: number): Promise<T> {
+    const frame = await this.next(timeoutMs);
+    if (typeof frame !== "string") throw new Error("expected a text frame, got binary");
+    return JSON.parse(frame) as T;
+  }
+
+  send(data: unknown): void {
+    this.ws.send(typeof data === "string" || data instanceof ArrayBuffer ? data : JSON.stringify(data));
+  }
+
+  /** Resolves with the close, or rejects when the socket stays open for `timeoutMs`. */
+  async closeWithin(timeoutMs = 3_000): Promise<Closed> {
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error("socket did not close in time")), timeoutMs),
+    );
+    return Promise.race([this.closed, timeout]);
+  }
+}
+
+/** Upgrades `path` through the Worker; the socket when it answered 101, else the plain response. */
+export async function upgrade(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ socket: TestSocket | null; response: Response }> {
+  const response = await exports.default.fetch(
+    new Request(`http://voxedge.test${path}`, { headers: { upgrade: "websocket", ...headers } }),
+  );
+  return { socket: response.webSocket ? new TestSocket(response.webSocket) : null, response };
+}
+
+/** Opens /ws; fails the test unless the upgrade was accepted. */
+export async function connectClient(key: string, query = ""): Promise<TestSocket> {
+  const { socket, response } = await upgrade(`/ws${query}`, { authorization: `Bearer ${key}` });
+  if (!socket) throw new Error(`/ws answered ${response.status}: ${await response.text()}`);
+  return socket;
+}
+
+/** A stand-in inference node speaking the internal live protocol. */
+export class FakeNode {
+  private constructor(readonly hub: TestSocket) {}
+
+  static async connect(nodeId = "fake-node", capacity = 1): Promise<FakeNode> {
+    const { socket } = await upgrade(LIVE_NODE_PATH, { authorization: `Bearer ${NODE_TOKEN}` });
+    if (!socket) throw new Error("the hub refused the fake node");
+    socket.send({ type: "register", node_id: nodeId, model: "whisper-base", capacity });
+    await waitForHealth((health) => health.asr_loaded === capacity > 0);
+    return new FakeNode(socket);
+  }
+
+  /** Waits for the hub's next assignment and dials into that session, as a real node does. */
+  async acceptAssignment(): Promise<{ sessionId: string; session: TestSocket }> {
+    const assign = await this.hub.json<{ type: string; session_id: string }>();
+    if (assign.type !== "assign") throw new Error(`expected assign, got ${assign.type}`);
+    const { socket } = await upgrade(liveSessionPath(assign.session_id), {
+      authorization: `Bearer ${NODE_TOKEN}`,
+    });
+    if (!socket) throw new Error("the session refused the fake node");
+    return { sessionId: assign.session_id, session: socket };
+  }
+
+  async disconnect(): Promise<void> {
+    this.hub.ws.close(1000, "test over");
+    await waitForHealth((health) => !health.asr_loaded);
+  }
+}
+
+export interface LiveHealth {
+  busy: boolean;
+  asr_loaded: boolean;
+}
+
+export async function health(): Promise<LiveHealth> {
+  return (await (await call("/health")).json()) as LiveHealth;
+}
+
+/** Polls /health until `ok` holds; returns how long that took in ms, or throws after `timeoutMs`. */
+export async function waitForHealth(ok: (health: LiveHealth) => boolean, timeoutMs = 3_000): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (ok(await health())) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) throw new Error(`health condition not met in ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

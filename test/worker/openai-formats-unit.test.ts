@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest";
+import { TranscriptionResult } from "../../protocol/transcription.ts";
+import type { TranscriptionDetail } from "../../protocol/transcription-detail.ts";
+import {
+  renderTranscript,
+  timecode,
+  toJson,
+  toSrt,
+  toText,
+  toVerboseJson,
+  toVtt,
+} from "../../worker/openai/formats.ts";
+import { OpenAITranscriptionVerbose } from "../../worker/schemas/openai.ts";
+
+const result = TranscriptionResult.parse({
+  text: "Hello world. Second line",
+  raw_text: "Hello world. Second line",
+  language: "English",
+  model: "whisper-base",
+  duration_sec: 3725.5,
+  asr_ms: 900,
+  rtf: 0.0002,
+  segments: [
+    {
+      start: 0,
+      end: 2.5,
+      start_fmt: "00:00.000",
+      end_fmt: "00:02.500",
+      text: "Hello world.",
+      speaker: "SPEAKER_00",
+    },
+    {
+      start: 2.5,
+      end: 3725.0419,
+      start_fmt: "00:02.500",
+      end_fmt: "01:02:05.042",
+      text: "Second line",
+      speaker: "SPEAKER_01",
+    },
+  ],
+});
+const undiarized = { ...result, segments: result.segments.map((s) => ({ ...s, speaker: null })) };
+
+const detail: TranscriptionDetail = {
+  segments: [
+    {
+      seek: 0,
+      tokens: [2425, 1002, 13],
+      temperature: 0,
+      avg_logprob: -0.25,
+      compression_ratio: 0.9,
+      no_speech_prob: 0.01,
+    },
+    {
+      seek: 300000,
+      tokens: [7851, 1622],
+      temperature: 0,
+      avg_logprob: -0.5,
+      compression_ratio: 0.8,
+      no_speech_prob: 0.2,
+    },
+  ],
+  words: [
+    { word: "Hello", start: 0.1, end: 0.5004 },
+    { word: "world", start: 0.6, end: 1.2 },
+    { word: "Second", start: 2.6, end: 3 },
+    { word: "line", start: 3, end: 3.4 },
+  ],
+};
+
+describe("timecode", () => {
+  it("prints HH:MM:SS with the separator, rounding to the millisecond with carries", () => {
+    expect(timecode(0, ",")).toBe("00:00:00,000");
+    expect(timecode(3725.0419, ",")).toBe("01:02:05,042");
+    expect(timecode(59.9996, ".")).toBe("00:01:00.000");
+    expect(timecode(36_000, ".")).toBe("10:00:00.000");
+    expect(timecode(-1, ".")).toBe("00:00:00.000");
+    expect(timecode(Number.NaN, ",")).toBe("00:00:00,000");
+  });
+});
+
+describe("OpenAI response formats", () => {
+  it("json is the text alone; text adds OpenAI's trailing newline", () => {
+    expect(toJson(result)).toEqual({ text: "Hello world. Second line" });
+    expect(toText(result)).toBe("Hello world. Second line\n");
+  });
+
+  it("srt numbers cues from 1 with comma milliseconds and a blank line after each", () => {
+    expect(toSrt(result.segments)).toBe(
+      "1\n00:00:00,000 --> 00:00:02,500\nHello world.\n\n2\n00:00:02,500 --> 01:02:05,042\nSecond line\n\n",
+    );
+    expect(toSrt([])).toBe("");
+  });
+
+  it("vtt has the WEBVTT header, dot milliseconds and voice tags only when diarized", () => {
+    expect(toVtt(result.segments)).toBe(
+      "WEBVTT\n\n00:00:00.000 --> 00:00:02.500\n<v SPEAKER_00>Hello world.\n\n" +
+        "00:00:02.500 --> 01:02:05.042\n<v SPEAKER_01>Second line\n\n",
+    );
+    expect(toVtt(undiarized.segments)).toBe(
+      "WEBVTT\n\n00:00:00.000 --> 00:00:02.500\nHello world.\n\n00:00:02.500 --> 01:02:05.042\nSecond line\n\n",
+    );
+  });
+
+  it("verbose_json carries OpenAI's fields from the detail, words only when asked", () => {
+    const verbose = toVerboseJson(result, detail, { task: "transcribe", words: true });
+    expect(OpenAITranscriptionVerbose.strict().parse(verbose)).toEqual(verbose);
+    expect(verbose).toMatchObject({
+      task: "transcribe",
+      language: "english",
+      duration: 3725.5,
+      text: result.text,
+    });
+    expect(verbose.segments[0]).toEqual({
+      id: 0,
+      seek: 0,
+      start: 0,
+      end: 2.5,
+      text: " Hello world.",
+      tokens: [2425, 1002, 13],
+      temperature: 0,
+      avg_logprob: -0.25,
+      compression_ratio: 0.9,
+      no_speech_prob: 0.01,
+    });
+    expect(verbose.segments[1]).toMatchObject({ id: 1, seek: 300000, end: 3725.042, text: " Second line" });
+    expect(verbose.words?.[0]).toEqual({ word: "Hello", start: 0.1, end: 0.5 });
+    expect(verbose.words).toHaveLength(4);
+    expect(toVerboseJson(result, detail, { task: "transcribe", words: false })).not.toHaveProperty("words");
+  });
+
+  it("verbose_json without detail shows zeros and words spread over each segment", () => {
+    const verbose = toVerboseJson(result, null, { task: "translate", words: true });
+    expect(verbose.task).toBe("translate");
+    expect(verbose.segments[1]).toMatchObject({ seek: 0, tokens: [], avg_logprob: 0, no_speech_prob: 0 });
+    expect(verbose.words?.map((w) => w.word)).toEqual(["Hello", "world", "Second", "line"]);
+    expect(verbose.words?.[0]).toEqual({ word: "Hello", start: 0, end: 1.25 });
+    expect(verbose.words?.[1]).toEqual({ word: "world", start: 1.25, end: 2.5 });
+  });
+
+  it("keeps no leading space before text in a script written without spaces", () => {
+    const zh = { ...result, language: "Chinese", segments: [{ ...result.segments[0]!, text: "你好" }] };
+    expect(toVerboseJson(zh, null, { task: "transcribe", words: false }).segments[0]?.text).toBe("你好");
+    expect(toVerboseJson(zh, null, { task: "transcribe", words: false }).language).toBe("chinese");
+  });
+
+  it("renders each format with its content type", () => {
+    const render = (format: Parameters<typeof renderTranscript>[0]) =>
+      renderTranscript(format, result, detail, { task: "transcribe", words: false });
+    expect(render("json")).toEqual({
+      body: '{"text":"Hello world. Second line"}',
+      contentType: "application/json",
+    });
+    expect(JSON.parse(render("verbose_json").body)).toMatchObject({ language: "english" });
+    for (const format of ["text", "srt", "vtt"] as const) {
+      expect(render(format).contentType).toBe("text/plain; charset=utf-8");
+    }
+    expect(render("vtt").body.startsWith("WEBVTT\n\n")).toBe(true);
+  });
+});

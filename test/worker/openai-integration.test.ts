@@ -1,0 +1,421 @@
+import { env } from "cloudflare:workers";
+import OpenAI from "openai";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Lease } from "../../protocol/node.ts";
+import { readTask } from "../../worker/tasks/task-store.ts";
+import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
+import { sampleResult, TestNode } from "./node-client.ts";
+import { clip, OPENAI_BASE, openai } from "./openai-helpers.ts";
+
+/**
+ * The compatible endpoints through the official OpenAI SDK, against the Worker's real fetch handler,
+ * with a TestNode taking the lease and completing it while the SDK call waits.
+ */
+
+beforeEach(resetDispatcher);
+
+/** A two-segment result with diarization, and the decoder detail a node adds for interactive tasks. */
+function detailedResult() {
+  const base = sampleResult("Hello world. Second line");
+  return {
+    ...base,
+    language: "English",
+    duration_sec: 4,
+    segments: [
+      {
+        start: 0,
+        end: 2.5,
+        start_fmt: "00:00.000",
+        end_fmt: "00:02.500",
+        text: "Hello world.",
+        speaker: "SPEAKER_00",
+      },
+      {
+        start: 2.5,
+        end: 4,
+        start_fmt: "00:02.500",
+        end_fmt: "00:04.000",
+        text: "Second line",
+        speaker: "SPEAKER_01",
+      },
+    ],
+    segment_count: 2,
+    detail: {
+      segments: [
+        {
+          seek: 0,
+          tokens: [2425, 1002],
+          temperature: 0,
+          avg_logprob: -0.3,
+          compression_ratio: 0.9,
+          no_speech_prob: 0.02,
+        },
+        {
+          seek: 0,
+          tokens: [7851],
+          temperature: 0,
+          avg_logprob: -0.6,
+          compression_ratio: 0.8,
+          no_speech_prob: 0.1,
+        },
+      ],
+      words: [
+        { word: "Hello", start: 0.1, end: 0.6 },
+        { word: "world", start: 0.7, end: 1.3 },
+        { word: "Second", start: 2.6, end: 3.1 },
+        { word: "line", start: 3.2, end: 3.8 },
+      ],
+    },
+  };
+}
+
+/** Takes the next lease (waiting for the SDK's upload to become a task) and completes it. */
+async function serveOne(
+  node: TestNode,
+  result: Record<string, unknown> = sampleResult("hello"),
+): Promise<Lease> {
+  const [lease] = await node.lease(1, 10_000);
+  if (!lease) throw new Error("no lease");
+  const done = await node.complete(lease.lease_id, result);
+  if (done.status !== 204) throw new Error(`complete: ${done.status} ${await done.text()}`);
+  return lease;
+}
+
+describe("POST /v1/audio/transcriptions with the OpenAI SDK", () => {
+  it("answers json by default and runs an ordinary interactive task that shows in /history", async () => {
+    const { id, key } = await createKey();
+    const { client } = openai(key);
+    const node = new TestNode();
+    const [transcript, lease] = await Promise.all([
+      client.audio.transcriptions.create({ file: clip(), model: "whisper-1", prompt: "Voxedge" }),
+      serveOne(node, sampleResult("xin chào")),
+    ]);
+    expect(transcript.text).toBe("xin chào");
+    expect(Object.keys(transcript).filter((k) => k !== "_request_id")).toEqual(["text"]);
+    expect(lease.lane).toBe("interactive");
+    expect(lease.params).toMatchObject({
+      model_id: "whisper-base",
+      language: null,
+      context: "Voxedge",
+      task: "transcribe",
+      response_format: "json",
+      word_timestamps: false,
+    });
+    expect(lease.source).toEqual({ type: "object", object_key: lease.params.object_key });
+    const record = await readTask(env, lease.task_id);
+    expect(record).toMatchObject({ owner_key_id: id, lane: "interactive", status: "done" });
+    const history = (await (await call("/history", { headers: bearer(key) })).json()) as {
+      jobs: { task_id: string; params: Record<string, unknown> }[];
+    };
+    expect(history.jobs[0]).toMatchObject({ task_id: lease.task_id, params: { task: "transcribe" } });
+  });
+
+  it("answers verbose_json with segments, scores and word timings from the node's detail", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const [verbose, lease] = await Promise.all([
+      client.audio.transcriptions.create({
+        file: clip(),
+        model: "whisper-1",
+        language: "en",
+        response_format: "verbose_json",
+        timestamp_granularities: ["word", "segment"],
+      }),
+      serveOne(new TestNode(), detailedResult()),
+    ]);
+    expect(lease.params).toMatchObject({
+      language: "en",
+      response_format: "verbose_json",
+      word_timestamps: true,
+    });
+    expect(verbose).toMatchObject({
+      task: "transcribe",
+      language: "english",
+      duration: 4,
+      text: "Hello world. Second line",
+    });
+    expect(verbose.segments?.[0]).toEqual({
+      id: 0,
+      seek: 0,
+      start: 0,
+      end: 2.5,
+      text: " Hello world.",
+      tokens: [2425, 1002],
+      temperature: 0,
+      avg_logprob: -0.3,
+      compression_ratio: 0.9,
+      no_speech_prob: 0.02,
+    });
+    expect(verbose.words).toEqual(detailedResult().detail.words);
+
+    // The detail is internal: the public views of the task show the plain result.
+    const poll = (await (await call(`/transcribe/${lease.task_id}`, { headers: bearer(key) })).json()) as {
+      result: Record<string, unknown>;
+    };
+    expect(poll.result.text).toBe("Hello world. Second line");
+    expect(poll.result).not.toHaveProperty("detail");
+    expect((await readTask(env, lease.task_id))?.result).not.toHaveProperty("detail");
+  });
+
+  it("answers verbose_json without words unless the word granularity is asked for", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const [verbose] = await Promise.all([
+      client.audio.transcriptions.create({
+        file: clip(),
+        model: "whisper-1",
+        response_format: "verbose_json",
+      }),
+      serveOne(new TestNode(), detailedResult()),
+    ]);
+    expect(verbose.segments).toHaveLength(2);
+    expect(verbose).not.toHaveProperty("words");
+  });
+
+  it("answers text, srt and vtt byte for byte as OpenAI does", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const node = new TestNode();
+    const ask = async (format: "text" | "srt" | "vtt") => {
+      const [body] = await Promise.all([
+        client.audio.transcriptions.create({ file: clip(), model: "whisper-1", response_format: format }),
+        serveOne(node, detailedResult()),
+      ]);
+      return body;
+    };
+    expect(await ask("text")).toBe("Hello world. Second line\n");
+    expect(await ask("srt")).toBe(
+      "1\n00:00:00,000 --> 00:00:02,500\nHello world.\n\n2\n00:00:02,500 --> 00:00:04,000\nSecond line\n\n",
+    );
+    expect(await ask("vtt")).toBe(
+      "WEBVTT\n\n00:00:00.000 --> 00:00:02.500\n<v SPEAKER_00>Hello world.\n\n" +
+        "00:00:02.500 --> 00:00:04.000\n<v SPEAKER_01>Second line\n\n",
+    );
+  });
+
+  it("names the task in a header of the raw response", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const [{ response }, lease] = await Promise.all([
+      client.audio.transcriptions.create({ file: clip(), model: "whisper-1" }).withResponse(),
+      serveOne(new TestNode()),
+    ]);
+    expect(response.headers.get("x-voxedge-task-id")).toBe(lease.task_id);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+  });
+
+  it("accepts x-api-key too (not declared, accepted silently)", async () => {
+    const { key } = await createKey();
+    const form = new FormData();
+    form.append("file", clip());
+    form.append("model", "whisper-1");
+    const [response] = await Promise.all([
+      call("/v1/audio/transcriptions", { method: "POST", headers: { "x-api-key": key }, body: form }),
+      serveOne(new TestNode()),
+    ]);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ text: "hello" });
+  });
+});
+
+describe("POST /v1/audio/translations", () => {
+  it("creates a translate task (speech to English) without a language", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const [verbose, lease] = await Promise.all([
+      client.audio.translations.create({ file: clip(), model: "whisper-1", response_format: "verbose_json" }),
+      serveOne(new TestNode(), { ...sampleResult("good morning"), language: "English" }),
+    ]);
+    expect(lease.params).toMatchObject({
+      task: "translate",
+      language: null,
+      response_format: "verbose_json",
+    });
+    expect(verbose).toMatchObject({ task: "translate", language: "english", text: "good morning" });
+  });
+});
+
+describe("errors in OpenAI's envelope", () => {
+  it("a wrong key raises AuthenticationError with our message, and nothing is stored", async () => {
+    const { client, requests } = openai("vx_wrong-key", { maxRetries: 2 });
+    const error = await client.audio.transcriptions
+      .create({ file: clip(), model: "whisper-1" })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(error.status).toBe(401);
+    expect(error.message).toBe("401 invalid or revoked API key");
+    expect(error.error).toEqual({
+      message: "invalid or revoked API key",
+      type: "invalid_request_error",
+      param: null,
+      code: "invalid_api_key",
+    });
+    expect(error.headers.get("x-should-retry")).toBe("false");
+    expect(requests).toHaveLength(1);
+  });
+
+  it("answers 413 to a declared Content-Length over 2 GB before reading the body", async () => {
+    const { key } = await createKey();
+    const neverRead = new ReadableStream<Uint8Array>({
+      pull() {
+        throw new Error("the body must not be read");
+      },
+    });
+    const response = await call("/v1/audio/transcriptions", {
+      method: "POST",
+      headers: {
+        ...bearer(key),
+        "content-type": "multipart/form-data; boundary=xyz",
+        "content-length": String(2 * 1024 ** 3 + 1024 * 1024),
+      },
+      body: neverRead,
+    });
+    expect(response.status).toBe(413);
+    expect(response.headers.get("x-should-retry")).toBe("false");
+    expect(await response.json()).toEqual({
+      error: {
+        message: `the file is larger than the limit of ${2 * 1024 ** 3} bytes`,
+        type: "invalid_request_error",
+        param: "file",
+        code: null,
+      },
+    });
+  });
+
+  it("answers 400 to an unsupported response_format and language, storing nothing", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const before = (await env.MEDIA.list({ prefix: "uploads/" })).objects.length;
+    const format = await client.audio.transcriptions
+      .create({ file: clip(), model: "whisper-1", response_format: "diarized_json" })
+      .catch((e) => e);
+    expect(format).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(format.param).toBe("response_format");
+    expect(format.headers.get("x-should-retry")).toBe("false");
+    const language = await client.audio.transcriptions
+      .create({ file: clip(), model: "whisper-1", language: "tlh" })
+      .catch((e) => e);
+    expect(language).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(language.param).toBe("language");
+    expect(language.message).toMatch(/unsupported language "tlh"/);
+    expect((await env.MEDIA.list({ prefix: "uploads/" })).objects.length).toBe(before);
+  });
+
+  it("answers 422 in the envelope to a malformed form", async () => {
+    const { key } = await createKey();
+    const form = new FormData();
+    form.append("model", "whisper-1");
+    const missing = await call("/v1/audio/transcriptions", {
+      method: "POST",
+      headers: bearer(key),
+      body: form,
+    });
+    expect(missing.status).toBe(422);
+    expect(await missing.json()).toEqual({
+      error: { message: "file: Field required", type: "invalid_request_error", param: "file", code: null },
+    });
+    const { client } = openai(key);
+    const temperature = await client.audio.transcriptions
+      .create({ file: clip(), model: "whisper-1", temperature: "hot" as unknown as number })
+      .catch((e) => e);
+    expect(temperature).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+    expect(temperature.param).toBe("temperature");
+    const notForm = await call("/v1/audio/transcriptions", {
+      method: "POST",
+      headers: { ...bearer(key), "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(notForm.status).toBe(422);
+    expect(((await notForm.json()) as { error: { message: string } }).error.message).toMatch(/multipart/);
+  });
+
+  it("answers 429 with Retry-After once the key used up its minute", async () => {
+    const { key } = await createKey();
+    for (let i = 0; i < 60; i++) {
+      const presign = await call("/uploads/presign", {
+        method: "POST",
+        headers: { ...bearer(key), "content-type": "application/json" },
+        body: JSON.stringify({ filename: "a.wav" }),
+      });
+      if (presign.status === 429) break;
+    }
+    const { client } = openai(key);
+    const error = await client.audio.transcriptions
+      .create({ file: clip(), model: "whisper-1" })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(error.headers.get("retry-after")).toBe("60");
+    expect(error.error).toMatchObject({ type: "requests", code: "rate_limit_exceeded" });
+  });
+
+  it("fails a file the node cannot decode with a 400 the SDK does not retry", async () => {
+    const { key } = await createKey();
+    const { client, requests } = openai(key, { maxRetries: 2 });
+    const node = new TestNode();
+    const [error] = await Promise.all([
+      client.audio.transcriptions.create({ file: clip(), model: "whisper-1" }).catch((e) => e),
+      node
+        .lease(1, 10_000)
+        .then(([lease]) => node.fail(lease!.lease_id, "cannot decode the media as audio: junk")),
+    ]);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.error).toMatchObject({ param: "file", code: "invalid_file" });
+    expect(error.message).toMatch(/cannot decode the media as audio/);
+    expect(requests).toHaveLength(1);
+  });
+
+  it("fails a node failure with a 500 carrying x-should-retry: false, so the SDK does not re-run it", async () => {
+    const { key } = await createKey();
+    const { client, requests } = openai(key, { maxRetries: 2 });
+    const node = new TestNode();
+    const [error, failed] = await Promise.all([
+      client.audio.transcriptions.create({ file: clip(), model: "whisper-1" }).catch((e) => e),
+      node.lease(1, 10_000).then(async ([lease]) => {
+        await node.fail(lease!.lease_id, "ERR_DECODE_FAILED: whisper_full failed");
+        return lease!;
+      }),
+    ]);
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(error.status).toBe(500);
+    expect(error.headers.get("x-should-retry")).toBe("false");
+    expect(error.headers.get("x-voxedge-task-id")).toBe(failed.task_id);
+    expect(error.message).toMatch(/the transcription failed: ERR_DECODE_FAILED/);
+    expect(requests).toHaveLength(1);
+  });
+
+  it("answers unknown /v1 routes in the envelope too", async () => {
+    const response = await call("/v1/chat/completions", { method: "POST" });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({
+      error: { type: "invalid_request_error", message: "no such route" },
+    });
+  });
+});
+
+describe("GET /v1/models", () => {
+  it("lists the registry's models and whisper-1 in OpenAI's list shape", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const models = [];
+    for await (const model of client.models.list()) models.push(model);
+    expect(models).toEqual([
+      { id: "whisper-base", object: "model", created: 0, owned_by: "voxedge" },
+      { id: "whisper-1", object: "model", created: 0, owned_by: "voxedge" },
+    ]);
+    const raw = await call("/v1/models", { headers: bearer(key) });
+    expect(await raw.json()).toEqual({ object: "list", data: models });
+    expect((await client.models.retrieve("whisper-1")).id).toBe("whisper-1");
+    const missing = await client.models.retrieve("gpt-4o-transcribe").catch((e) => e);
+    expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(missing.error).toMatchObject({ code: "model_not_found", param: "model" });
+  });
+
+  it("needs a key, so clients can check theirs with it", async () => {
+    const { client } = openai("vx_nope");
+    await expect(client.models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    const response = await call("/v1/models");
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_api_key");
+    expect(OPENAI_BASE).toBe("http://voxedge.test/v1");
+  });
+});

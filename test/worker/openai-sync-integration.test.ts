@@ -1,0 +1,215 @@
+import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import OpenAI from "openai";
+import { beforeEach, describe, expect, it } from "vitest";
+import { app } from "../../worker/app.ts";
+import { waitForTaskEnd } from "../../worker/openai/sync.ts";
+import { cancelTask } from "../../worker/tasks/leasing.ts";
+import { readTask } from "../../worker/tasks/task-store.ts";
+import {
+  bearer,
+  createKey,
+  createTranscription,
+  deliver,
+  dispatcherStub,
+  resetDispatcher,
+  submitTranscription,
+} from "./helpers.ts";
+import { sampleResult, TestNode } from "./node-client.ts";
+import { clip, openai } from "./openai-helpers.ts";
+
+/** Synchronous waiting, cancellation on disconnect, the wait cap and the interactive lane. */
+
+beforeEach(resetDispatcher);
+
+/** Waits (bounded) until the Dispatcher holds `count` waiting tasks: the SDK's upload became a task. */
+async function queuedCount(count: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if ((await dispatcherStub().stats()).queued === count) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`the Dispatcher never held ${count} waiting tasks`);
+}
+
+describe("waiting for the task", () => {
+  it("waitForTaskEnd answers when the final status is written, and with the current record on timeout", async () => {
+    const { id } = await createKey();
+    const task = await submitTranscription(id);
+    const early = await waitForTaskEnd(env, task.task_id, 50);
+    expect(early?.status).toBe("queued");
+    const waiting = waitForTaskEnd(env, task.task_id, 10_000);
+    const [lease] = await new TestNode().lease(1, 0);
+    await new TestNode().complete(lease!.lease_id, sampleResult("ended"));
+    const started = Date.now();
+    expect(await waiting).toMatchObject({ status: "done", result: { text: "ended" } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // An ended task answers at once.
+    expect((await waitForTaskEnd(env, task.task_id, 10_000))?.status).toBe("done");
+  });
+
+  it("sends the caller to the async API after SYNC_WAIT_MAX_SEC and lets the task go on", async () => {
+    const { key } = await createKey();
+    const form = new FormData();
+    form.append("file", clip());
+    form.append("model", "whisper-1");
+    const node = new TestNode();
+    const ctx = createExecutionContext();
+    const request = new Request("http://voxedge.test/v1/audio/transcriptions", {
+      method: "POST",
+      headers: bearer(key),
+      body: form,
+    });
+    const [response, [lease]] = await Promise.all([
+      app.fetch(request, { ...env, SYNC_WAIT_MAX_SEC: "0.3" }, ctx),
+      node.lease(1, 10_000),
+    ]);
+    expect(response.status).toBe(504);
+    expect(response.headers.get("x-should-retry")).toBe("false");
+    expect(response.headers.get("x-voxedge-task-id")).toBe(lease!.task_id);
+    const body = (await response.json()) as { error: { message: string; code: string; type: string } };
+    expect(body.error).toMatchObject({ type: "server_error", code: "sync_timeout" });
+    expect(body.error.message).toContain(`poll GET /transcribe/${lease!.task_id}`);
+    expect((await readTask(env, lease!.task_id))?.status).toBe("processing");
+    expect((await node.complete(lease!.lease_id, sampleResult("later"))).status).toBe(204);
+    expect((await readTask(env, lease!.task_id))?.status).toBe("done");
+  });
+});
+
+describe("cancellation when the caller goes away", () => {
+  it("fails a running task, tells its node on the next heartbeat and frees the slot", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const abort = new AbortController();
+    const call = client.audio.transcriptions.create(
+      { file: clip(), model: "whisper-1" },
+      { signal: abort.signal },
+    );
+    const node = new TestNode();
+    const [lease] = await node.lease(1, 10_000);
+    expect((await node.heartbeat(lease!.lease_id, 20)).status).toBe(200);
+    abort.abort();
+    await expect(call).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
+
+    const ended = await waitForTaskEnd(env, lease!.task_id, 10_000);
+    expect(ended).toMatchObject({ status: "failed", error: "cancelled by the client" });
+    expect((await dispatcherStub().lookup(lease!.lease_id))?.cancelled).toBe(1);
+
+    const heartbeat = await node.heartbeat(lease!.lease_id, 40);
+    expect(heartbeat.status).toBe(200);
+    expect(await heartbeat.json()).toMatchObject({ cancel: true });
+    expect(await dispatcherStub().lookup(lease!.lease_id)).toBeNull();
+    expect((await dispatcherStub().stats()).processing).toBe(0);
+    // The lease is gone: a late complete is refused and the task stays failed.
+    expect((await node.complete(lease!.lease_id, sampleResult("late"))).status).toBe(410);
+    expect((await readTask(env, lease!.task_id))?.error).toBe("cancelled by the client");
+  });
+
+  it("takes a waiting task out of the line", async () => {
+    const { id, key } = await createKey();
+    // Both slots busy with batch work, so the synchronous task has to wait.
+    const busy = [await submitTranscription(id), await submitTranscription(id)];
+    const node = new TestNode();
+    expect(await node.lease(2, 0)).toHaveLength(busy.length);
+    const { client } = openai(key);
+    const abort = new AbortController();
+    const call = client.audio.transcriptions.create(
+      { file: clip(), model: "whisper-1" },
+      { signal: abort.signal },
+    );
+    call.catch(() => undefined);
+    await queuedCount(1);
+    abort.abort();
+    await expect(call).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
+    for (let i = 0; i < 100 && (await dispatcherStub().stats()).queued > 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((await dispatcherStub().stats()).queued).toBe(0);
+    const history = (await (await app.request("/history", { headers: bearer(key) }, env)).json()) as {
+      jobs: { status: string; error: string | null; params: { task?: string } }[];
+    };
+    expect(history.jobs.find((job) => job.params.task === "transcribe")).toMatchObject({
+      status: "failed",
+      error: "cancelled by the client",
+    });
+  });
+
+  it("leaves a task that already ended alone", async () => {
+    const { id } = await createKey();
+    const task = await submitTranscription(id);
+    const node = new TestNode();
+    const [lease] = await node.lease(1, 0);
+    await node.complete(lease!.lease_id, sampleResult("kept"));
+    expect(await cancelTask(env, task.task_id)).toBe(false);
+    expect(await readTask(env, task.task_id)).toMatchObject({ status: "done", result: { text: "kept" } });
+  });
+
+  it("fails a cancelled lease whose node died, without another attempt", async () => {
+    const { id } = await createKey();
+    const task = await submitTranscription(id, { lane: "interactive" });
+    const [lease] = await new TestNode().lease(1, 0);
+    expect(await cancelTask(env, task.task_id)).toBe(true);
+    const stub = dispatcherStub();
+    await runInDurableObject(stub, async (_instance, state) => {
+      state.storage.sql.exec("UPDATE leases SET expires_at = ?", Date.now() - 1);
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await stub.lookup(lease!.lease_id)).toBeNull();
+    expect(await stub.stats()).toMatchObject({ queued: 0, processing: 0 });
+    expect(await readTask(env, task.task_id)).toMatchObject({
+      status: "failed",
+      error: "cancelled by the client",
+    });
+    // A late duplicate hand-off is ignored.
+    expect(
+      await stub.enqueue({ task_id: task.task_id, owner: id, lane: "interactive", kind: "transcribe" }),
+    ).toBe("duplicate");
+  });
+});
+
+describe("the interactive lane", () => {
+  it("serves a synchronous call ahead of batch work queued before it", async () => {
+    const { id, key } = await createKey();
+    const batch = [
+      await createTranscription(id),
+      await createTranscription(id),
+      await createTranscription(id),
+    ];
+    await deliver(batch.map((t) => t.task_id));
+    const { client } = openai(key);
+    const call = client.audio.transcriptions.create({ file: clip(), model: "whisper-1" });
+    await queuedCount(batch.length + 1);
+    const node = new TestNode();
+    const [first] = await node.lease(1, 0);
+    expect(first?.lane).toBe("interactive");
+    expect(batch.map((t) => t.task_id)).not.toContain(first?.task_id);
+    await node.complete(first!.lease_id, sampleResult("first"));
+    expect((await call).text).toBe("first");
+    const [next] = await node.lease(1, 0);
+    expect(next?.task_id).toBe(batch[0]!.task_id);
+  });
+});
+
+describe("completing with decoder detail", () => {
+  it("refuses detail that does not line up with the segments", async () => {
+    const { id } = await createKey();
+    await submitTranscription(id, { lane: "interactive" });
+    const node = new TestNode();
+    const [lease] = await node.lease(1, 0);
+    const figures = {
+      seek: 0,
+      tokens: [],
+      temperature: 0,
+      avg_logprob: 0,
+      compression_ratio: 0,
+      no_speech_prob: 0,
+    };
+    const response = await node.complete(lease!.lease_id, {
+      ...sampleResult(),
+      detail: { segments: [figures, figures] },
+    });
+    expect(response.status).toBe(422);
+    const body = (await response.json()) as { detail: { loc: unknown[] }[] };
+    expect(body.detail[0]?.loc).toEqual(["body", "result", "detail", "segments"]);
+  });
+});

@@ -1,0 +1,61 @@
+import { sessionRequest } from "../../durable-objects/live/live-session.ts";
+import { closeSocket, sendJson } from "../../durable-objects/live/sockets.ts";
+import { LiveClose, type ServerMessage } from "../../protocol/live.ts";
+import { ApiError } from "../errors.ts";
+import { liveHub, liveSession } from "./stubs.ts";
+
+/** Throws 400 unless the request asks for a WebSocket upgrade. */
+export function requireUpgrade(request: Request): void {
+  if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+    throw new ApiError("bad_request", "this is a WebSocket endpoint: send Upgrade: websocket");
+  }
+}
+
+/**
+ * Starts a live session for an authenticated client: claims the gate at the hub (which assigns an
+ * engine), then hands the upgrade to the session's own object. A refused client still gets a socket,
+ * closed at once with 1013 and the reason, because a browser cannot read an HTTP refusal.
+ */
+export async function openLiveSocket(
+  env: Env,
+  request: Request,
+  client: { keyId: string; language: string },
+): Promise<Response> {
+  requireUpgrade(request);
+  const hub = liveHub(env);
+  const claim = await hub.claim({ key_id: client.keyId });
+  if (!claim.ok) return refusedSocket(claim.message);
+  try {
+    const join = sessionRequest(request, {
+      role: "client",
+      session_id: claim.session_id,
+      key_id: client.keyId,
+      language: client.language,
+    });
+    return await liveSession(env, claim.session_id).fetch(join);
+  } catch (cause) {
+    await hub.release(claim.session_id);
+    throw cause;
+  }
+}
+
+/** A node's hub socket (NODE_TOKEN already checked). */
+export async function connectNodeToHub(env: Env, request: Request): Promise<Response> {
+  requireUpgrade(request);
+  return liveHub(env).fetch(request);
+}
+
+/** A node dialling into the session the hub assigned it (NODE_TOKEN already checked). */
+export async function connectNodeToSession(env: Env, request: Request, sessionId: string): Promise<Response> {
+  requireUpgrade(request);
+  return liveSession(env, sessionId).fetch(sessionRequest(request, { role: "node", session_id: sessionId }));
+}
+
+/** An accepted socket that says why it cannot serve, then closes with 1013. */
+function refusedSocket(message: string): Response {
+  const pair = new WebSocketPair();
+  pair[1].accept();
+  sendJson(pair[1], { type: "error", message } satisfies ServerMessage);
+  closeSocket(pair[1], LiveClose.tryAgainLater, message);
+  return new Response(null, { status: 101, webSocket: pair[0] });
+}

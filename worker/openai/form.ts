@@ -1,0 +1,91 @@
+import { MAX_MEDIA_BYTES } from "../../protocol/media-limits.ts";
+import { type ApiError, validationError } from "../errors.ts";
+import {
+  type FormPart,
+  MultipartError,
+  multipartBoundary,
+  readFormParts,
+  readTextPart,
+} from "../ingest/multipart.ts";
+import { newObjectKey } from "../ingest/object-keys.ts";
+import { uploadContentType } from "../media/content-types.ts";
+import { declaredLength, streamToR2, tooLarge } from "../media/r2-upload.ts";
+
+/** Room for the text fields and part headers around the file, in a declared Content-Length. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+const MAX_FIELD_BYTES = 16 * 1024;
+/** Values kept per text field name (`timestamp_granularities[]` repeats). */
+const MAX_VALUES_PER_FIELD = 8;
+
+/** A compatible-API form whose file is already in R2; text fields keep every value, in order. */
+export interface StreamedForm {
+  objectKey: string;
+  contentType: string;
+  size: number;
+  fields: Map<string, string[]>;
+}
+
+/**
+ * Reads an OpenAI-style multipart form as a stream, the same way /transcribe/upload does (the shared
+ * streaming reader, the file straight into R2, the same 2 GB limit and a 413 on a declared
+ * Content-Length before reading), but keeping repeated text fields (`timestamp_granularities[]`)
+ * for the caller to validate. A form without a file, with two, or malformed is a 422 and stores nothing.
+ *
+ * @example const form = await receiveStreamedForm(env, request, keyId); form.fields.get("response_format")
+ */
+export async function receiveStreamedForm(
+  env: Env,
+  request: Request,
+  ownerKeyId: string,
+): Promise<StreamedForm> {
+  const length = declaredLength(request.headers);
+  if (length !== null && length > MAX_MEDIA_BYTES + FORM_OVERHEAD_BYTES) throw tooLarge(MAX_MEDIA_BYTES);
+  const boundary = multipartBoundary(request.headers.get("content-type"));
+  if (!boundary || !request.body) {
+    throw formError(null, "expected a multipart/form-data body with a boundary", "value_error");
+  }
+  let stored: Omit<StreamedForm, "fields"> | null = null;
+  try {
+    const fields = new Map<string, string[]>();
+    for await (const part of readFormParts(request.body, boundary)) {
+      if (part.name === "file") {
+        if (stored) throw formError("file", "send one file per request", "value_error");
+        stored = await storeFile(env, part, ownerKeyId);
+        continue;
+      }
+      const values = fields.get(part.name) ?? [];
+      if (values.length >= MAX_VALUES_PER_FIELD) continue;
+      values.push(await readTextPart(part, MAX_FIELD_BYTES));
+      fields.set(part.name, values);
+    }
+    if (!stored) throw formError("file", "Field required", "missing");
+    if (stored.size === 0) throw formError("file", "the file is empty", "value_error");
+    return { ...stored, fields };
+  } catch (cause) {
+    if (stored) await env.MEDIA.delete(stored.objectKey);
+    if (cause instanceof MultipartError) {
+      throw formError(cause.field ?? null, `malformed form: ${cause.message}`, "value_error");
+    }
+    throw cause;
+  }
+}
+
+async function storeFile(
+  env: Env,
+  part: FormPart,
+  ownerKeyId: string,
+): Promise<Omit<StreamedForm, "fields">> {
+  const objectKey = newObjectKey(part.filename);
+  const contentType = uploadContentType(part.contentType);
+  const { size } = await streamToR2(env.MEDIA, objectKey, part.body, {
+    length: null,
+    maxBytes: MAX_MEDIA_BYTES,
+    httpMetadata: { contentType },
+    customMetadata: { owner_key_id: ownerKeyId },
+  });
+  return { objectKey, contentType, size };
+}
+
+function formError(field: string | null, msg: string, type: string): ApiError {
+  return validationError([{ loc: field ? ["body", field] : ["body"], msg, type }]);
+}

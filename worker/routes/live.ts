@@ -1,0 +1,52 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { LIVE_NODE_PATH, liveLanguage } from "../../protocol/live.ts";
+import { connectNodeToHub, connectNodeToSession, openLiveSocket } from "../live/open-socket.ts";
+import { liveKeyAuth } from "../live/ws-auth.ts";
+import { nodeAuth } from "../middleware/node-auth.ts";
+import { createRouter } from "../router.ts";
+import { apiKeySecurity, errorContent, unauthorized, unprocessable } from "../schemas/common.ts";
+
+const WsQuery = z.object({
+  language: z
+    .string()
+    .max(64)
+    .optional()
+    .refine((value) => liveLanguage(value) !== null, "unsupported language")
+    .openapi({ description: "spoken language (code or name); omitted or `auto` detects it", example: "en" }),
+  api_key: z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({ description: "the API key, for browsers (a browser WebSocket cannot set headers)" }),
+});
+
+const wsRoute = createRoute({
+  method: "get",
+  path: "/ws",
+  tags: ["live"],
+  summary: "Live microphone transcription over a WebSocket (protocol: docs/api.md)",
+  security: apiKeySecurity,
+  middleware: [liveKeyAuth()] as const,
+  request: { query: WsQuery },
+  responses: {
+    101: {
+      description:
+        "WebSocket: `ready` first, then interim/final/error messages. Refused streams (another session " +
+        "holds the gate, or no streaming engine is connected) get an error message and close 1013.",
+    },
+    400: { description: "not a WebSocket upgrade", content: errorContent },
+    401: unauthorized,
+    422: unprocessable,
+  },
+});
+
+/** The public live-mic socket, plus the sockets inference nodes dial out to (NODE_TOKEN, undocumented). */
+export const liveRoutes = createRouter()
+  .openapi(wsRoute, async (c) => {
+    const language = liveLanguage(c.req.valid("query").language) ?? "auto";
+    return openLiveSocket(c.env, c.req.raw, { keyId: c.get("apiKey").id, language });
+  })
+  .get(LIVE_NODE_PATH, nodeAuth(), (c) => connectNodeToHub(c.env, c.req.raw))
+  .get("/internal/v1/live/sessions/:session_id", nodeAuth(), (c) =>
+    connectNodeToSession(c.env, c.req.raw, c.req.param("session_id")),
+  );

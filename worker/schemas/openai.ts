@@ -1,0 +1,133 @@
+import { z } from "@hono/zod-openapi";
+import { MAX_CONTEXT_CHARS } from "./transcribe.ts";
+
+/**
+ * Wire resources of the OpenAI-compatible endpoints (/v1), shaped as OpenAI's API documents them
+ * (openai-node src/resources/audio/transcriptions.ts, models.ts). docs/api.md explains each field.
+ */
+
+export const RESPONSE_FORMATS = ["json", "verbose_json", "text", "srt", "vtt"] as const;
+export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+export const GRANULARITIES = ["segment", "word"] as const;
+export type Granularity = (typeof GRANULARITIES)[number];
+
+const textFields = {
+  model: z.string().max(256).optional().openapi({
+    description: "accepted and ignored: the deployment serves its registry's default model",
+    example: "whisper-1",
+  }),
+  prompt: z.string().max(MAX_CONTEXT_CHARS).default("").openapi({
+    description: "text to condition decoding on (names, jargon); stored as the task's context",
+  }),
+  response_format: z.string().max(64).default("json").openapi({
+    description: "json (default), verbose_json, text, srt or vtt; anything else is a 400",
+  }),
+  temperature: z.coerce.number().finite().optional().openapi({
+    description: "accepted and ignored: decoding is greedy from 0 with whisper's own fallback",
+  }),
+  timestamp_granularities: z
+    .array(z.string().max(16))
+    .max(4)
+    .default([])
+    .openapi({
+      description:
+        "`segment` and/or `word`, sent as `timestamp_granularities[]` (repeated) or `timestamp_granularities`; " +
+        "`word` adds top-level `words` to verbose_json",
+    }),
+};
+const language = z.string().max(64).optional().openapi({
+  description: "ISO-639-1 code or name; omitted means auto-detect; an unsupported one is a 400",
+  example: "en",
+});
+
+/** The text fields of POST /v1/audio/transcriptions, checked once the streamed form is read. */
+export const TranscriptionFormFields = z.object({ ...textFields, language });
+export type TranscriptionFormFields = z.infer<typeof TranscriptionFormFields>;
+
+/** The text fields of POST /v1/audio/translations: no `language`, output is English. */
+export const TranslationFormFields = z.object(textFields);
+export type TranslationFormFields = z.infer<typeof TranslationFormFields>;
+
+const file = z.string().openapi({ format: "binary", description: "audio or video file, at most 2 GB" });
+
+/** The forms for the OpenAPI document only: routes refer to them by $ref so the body streams. */
+export const TranscriptionForm = TranscriptionFormFields.extend({ file }).meta({
+  id: "OpenAITranscriptionForm",
+});
+export const TranslationForm = TranslationFormFields.extend({ file }).meta({ id: "OpenAITranslationForm" });
+export const transcriptionFormRef = { $ref: "#/components/schemas/OpenAITranscriptionForm" };
+export const translationFormRef = { $ref: "#/components/schemas/OpenAITranslationForm" };
+
+/** `response_format=json`. */
+export const OpenAITranscription = z.object({ text: z.string() }).meta({ id: "OpenAITranscription" });
+export type OpenAITranscription = z.infer<typeof OpenAITranscription>;
+
+export const OpenAISegment = z
+  .object({
+    id: z.number().int(),
+    seek: z.number().int(),
+    start: z.number(),
+    end: z.number(),
+    text: z.string(),
+    tokens: z.array(z.number().int()),
+    temperature: z.number(),
+    avg_logprob: z.number(),
+    compression_ratio: z.number(),
+    no_speech_prob: z.number(),
+  })
+  .meta({ id: "OpenAISegment" });
+export type OpenAISegment = z.infer<typeof OpenAISegment>;
+
+export const OpenAIWord = z
+  .object({ word: z.string(), start: z.number(), end: z.number() })
+  .meta({ id: "OpenAIWord" });
+export type OpenAIWord = z.infer<typeof OpenAIWord>;
+
+/** `response_format=verbose_json`. */
+export const OpenAITranscriptionVerbose = z
+  .object({
+    task: z.enum(["transcribe", "translate"]),
+    language: z.string().openapi({ description: "full lower-case name, e.g. `english`" }),
+    duration: z.number(),
+    text: z.string(),
+    segments: z.array(OpenAISegment),
+    words: z.array(OpenAIWord).optional().openapi({ description: "only with the `word` granularity" }),
+  })
+  .meta({ id: "OpenAITranscriptionVerbose" });
+export type OpenAITranscriptionVerbose = z.infer<typeof OpenAITranscriptionVerbose>;
+
+export const OpenAIModel = z
+  .object({
+    id: z.string(),
+    object: z.literal("model"),
+    created: z.number().int(),
+    owned_by: z.string(),
+  })
+  .meta({ id: "OpenAIModel" });
+export type OpenAIModel = z.infer<typeof OpenAIModel>;
+
+export const OpenAIModelList = z
+  .object({ object: z.literal("list"), data: z.array(OpenAIModel) })
+  .meta({ id: "OpenAIModelList" });
+export type OpenAIModelList = z.infer<typeof OpenAIModelList>;
+
+export const OpenAIModelParam = z.object({
+  model: z
+    .string()
+    .min(1)
+    .max(256)
+    .openapi({ param: { name: "model", in: "path" }, example: "whisper-1" }),
+});
+
+/** Every error on /v1, in OpenAI's envelope. */
+export const OpenAIErrorBody = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      type: z.string(),
+      param: z.string().nullable(),
+      code: z.string().nullable(),
+    }),
+  })
+  .meta({ id: "OpenAIError" });
+export type OpenAIErrorBody = z.infer<typeof OpenAIErrorBody>;
