@@ -1,11 +1,11 @@
 import type { TaskRecord } from "../../protocol/task.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
+import { receiveStreamedForm } from "../ingest/streamed-form.ts";
 import { recordUpload } from "../ingest/upload-registry.ts";
 import { CANCELLED_BY_CLIENT, cancelTask } from "../tasks/leasing.ts";
 import { submitTask } from "../tasks/submit.ts";
 import { readTask } from "../tasks/task-store.ts";
 import { OpenAIError } from "./errors.ts";
-import { receiveStreamedForm } from "./form.ts";
 import { type RenderedBody, renderTranscript } from "./formats.ts";
 import { parseSyncRequest, type SyncRequest, type SyncTask } from "./request.ts";
 

@@ -1,15 +1,15 @@
 import { MAX_MEDIA_BYTES } from "../../protocol/media-limits.ts";
 import { type ApiError, validationError } from "../errors.ts";
+import { uploadContentType } from "../media/content-types.ts";
+import { declaredLength, streamToR2, tooLarge } from "../media/r2-upload.ts";
 import {
   type FormPart,
   MultipartError,
   multipartBoundary,
   readFormParts,
   readTextPart,
-} from "../ingest/multipart.ts";
-import { newObjectKey } from "../ingest/object-keys.ts";
-import { uploadContentType } from "../media/content-types.ts";
-import { declaredLength, streamToR2, tooLarge } from "../media/r2-upload.ts";
+} from "./multipart.ts";
+import { newObjectKey } from "./object-keys.ts";
 
 /** Room for the text fields and part headers around the file, in a declared Content-Length. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
@@ -17,7 +17,7 @@ const MAX_FIELD_BYTES = 16 * 1024;
 /** Values kept per text field name (`timestamp_granularities[]` repeats). */
 const MAX_VALUES_PER_FIELD = 8;
 
-/** A compatible-API form whose file is already in R2; text fields keep every value, in order. */
+/** A multipart form whose file is already in R2; text fields keep every value, in order. */
 export interface StreamedForm {
   objectKey: string;
   contentType: string;
@@ -26,10 +26,10 @@ export interface StreamedForm {
 }
 
 /**
- * Reads an OpenAI-style multipart form as a stream, the same way /transcribe/upload does (the shared
- * streaming reader, the file straight into R2, the same 2 GB limit and a 413 on a declared
- * Content-Length before reading), but keeping repeated text fields (`timestamp_granularities[]`)
- * for the caller to validate. A form without a file, with two, or malformed is a 422 and stores nothing.
+ * Reads a multipart form as a stream: the `file` part goes straight into R2 under a new key while it
+ * arrives (2 GB limit; a declared Content-Length over it is a 413 before reading), text fields may
+ * come before or after it and keep repeated values (`timestamp_granularities[]`) for the caller to
+ * validate. A form without a file, with two, or malformed is a 422 and stores nothing.
  *
  * @example const form = await receiveStreamedForm(env, request, keyId); form.fields.get("response_format")
  */
