@@ -8,6 +8,7 @@
  */
 import { normalizeLanguage } from "../../protocol/languages.ts";
 import type { SpeakerTurn, TranscriptionResult } from "../../protocol/transcription.ts";
+import { assignSpeakers } from "../diarize/assign.ts";
 import { type HallucinationOptions, isSilenceHallucination } from "./hallucinations.ts";
 import { removeMarkers } from "./markers.ts";
 import { collapseRepeatedSegments, collapseRepetitions, type RepetitionOptions } from "./repetition.ts";
@@ -86,23 +87,15 @@ export function cleanTranscript(
 }
 
 /**
- * The turn that overlaps [start, end] the longest, or null when none does.
+ * The speaker whose turns overlap [start, end] the longest in total, or null when none does: the
+ * diarizer's own `assignSpeakers` rule, applied to one span.
  *
  * @example
  * speakerByOverlap(1, 3, [{ start: 0, end: 1.5, speaker: "SPEAKER_00" }, { start: 1.5, end: 4, speaker: "SPEAKER_01" }]);
  * // "SPEAKER_01"
  */
 export function speakerByOverlap(start: number, end: number, turns: readonly SpeakerTurn[]): string | null {
-  let best: string | null = null;
-  let bestOverlap = 0;
-  for (const turn of turns) {
-    const overlap = Math.min(end, turn.end) - Math.max(start, turn.start);
-    if (overlap > bestOverlap) {
-      bestOverlap = overlap;
-      best = turn.speaker;
-    }
-  }
-  return best;
+  return assignSpeakers([{ start, end }], [...turns])[0]?.speaker ?? null;
 }
 
 /** The Title-case name of a decoded language ("vi" → "Vietnamese", "zh-CN" → "Chinese"); unknown input as is. */
