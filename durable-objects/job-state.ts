@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { workerConfig } from "../platform/config.ts";
 import type { TaskRecord } from "../protocol/task.ts";
 import type { TranscriptionDetail } from "../protocol/transcription-detail.ts";
 
@@ -25,7 +26,7 @@ export class JobState extends DurableObject<Env> {
   /** Replaces the record and restarts its time to live; a final status wakes every waiter. */
   async write(record: TaskRecord): Promise<void> {
     await this.ctx.storage.put(RECORD_KEY, record);
-    await this.ctx.storage.setAlarm(Date.now() + Number(this.env.JOB_TTL_SEC) * 1000);
+    await this.ctx.storage.setAlarm(Date.now() + workerConfig(this.env).jobTtlMs);
     if (ended(record)) {
       for (const wake of this.waiters) wake(record);
       this.waiters.clear();

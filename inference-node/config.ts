@@ -1,6 +1,7 @@
 import { availableParallelism, hostname } from "node:os";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { parseAllowlist } from "../protocol/url-policy.ts";
 
 /**
  * Node configuration from flags, then environment, then defaults.
@@ -25,6 +26,10 @@ export const NodeConfig = z.object({
   /** Temperature step of whisper's fallback re-decodes (default 0.2); 0 = greedy once (benchmarks). */
   temperatureInc: z.coerce.number().min(0).max(1),
   tempDir: z.string().optional(),
+  /** Grace period for running tasks on SIGTERM before they are handed back. */
+  drainMs: z.coerce.number().int().min(0),
+  /** host:port entries exempt from the SSRF address rule (tests, private deployments). */
+  urlAllowlist: z.string().default("").transform(parseAllowlist),
 });
 export type NodeConfig = z.infer<typeof NodeConfig>;
 
@@ -60,6 +65,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     maxTokens: env.VOXEDGE_MAX_TOKENS ?? 0,
     temperatureInc: env.VOXEDGE_TEMPERATURE_INC ?? 0.2,
     tempDir: env.VOXEDGE_TEMP_DIR,
+    drainMs: env.VOXEDGE_DRAIN_MS ?? 30_000,
+    urlAllowlist: env.URL_ALLOWLIST,
   });
   if (!parsed.success) {
     throw new Error(

@@ -1,9 +1,11 @@
-import type { Lease, NodeHealth } from "../protocol/node.ts";
+import type { CompleteRequest, Lease, NodeHealth } from "../protocol/node.ts";
+import type { TaskKind } from "../protocol/task.ts";
 import type { Logger } from "./logger.ts";
+import { toFailure } from "./task-failure.ts";
 import { LeaseGoneError, type WorkerClient } from "./worker-client.ts";
 
-/** What a task run returns: a result to complete with. Throwing fails the task. */
-export type TaskRunner = (lease: Lease, context: TaskContext) => Promise<Record<string, unknown>>;
+/** What a task run returns: the completion to report. Throwing fails the task (toFailure gives the code). */
+export type TaskRunner = (lease: Lease, context: TaskContext) => Promise<CompleteRequest>;
 
 export interface TaskContext {
   /** Aborted when the lease is lost or the node stops. */
@@ -16,11 +18,11 @@ export interface LeaseLoopOptions {
   client: WorkerClient;
   health: () => NodeHealth;
   run: TaskRunner;
+  /** The task kinds `run` serves; the Dispatcher offers only those. */
+  kinds: TaskKind[];
   /** Tasks run at once on this node. */
   concurrency: number;
   heartbeatMs: number;
-  /** Classifies failures: true = the task fails now; false = it goes back to the queue. */
-  permanent: (error: unknown) => boolean;
   logger: Logger;
   /** Long-poll wait per lease call. */
   pollWaitMs?: number;
@@ -73,6 +75,7 @@ export class LeaseLoop {
         const leases = await client.lease(
           this.options.health(),
           capacity,
+          this.options.kinds,
           this.options.pollWaitMs ?? 20_000,
           this.stopPolling.signal,
         );
@@ -150,11 +153,12 @@ export class LeaseLoop {
       return;
     }
     const handedBack = this.stopping && abort.signal.aborted;
-    const permanent = !handedBack && this.options.permanent(error);
-    const message = handedBack ? "inference node shut down; task handed back" : errorMessage(error);
-    log[permanent ? "warn" : "error"]({ err: message, permanent }, "task failed");
+    const failure = handedBack
+      ? { code: "node_shutdown" as const, message: "inference node shut down; task handed back" }
+      : toFailure(error);
+    log.warn({ err: failure.message, code: failure.code }, "task failed");
     try {
-      await this.options.client.fail(lease.lease_id, message, !permanent);
+      await this.options.client.fail(lease.lease_id, failure);
     } catch (reportError) {
       // The lease will expire and the task will be retried: nothing is lost.
       log.error({ err: String(reportError) }, "could not report the failure");
@@ -172,8 +176,4 @@ export class LeaseLoop {
     await all();
     await this.loop;
   }
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

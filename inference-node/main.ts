@@ -11,30 +11,17 @@
  * live-microphone sessions, also outbound only. VOXEDGE_LIVE_CAPACITY=0 turns it off.
  */
 
-import { WhisperError } from "../native/index.ts";
 import type { NodeHealth } from "../protocol/node.ts";
-import { parseAllowlist } from "../protocol/url-policy.ts";
 import { loadConfig } from "./config.ts";
 import { LeaseLoop } from "./lease-loop.ts";
 import { liveOptionsFromEnv } from "./live/options.ts";
 import { startLiveService } from "./live/service.ts";
 import { logger } from "./logger.ts";
-import { MediaError } from "./media/media-error.ts";
 import { loadResidentModel } from "./model.ts";
-import { TaskInputError, transcribe } from "./pipeline/transcribe-task.ts";
+import { transcribe } from "./pipeline/transcribe-task.ts";
+import { TaskFailureError } from "./task-failure.ts";
 import { createTranslator, translatorConfigFromEnv } from "./translate/config.ts";
 import { WorkerClient } from "./worker-client.ts";
-
-/** Failures that another attempt cannot fix. */
-function isPermanent(error: unknown): boolean {
-  if (error instanceof MediaError || error instanceof TaskInputError) return true;
-  return (
-    error instanceof WhisperError &&
-    ["ERR_INVALID_AUDIO", "ERR_EMPTY_AUDIO", "ERR_UNKNOWN_LANGUAGE", "ERR_INVALID_OPTION"].includes(
-      error.code,
-    )
-  );
-}
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2));
@@ -64,7 +51,7 @@ async function main(): Promise<void> {
     media: {
       client,
       maxBytes: config.maxMediaBytes,
-      allowlist: parseAllowlist(process.env.URL_ALLOWLIST),
+      allowlist: config.urlAllowlist,
       tempDir: config.tempDir,
     },
     logger,
@@ -72,13 +59,15 @@ async function main(): Promise<void> {
   const loop = new LeaseLoop({
     client,
     health,
+    kinds: ["transcribe"],
     concurrency: config.concurrency,
     heartbeatMs: config.heartbeatMs,
-    permanent: isPermanent,
     logger,
     run: async (lease, context) => {
-      if (lease.kind !== "transcribe") throw new TaskInputError(`this node does not run ${lease.kind} tasks`);
-      return transcribe(lease, deps, context);
+      if (lease.kind !== "transcribe") {
+        throw new TaskFailureError("unsupported_kind", `this node does not run ${lease.kind} tasks`);
+      }
+      return { kind: "transcribe", result: await transcribe(lease, deps, context) };
     },
   });
   loop.start();
@@ -100,7 +89,7 @@ async function main(): Promise<void> {
         })
       : null;
 
-  const drainMs = Number(process.env.VOXEDGE_DRAIN_MS ?? 30_000);
+  const drainMs = config.drainMs;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -1,10 +1,13 @@
 import {
+  type CompleteRequest,
+  type FailRequest,
   type HeartbeatRequest,
   HeartbeatResponse,
   type Lease,
   LeaseResponse,
   type NodeHealth,
 } from "../protocol/node.ts";
+import type { TaskKind } from "../protocol/task.ts";
 
 /** The lease is gone (expired and handed back, or released): stop working on the task. */
 export class LeaseGoneError extends Error {
@@ -37,11 +40,17 @@ export class WorkerClient {
     return response;
   }
 
-  /** Long-polls for up to `capacity` tasks; resolves with none after `waitMs` without work. */
-  async lease(node: NodeHealth, capacity: number, waitMs: number, signal?: AbortSignal): Promise<Lease[]> {
+  /** Long-polls for up to `capacity` tasks of `kinds`; resolves with none after `waitMs` without work. */
+  async lease(
+    node: NodeHealth,
+    capacity: number,
+    kinds: TaskKind[],
+    waitMs: number,
+    signal?: AbortSignal,
+  ): Promise<Lease[]> {
     const response = await this.request("/internal/v1/lease", {
       method: "POST",
-      body: JSON.stringify({ node, capacity, wait_ms: waitMs }),
+      body: JSON.stringify({ node, capacity, kinds, wait_ms: waitMs }),
       signal,
     });
     await this.expectOk(response, "lease");
@@ -57,18 +66,19 @@ export class WorkerClient {
     return HeartbeatResponse.parse(await response.json());
   }
 
-  async complete(leaseId: string, result: Record<string, unknown>): Promise<void> {
+  async complete(leaseId: string, completion: CompleteRequest): Promise<void> {
     const response = await this.request(`/internal/v1/leases/${leaseId}/complete`, {
       method: "POST",
-      body: JSON.stringify({ result }),
+      body: JSON.stringify(completion),
     });
     await this.expectOk(response, "complete", leaseId);
   }
 
-  async fail(leaseId: string, error: string, retryable: boolean): Promise<void> {
+  /** Reports a failed attempt; the Worker retries it or fails the task, by the failure's code. */
+  async fail(leaseId: string, failure: FailRequest): Promise<void> {
     const response = await this.request(`/internal/v1/leases/${leaseId}/fail`, {
       method: "POST",
-      body: JSON.stringify({ error: error.slice(0, 4000), retryable }),
+      body: JSON.stringify(failure),
     });
     await this.expectOk(response, "fail", leaseId);
   }

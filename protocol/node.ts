@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Lane, TaskKind, TaskSource } from "./task.ts";
+import { Lane, TASK_CONTRACTS, TaskKind, TaskSource } from "./task.ts";
+import { TaskFailureCode } from "./task-failure.ts";
 
 /**
  * The internal protocol between the Worker and inference nodes (routes under /internal/v1, NODE_TOKEN
@@ -24,24 +25,33 @@ export const LeaseRequest = z.strictObject({
   capacity: z.number().int().min(1).max(64),
   /** How long to wait for work before answering with no lease. */
   wait_ms: z.number().int().min(0).max(30_000).default(25_000),
+  /** The task kinds this node runs; it is only offered those. */
   kinds: z.array(TaskKind).min(1).default(["transcribe"]),
 });
 export type LeaseRequest = z.input<typeof LeaseRequest>;
+/** A checked lease request, as the Dispatcher takes it. */
+export type LeaseAsk = z.output<typeof LeaseRequest>;
 
-export const Lease = z.object({
+const leaseFields = {
   lease_id: z.string(),
   task_id: z.string(),
-  kind: TaskKind,
   lane: Lane,
   attempt: z.number().int().min(1),
-  params: z.record(z.string(), z.unknown()),
   source: TaskSource,
   /** Path (relative to the Worker) that streams the task's stored media, for `object` sources. */
   source_path: z.string().nullable(),
   /** Unix ms; a heartbeat before it extends the lease, after it the task goes back to the queue. */
   expires_at: z.number().int(),
-});
+};
+
+function leaseOf<K extends TaskKind>(kind: K) {
+  return z.object({ ...leaseFields, kind: z.literal(kind), params: TASK_CONTRACTS[kind].params });
+}
+
+/** A work order: the task's kind and its params, typed by that kind. */
+export const Lease = z.discriminatedUnion("kind", [leaseOf("transcribe")]);
 export type Lease = z.infer<typeof Lease>;
+export type LeaseOf<K extends TaskKind> = Extract<Lease, { kind: K }>;
 
 export const LeaseResponse = z.object({ leases: z.array(Lease) });
 export type LeaseResponse = z.infer<typeof LeaseResponse>;
@@ -62,15 +72,18 @@ export const HeartbeatResponse = z.object({
 });
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponse>;
 
-export const CompleteRequest = z.strictObject({ result: z.record(z.string(), z.unknown()) });
+function completionOf<K extends TaskKind>(kind: K) {
+  return z.strictObject({ kind: z.literal(kind), result: TASK_CONTRACTS[kind].completion });
+}
+
+/** A finished task's outcome; `kind` must be the lease's. */
+export const CompleteRequest = z.discriminatedUnion("kind", [completionOf("transcribe")]);
 export type CompleteRequest = z.infer<typeof CompleteRequest>;
 
 export const FailRequest = z.strictObject({
-  error: z.string().min(1).max(4000),
-  /** A retryable failure goes back to the queue (counting an attempt); otherwise the task fails now. */
-  retryable: z.boolean().default(false),
+  /** Why, as a code: it decides whether the task is retried and what each API shows. */
+  code: TaskFailureCode,
+  /** The human explanation stored with the task. */
+  message: z.string().min(1).max(4000),
 });
-export type FailRequest = z.input<typeof FailRequest>;
-
-/** Error body of every internal route. */
-export const InternalError = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+export type FailRequest = z.infer<typeof FailRequest>;

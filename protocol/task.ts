@@ -1,9 +1,30 @@
 import { z } from "zod";
+import { TaskFailureCode } from "./task-failure.ts";
+import { TranscribeParams } from "./transcribe-params.ts";
+import { TranscriptionResult } from "./transcription.ts";
+import { DetailedTranscriptionResult } from "./transcription-detail.ts";
 
-/** Every asynchronous operation is a task of one of these kinds (one engine, several public views). */
-export const TASK_KINDS = ["transcribe", "shorts", "quiz_video", "slide"] as const;
+/**
+ * The task contract: every asynchronous operation is a task of one kind, whose schemas are declared
+ * here once and shared by the Worker, the Durable Objects and the nodes: `params` (stored with the
+ * task, sent with its lease), `completion` (what a node reports when it is done) and `result` (what the
+ * stores keep of it).
+ */
+export const TASK_CONTRACTS = {
+  transcribe: {
+    params: TranscribeParams,
+    completion: DetailedTranscriptionResult,
+    result: TranscriptionResult,
+  },
+} as const;
+
+export type TaskKind = keyof typeof TASK_CONTRACTS;
+export const TASK_KINDS = Object.keys(TASK_CONTRACTS) as [TaskKind, ...TaskKind[]];
 export const TaskKind = z.enum(TASK_KINDS);
-export type TaskKind = z.infer<typeof TaskKind>;
+
+export type TaskParams<K extends TaskKind = TaskKind> = z.infer<(typeof TASK_CONTRACTS)[K]["params"]>;
+export type TaskResult<K extends TaskKind = TaskKind> = z.infer<(typeof TASK_CONTRACTS)[K]["result"]>;
+export type TaskCompletion<K extends TaskKind = TaskKind> = z.infer<(typeof TASK_CONTRACTS)[K]["completion"]>;
 
 /** The one internal life of a task; the speech-to-text API shows it as is (JobStatus). */
 export const TASK_STATUSES = ["queued", "processing", "done", "failed"] as const;
@@ -23,26 +44,54 @@ export const TaskSource = z.discriminatedUnion("type", [
 ]);
 export type TaskSource = z.infer<typeof TaskSource>;
 
-/**
- * A task as both stores keep it. Times are Unix milliseconds; `params` holds what the enqueue route
- * stored (for transcription: model_id, language, context, object_key, file_url).
- */
-export const TaskRecord = z.object({
+const recordFields = {
   task_id: z.string(),
   owner_key_id: z.string().nullable(),
-  kind: TaskKind,
   lane: Lane,
   status: TaskStatus,
-  params: z.record(z.string(), z.unknown()),
   source: TaskSource,
-  result: z.record(z.string(), z.unknown()).nullable(),
   error: z.string().nullable(),
+  /** Set with `error` when the task failed. */
+  error_code: TaskFailureCode.nullable(),
   progress: z.number().min(0).max(100),
   created_at: z.number().int(),
   updated_at: z.number().int(),
-});
+};
+
+function recordOf<K extends TaskKind>(kind: K) {
+  const contract = TASK_CONTRACTS[kind];
+  return z.object({
+    ...recordFields,
+    kind: z.literal(kind),
+    params: contract.params,
+    result: contract.result.nullable(),
+  });
+}
+
+/**
+ * A task as both stores keep it (the D1 `jobs` row has exactly these columns). Times are Unix
+ * milliseconds. Told apart by `kind`, so params and result are typed per kind.
+ */
+export const TaskRecord = z.discriminatedUnion("kind", [recordOf("transcribe")]);
 export type TaskRecord = z.infer<typeof TaskRecord>;
+export type TaskRecordOf<K extends TaskKind> = Extract<TaskRecord, { kind: K }>;
 
 /** The Queue message: only the id and kind travel; the task itself lives in the stores. */
 export const TaskMessage = z.object({ task_id: z.string(), kind: TaskKind });
 export type TaskMessage = z.infer<typeof TaskMessage>;
+
+/** Where a task stands in the Dispatcher's line; polls show it while the task waits or runs. */
+export const QueueStats = z
+  .strictObject({
+    queued: z.number().int().describe("jobs waiting for a worker slot, whole deployment"),
+    processing: z.number().int().describe("jobs decoding now; capped at the concurrency"),
+    position: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .describe("1-based place of this job in the queue; null when no longer waiting"),
+    concurrency: z.number().int().describe("MAX_CONCURRENT_TRANSCRIBE_JOBS"),
+  })
+  .meta({ id: "QueueStats" });
+export type QueueStats = z.infer<typeof QueueStats>;

@@ -2,17 +2,18 @@ import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ConfigError } from "../platform/config.ts";
 import { ApiError } from "./errors.ts";
 import { requestLog } from "./middleware/request-log.ts";
 import { OPENAI_PREFIX, openAIErrorResponse, usesOpenAIEnvelope } from "./openai/errors.ts";
 import { createRouter } from "./router.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { mountDocs } from "./routes/docs.ts";
+import { historyRoutes } from "./routes/history.ts";
 import { internalRoutes } from "./routes/internal.ts";
-import { liveRoutes } from "./routes/live.ts";
+import { liveNodeRoutes, liveRoutes } from "./routes/live.ts";
 import { mediaRoutes } from "./routes/media.ts";
 import { openaiRoutes } from "./routes/openai.ts";
-import { taskRoutes } from "./routes/tasks.ts";
 import { transcribeRoutes } from "./routes/transcribe.ts";
 import { uploadRoutes } from "./routes/uploads.ts";
 import { malformedJsonError } from "./validation.ts";
@@ -39,15 +40,17 @@ app.use(
   }),
 );
 
-app.route("/", discoveryRoutes);
-app.route("/", taskRoutes);
-app.route("/", transcribeRoutes);
-app.route("/", uploadRoutes);
-app.route("/", mediaRoutes);
-app.route("/", liveRoutes);
-app.route(OPENAI_PREFIX, openaiRoutes);
-app.route("/internal/v1", internalRoutes);
-mountDocs(app);
+// Where every path lives: one router per resource, each under its own prefix.
+app.route("/", discoveryRoutes); // GET /, /health, /models
+app.route("/transcribe", transcribeRoutes); // POST /transcribe[/object|/upload], GET /transcribe/{id}
+app.route("/history", historyRoutes);
+app.route("/uploads", uploadRoutes); // POST /uploads/presign, PUT /uploads/put/{key}
+app.route("/media", mediaRoutes); // GET /media/{key}
+app.route("/ws", liveRoutes); // the live microphone
+app.route(OPENAI_PREFIX, openaiRoutes); // /v1/audio/*, /v1/models
+app.route("/internal/v1", internalRoutes); // nodes: leases
+app.route("/internal/v1/live", liveNodeRoutes); // nodes: live sockets
+mountDocs(app); // GET /openapi.json, /docs
 
 app.notFound(() => {
   throw new ApiError("not_found", "no such route");
@@ -68,6 +71,8 @@ app.onError((err, c) => {
 /** Maps anything thrown to a typed error: ours as is, Hono's by status, the rest as 500. */
 function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  // The message (logged above) names the variable; clients only learn the service cannot serve.
+  if (err instanceof ConfigError) return new ApiError("service_unavailable", "the service is misconfigured");
   if (err instanceof HTTPException) {
     if (err.status === 400 && /malformed json/i.test(err.message)) return malformedJsonError();
     if (err.status === 413) return new ApiError("payload_too_large", err.message || "request body too large");

@@ -11,7 +11,9 @@ export const ErrorCode = z.enum([
   "payload_too_large",
   "validation_error",
   "rate_limited",
+  "client_closed",
   "service_unavailable",
+  "gateway_timeout",
   "internal_error",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -46,7 +48,10 @@ const STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   validation_error: 422,
   rate_limited: 429,
+  /** nginx's 499: the caller went away before the answer (a cancelled synchronous task). */
+  client_closed: 499,
   service_unavailable: 503,
+  gateway_timeout: 504,
   internal_error: 500,
 };
 

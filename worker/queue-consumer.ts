@@ -1,6 +1,6 @@
+import { dispatcher } from "../platform/stubs.ts";
+import { changeTaskStatus, readTask } from "../platform/task-store.ts";
 import { TaskMessage } from "../protocol/task.ts";
-import { dispatcher } from "./tasks/dispatcher.ts";
-import { changeTaskStatus, readTask } from "./tasks/task-store.ts";
 
 const DEAD_LETTER_SUFFIX = "-dlq";
 
@@ -49,6 +49,9 @@ async function failUndeliverable(env: Env, taskId: string): Promise<void> {
   if (record?.status !== "queued") return;
   await changeTaskStatus(env, taskId, {
     status: "failed",
-    error: "the task could not be scheduled (job queue delivery failed repeatedly)",
+    failure: {
+      code: "queue_undeliverable",
+      message: "the task could not be scheduled (job queue delivery failed repeatedly)",
+    },
   });
 }

@@ -1,8 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
-import type { NodeHealth } from "../../protocol/node.ts";
-import type { Lane, TaskKind } from "../../protocol/task.ts";
-import { failCancelledTask } from "../../worker/tasks/leasing.ts";
-import { changeTaskStatus } from "../../worker/tasks/task-store.ts";
+import { workerConfig } from "../../platform/config.ts";
+import { changeTaskStatus, failUnlessEnded } from "../../platform/task-store.ts";
+import type { LeaseAsk, NodeHealth } from "../../protocol/node.ts";
+import type { Lane, QueueStats, TaskKind } from "../../protocol/task.ts";
+import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
 import { createFairQueueTables, FairQueue } from "./fair-queue.ts";
 import { createLeaseTables, type LeaseRow, LeaseTable } from "./lease-table.ts";
 import { NodeTable } from "./node-table.ts";
@@ -12,20 +13,6 @@ export interface DispatchTask {
   owner: string;
   lane: Lane;
   kind: TaskKind;
-}
-
-export interface LeaseAsk {
-  node: NodeHealth;
-  capacity: number;
-  kinds: TaskKind[];
-  wait_ms: number;
-}
-
-export interface QueueStats {
-  queued: number;
-  processing: number;
-  position: number | null;
-  concurrency: number;
 }
 
 interface Waiter {
@@ -152,23 +139,26 @@ export class Dispatcher extends DurableObject<Env> {
 
   /** Nodes heard from recently, freshest first. */
   async liveNodes(): Promise<NodeHealth[]> {
-    return this.nodes.live(Date.now() - Number(this.env.NODE_STALE_SEC) * 1000);
+    return this.nodes.live(Date.now() - workerConfig(this.env).nodeStaleMs);
   }
 
   /** Takes back expired leases: another attempt, or failure once the attempts are spent. */
   override async alarm(): Promise<void> {
     const now = Date.now();
-    const maxAttempts = Number(this.env.MAX_TASK_ATTEMPTS);
+    const { maxTaskAttempts } = workerConfig(this.env);
     for (const lease of this.leases.expired(now)) {
       if (lease.cancelled) {
         // Its node died before hearing of the cancel: no other attempt, the task stays failed.
-        await failCancelledTask(this.env, lease.task_id);
+        await failUnlessEnded(this.env, lease.task_id, CANCELLED_FAILURE);
         this.leases.delete(lease.lease_id);
         this.leases.markFinished(lease.task_id, now);
-      } else if (lease.attempts >= maxAttempts) {
+      } else if (lease.attempts >= maxTaskAttempts) {
         await changeTaskStatus(this.env, lease.task_id, {
           status: "failed",
-          error: `task failed after ${lease.attempts} attempts: the inference node stopped responding (lease expired)`,
+          failure: {
+            code: "node_lost",
+            message: `task failed after ${lease.attempts} attempts: the inference node stopped responding (lease expired)`,
+          },
         });
         this.leases.delete(lease.lease_id);
         this.leases.markFinished(lease.task_id, now);
@@ -225,10 +215,10 @@ export class Dispatcher extends DurableObject<Env> {
   }
 
   private concurrency(): number {
-    return Number(this.env.MAX_CONCURRENT_TRANSCRIBE_JOBS);
+    return workerConfig(this.env).maxConcurrentTranscribeJobs;
   }
 
   private leaseTtlMs(): number {
-    return Number(this.env.LEASE_TTL_SEC) * 1000;
+    return workerConfig(this.env).leaseTtlMs;
   }
 }

@@ -1,4 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
+import { workerConfig } from "../../platform/config.ts";
+import { liveHub } from "../../platform/stubs.ts";
 import {
   LIVE_FORMAT,
   LIVE_SAMPLE_RATE,
@@ -8,7 +10,6 @@ import {
   type ServerMessage,
   type SessionToNode,
 } from "../../protocol/live.ts";
-import { liveHub } from "../../worker/live/stubs.ts";
 import { readClientFrame } from "./client-input.ts";
 import { checkTimeouts, type SessionOutcome } from "./session-timeouts.ts";
 import { attachmentOf, closeSocket, sendJson, sendRaw } from "./sockets.ts";
@@ -229,8 +230,7 @@ export class LiveSession extends DurableObject<Env> {
   }
 
   private idleTimeoutMs(): number {
-    const value = Number(this.env.LIVE_IDLE_TIMEOUT_MS);
-    return Number.isFinite(value) && value > 0 ? value : 10_000;
+    return workerConfig(this.env).liveIdleTimeoutMs;
   }
 
   /** Alarm period: a vanished client is noticed within a third of the idle timeout, at most a second. */

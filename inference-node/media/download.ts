@@ -28,10 +28,10 @@ export async function saveToTempFile(
   maxBytes: number,
   options: { dir?: string; signal?: AbortSignal } = {},
 ): Promise<DownloadedMedia> {
-  if (!response.body) throw new MediaError("the media response has no body");
+  if (!response.body) throw new MediaError("media_unreachable", "the media response has no body");
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes)
-    throw new MediaError(`the media is larger than the ${formatBytes(maxBytes)} limit`);
+    throw new MediaError("media_too_large", `the media is larger than the ${formatBytes(maxBytes)} limit`);
   const folder = await mkdtemp(join(options.dir ?? tmpdir(), "voxedge-media-"));
   const path = join(folder, "source");
   const remove = () => rm(folder, { recursive: true, force: true });
@@ -40,7 +40,9 @@ export async function saveToTempFile(
     transform(chunk: Buffer, _encoding, done) {
       bytes += chunk.length;
       if (bytes > maxBytes)
-        done(new MediaError(`the media is larger than the ${formatBytes(maxBytes)} limit`));
+        done(
+          new MediaError("media_too_large", `the media is larger than the ${formatBytes(maxBytes)} limit`),
+        );
       else done(null, chunk);
     },
   });
@@ -51,12 +53,13 @@ export async function saveToTempFile(
     await remove();
     if (error instanceof MediaError || options.signal?.aborted) throw error;
     throw new MediaError(
+      "media_unreachable",
       `the media download broke off: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
   if (bytes === 0) {
     await remove();
-    throw new MediaError("the media file is empty");
+    throw new MediaError("media_empty", "the media file is empty");
   }
   return { path, bytes, remove };
 }

@@ -48,7 +48,7 @@ export async function guardedFetch(
   let url = input;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     const verdict = checkUrl(url, options);
-    if (!verdict.ok) throw new MediaError(`refused to fetch ${url}: ${verdict.reason}`);
+    if (!verdict.ok) throw new MediaError("media_unreachable", `refused to fetch ${url}: ${verdict.reason}`);
     const port = verdict.url.port || (verdict.url.protocol === "https:" ? "443" : "80");
     const allowlisted = options.allowlist?.has(`${verdict.url.hostname}:${port}`) ?? false;
     let response: Response;
@@ -60,7 +60,10 @@ export async function guardedFetch(
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new MediaError(`cannot fetch the media from ${verdict.url.host}: ${causeOf(error)}`);
+      throw new MediaError(
+        "media_unreachable",
+        `cannot fetch the media from ${verdict.url.host}: ${causeOf(error)}`,
+      );
     }
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location) {
@@ -70,11 +73,11 @@ export async function guardedFetch(
     }
     if (!response.ok) {
       await response.body?.cancel();
-      throw new MediaError(`the media URL answered HTTP ${response.status}`);
+      throw new MediaError("media_unreachable", `the media URL answered HTTP ${response.status}`);
     }
     return response;
   }
-  throw new MediaError(`the media URL redirected more than ${MAX_REDIRECTS} times`);
+  throw new MediaError("media_unreachable", `the media URL redirected more than ${MAX_REDIRECTS} times`);
 }
 
 function causeOf(error: unknown): string {

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { TaskFailureError } from "../task-failure.ts";
 import { ffmpegPath } from "./ffmpeg-path.ts";
 import { MediaError } from "./media-error.ts";
 
@@ -44,12 +45,15 @@ export async function* pcmChunks(file: string, signal?: AbortSignal): AsyncGener
   }
   const code = await exited.catch((error: unknown) => {
     if (signal?.aborted) throw signal.reason;
-    throw new MediaError(`cannot run ffmpeg: ${error instanceof Error ? error.message : String(error)}`);
+    throw new TaskFailureError(
+      "internal_error",
+      `cannot run ffmpeg: ${error instanceof Error ? error.message : String(error)}`,
+    );
   });
   if (code !== 0) {
     if (signal?.aborted) throw signal.reason;
     const reason = stderr.trim().split("\n").slice(-2).join(" ") || `ffmpeg exited with code ${code}`;
-    throw new MediaError(`cannot decode the media as audio: ${reason}`);
+    throw new MediaError("media_unreadable", `cannot decode the media as audio: ${reason}`);
   }
 }
 

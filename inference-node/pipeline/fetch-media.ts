@@ -22,12 +22,13 @@ export async function fetchMedia(lease: Lease, options: MediaSourceOptions): Pro
   const source = lease.source;
   let response: Parameters<typeof saveToTempFile>[0];
   if (source.type === "object") {
-    if (!lease.source_path) throw new MediaError("the lease names a stored object but no path to read it");
+    if (!lease.source_path)
+      throw new MediaError("media_unreachable", "the lease names a stored object but no path to read it");
     response = await options.client.source(lease.source_path, lease.lease_id, signal);
   } else if (source.type === "url") {
     response = await guardedFetch(source.url, { allowlist: options.allowlist, signal });
   } else {
-    throw new MediaError("the task has no media to transcribe");
+    throw new MediaError("media_unreachable", "the task has no media to transcribe");
   }
   return saveToTempFile(response, options.maxBytes, { dir: options.tempDir, signal });
 }

@@ -1,6 +1,5 @@
-import { z } from "zod";
 import { normalizeLanguage } from "../../protocol/languages.ts";
-import type { Lease } from "../../protocol/node.ts";
+import type { LeaseOf } from "../../protocol/node.ts";
 import type { DetailedTranscriptionResult } from "../../protocol/transcription-detail.ts";
 import { Diarizer } from "../diarize/index.ts";
 import type { TaskContext } from "../lease-loop.ts";
@@ -9,21 +8,12 @@ import { MediaError } from "../media/media-error.ts";
 import { pcmChunks, probeDuration } from "../media/pcm-stream.ts";
 import type { ResidentModel } from "../model.ts";
 import { buildTranscriptionResult, cleanTranscript } from "../postprocess/build-result.ts";
+import { TaskFailureError } from "../task-failure.ts";
 import type { Translator } from "../translate/translator.ts";
 import { translationTarget } from "../translate/translator.ts";
 import { decodeStream } from "./decode-stream.ts";
 import { fetchMedia, type MediaSourceOptions } from "./fetch-media.ts";
 import { buildDetail } from "./result-detail.ts";
-
-/** What the enqueue routes store for a transcription task (extra fields are ignored). */
-export const TranscribeParams = z.looseObject({
-  language: z.string().nullable().optional(),
-  context: z.string().optional(),
-  /** "translate": whisper's own speech → English. */
-  task: z.enum(["transcribe", "translate"]).optional(),
-  /** Word timings for the OpenAI-compatible endpoints (interactive tasks only). */
-  word_timestamps: z.boolean().optional(),
-});
 
 /** Temperature every decode starts at (decode-stream.ts); whisper.cpp does not report a fallback's. */
 const START_TEMPERATURE = 0;
@@ -39,27 +29,21 @@ export interface TranscribeDeps {
   logger: Logger;
 }
 
-/** A request the node cannot serve however often it retries. */
-export class TaskInputError extends Error {
-  override name = "TaskInputError";
-}
-
 /**
  * Runs one transcription: fetch the media, stream it through ffmpeg once, recognise it window by
  * window while diarization reads the same stream, post-process, translate when configured. An
  * interactive task (the synchronous OpenAI-compatible endpoints) also gets the decoder `detail`.
  */
 export async function transcribe(
-  lease: Lease,
+  lease: LeaseOf<"transcribe">,
   deps: TranscribeDeps,
   context: TaskContext,
 ): Promise<DetailedTranscriptionResult> {
   const { signal } = context;
-  const params = TranscribeParams.safeParse(lease.params);
-  if (!params.success) throw new TaskInputError(`invalid task parameters: ${params.error.message}`);
-  const language = resolveLanguage(params.data.language ?? null, deps.model);
+  const { params } = lease;
+  const language = resolveLanguage(params.language, deps.model);
   const interactive = lease.lane === "interactive";
-  const wordTimes = interactive && params.data.word_timestamps === true;
+  const wordTimes = interactive && params.word_timestamps;
 
   const downloadStarted = performance.now();
   const media = await fetchMedia(lease, { ...deps.media, signal });
@@ -80,21 +64,21 @@ export async function transcribe(
     }
     const run = await decodeStream(deps.model.whisper, tapped(), {
       language,
-      translate: params.data.task === "translate",
-      context: params.data.context ?? "",
+      translate: params.task === "translate",
+      context: params.context,
       maxTokens: deps.maxTokens,
       temperatureInc: deps.temperatureInc,
       tokenTimestamps: wordTimes,
       signal,
       onWindow: (sec) => context.progress(expectedSec ? Math.min(95, (sec / expectedSec) * 95) : 0),
     });
-    if (run.durationSec === 0) throw new MediaError("the media contains no audio");
+    if (run.durationSec === 0) throw new MediaError("media_empty", "the media contains no audio");
     const clusterStarted = performance.now();
     const speakerTurns = diarizer ? diarizer.finish() : null;
     diarizeMs += diarizer ? performance.now() - clusterStarted : 0;
 
     const postStarted = performance.now();
-    const speechToEnglish = params.data.task === "translate";
+    const speechToEnglish = params.task === "translate";
     const outputLanguage = speechToEnglish ? "en" : run.language;
     const translation = speechToEnglish
       ? null
@@ -122,10 +106,13 @@ export async function transcribe(
 /** Auto-detect is only for the multilingual base kind; a fine-tuned model needs the language. */
 function resolveLanguage(requested: string | null, model: ResidentModel): string | null {
   const choice = normalizeLanguage(requested);
-  if (choice.kind === "unsupported") throw new TaskInputError(`unsupported language: ${choice.input}`);
+  if (choice.kind === "unsupported") {
+    throw new TaskFailureError("unsupported_language", `unsupported language: ${choice.input}`);
+  }
   if (choice.kind === "language") return choice.code;
   if (model.entry.kind !== "local_base") {
-    throw new TaskInputError(
+    throw new TaskFailureError(
+      "language_required",
       `model ${model.id} needs a language; auto-detect is only available with the base model`,
     );
   }

@@ -25,13 +25,24 @@ function targetFlags(target: D1Target): string[] {
   return target.persistTo ? ["--local", "--persist-to", target.persistTo] : ["--local"];
 }
 
-/** Runs a wrangler command to completion; throws with its output when it fails. */
+/** A local D1 file held by a running `wrangler dev` (npm start) refuses writes for a moment. */
+const BUSY = /SQLITE_BUSY|database is locked/;
+const BUSY_RETRIES = 6;
+
+/**
+ * Runs a wrangler command to completion; throws with its output when it fails. A local database
+ * that is momentarily locked by a running wrangler dev is retried with a short backoff.
+ */
 export function runWrangler(args: string[]): string {
-  const result = spawnSync(WRANGLER, args, { env: wranglerEnv, encoding: "utf8" });
-  if (result.status !== 0) {
-    throw new Error(`wrangler ${args.join(" ")} failed:\n${result.stderr}${result.stdout}`);
+  for (let attempt = 0; ; attempt++) {
+    const result = spawnSync(WRANGLER, args, { env: wranglerEnv, encoding: "utf8" });
+    if (result.status === 0) return result.stdout;
+    const output = `${result.stderr}${result.stdout}`;
+    if (attempt >= BUSY_RETRIES || !BUSY.test(output)) {
+      throw new Error(`wrangler ${args.join(" ")} failed:\n${output}`);
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200 * 2 ** attempt);
   }
-  return result.stdout;
 }
 
 /** Applies the checked-in D1 migrations (idempotent). */

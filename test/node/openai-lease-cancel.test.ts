@@ -6,7 +6,13 @@ import type { WorkerClient } from "../../inference-node/worker-client.ts";
 import { loadModel, type WhisperModel } from "../../native/index.ts";
 import { ensureSyntheticModel } from "../../native/model/synthetic.ts";
 import { defaultRegistry } from "../../protocol/model-registry.ts";
-import type { HeartbeatResponse, Lease, NodeHealth } from "../../protocol/node.ts";
+import type {
+  CompleteRequest,
+  FailRequest,
+  HeartbeatResponse,
+  Lease,
+  NodeHealth,
+} from "../../protocol/node.ts";
 import { repeatTo, speechPcm } from "../native/audio.ts";
 
 /** The node's half of cancellation: a heartbeat answered `cancel: true` stops the task silently. */
@@ -27,7 +33,7 @@ const lease: Lease = {
   kind: "transcribe",
   lane: "interactive",
   attempt: 1,
-  params: {},
+  params: { model_id: "local_base", language: null, context: "", task: "transcribe", word_timestamps: false },
   source: { type: "none" },
   source_path: null,
   expires_at: Date.now() + 60_000,
@@ -41,7 +47,7 @@ function fakeClient(
   const calls = { heartbeats: 0, completes: 0, fails: [] as string[] };
   let handedOut = false;
   const client = {
-    lease: async (_n: NodeHealth, _c: number, waitMs: number, signal?: AbortSignal) => {
+    lease: async (_n: NodeHealth, _c: number, _k: unknown, waitMs: number, signal?: AbortSignal) => {
       if (!handedOut) {
         handedOut = true;
         return [options.lease ?? lease];
@@ -62,8 +68,8 @@ function fakeClient(
     complete: async () => {
       calls.completes++;
     },
-    fail: async (_id: string, error: string) => {
-      calls.fails.push(error);
+    fail: async (_id: string, failure: FailRequest) => {
+      calls.fails.push(`${failure.code}: ${failure.message}`);
     },
     source: async () => options.media?.() ?? new Response(null, { status: 404 }),
   };
@@ -77,7 +83,7 @@ function blockingRun(seen: { reason?: unknown; aborted: Promise<void> }) {
     markAborted = resolve;
   });
   return (_lease: Lease, context: { signal: AbortSignal }) =>
-    new Promise<Record<string, unknown>>((_resolve, reject) => {
+    new Promise<CompleteRequest>((_resolve, reject) => {
       context.signal.addEventListener("abort", () => {
         seen.reason = context.signal.reason;
         markAborted();
@@ -91,9 +97,9 @@ function loopWith(client: WorkerClient, run: ReturnType<typeof blockingRun>) {
     client,
     health: () => health,
     run,
+    kinds: ["transcribe"],
     concurrency: 1,
     heartbeatMs: 20,
-    permanent: () => true,
     logger: pino({ level: "silent" }),
     pollWaitMs: 50,
   });
@@ -128,7 +134,7 @@ describe("LeaseLoop and a cancelled task", () => {
     expect(loop.activeTasks).toBe(1);
     await loop.drain(10);
     // Handed back on shutdown: that one is reported, as a retryable failure.
-    expect(calls.fails).toEqual(["inference node shut down; task handed back"]);
+    expect(calls.fails).toEqual(["node_shutdown: inference node shut down; task handed back"]);
   });
 });
 
@@ -165,7 +171,7 @@ describe("a cancelled task on the real pipeline", () => {
     const wav = wavBytes(repeatTo(await speechPcm("Cancel me while I am being decoded."), 20 * 60));
     const stored: Lease = {
       ...lease,
-      params: { language: "en" },
+      params: { ...lease.params, language: "en" },
       source: { type: "object", object_key: "k" },
       source_path: "/src",
     };
@@ -205,7 +211,7 @@ describe("a cancelled task on the real pipeline", () => {
           (result) => {
             ended = Date.now();
             outcome = result;
-            return result;
+            return { kind: "transcribe" as const, result };
           },
           (error: unknown) => {
             ended = Date.now();
@@ -213,9 +219,9 @@ describe("a cancelled task on the real pipeline", () => {
             throw error;
           },
         ),
+      kinds: ["transcribe"],
       concurrency: 1,
       heartbeatMs: 50,
-      permanent: () => true,
       logger: pino({ level: "silent" }),
       pollWaitMs: 50,
     });

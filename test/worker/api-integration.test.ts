@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { db } from "../../worker/db/client.ts";
-import { jobs } from "../../worker/db/schema.ts";
+import { db } from "../../platform/db.ts";
+import { jobs } from "../../platform/schema.ts";
 import type { HistoryPage } from "../../worker/schemas/history.ts";
 import {
   bearer,
@@ -35,13 +35,13 @@ describe("GET /history", () => {
     await db(env)
       .insert(jobs)
       .values({
-        taskId: "legacy-ownerless",
-        ownerKeyId: null,
+        task_id: "legacy-ownerless",
+        owner_key_id: null,
         kind: "transcribe",
         status: "done",
         source: { type: "none" },
-        createdAt: Date.now(),
-        updatedAt: Date.now(),
+        created_at: Date.now(),
+        updated_at: Date.now(),
       });
 
     const page = await history(mine.key, "?limit=2&skip=1");

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { db } from "../../worker/db/client.ts";
-import { apiKeys } from "../../worker/db/schema.ts";
+import { db } from "../../platform/db.ts";
+import { apiKeys } from "../../platform/schema.ts";
 import { bearer, call, createKey } from "./helpers.ts";
 
 describe("API key authentication", () => {

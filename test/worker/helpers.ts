@@ -5,13 +5,15 @@ import {
   runInDurableObject,
 } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { db } from "../../platform/db.ts";
+import { apiKeys } from "../../platform/schema.ts";
+import { dispatcher } from "../../platform/stubs.ts";
+import { createTask } from "../../platform/task-store.ts";
 import type { Lane } from "../../protocol/task.ts";
+import type { TranscribeParams } from "../../protocol/transcribe-params.ts";
 import { generateApiKey } from "../../worker/auth/key-material.ts";
-import { db } from "../../worker/db/client.ts";
-import { apiKeys } from "../../worker/db/schema.ts";
 import worker from "../../worker/index.ts";
 import { submitTask } from "../../worker/tasks/submit.ts";
-import { createTask } from "../../worker/tasks/task-store.ts";
 
 export const NODE_TOKEN = "test-node-token";
 
@@ -33,23 +35,32 @@ export function bearer(key: string): Record<string, string> {
   return { authorization: `Bearer ${key}` };
 }
 
+/** The params an async transcription of the default model stores. */
+export const TRANSCRIBE_PARAMS: TranscribeParams = {
+  model_id: "whisper-base",
+  language: null,
+  context: "",
+  task: "transcribe",
+  word_timestamps: false,
+};
+
 /** Creates a transcription task for `ownerKeyId` and hands it to the queue consumer directly. */
 export async function submitTranscription(
   ownerKeyId: string,
-  options: { lane?: Lane; params?: Record<string, unknown> } = {},
+  options: { lane?: Lane; params?: Partial<TranscribeParams> } = {},
 ) {
   return submitTask(env, {
     ownerKeyId,
     kind: "transcribe",
     lane: options.lane ?? "batch",
-    params: options.params ?? { model_id: "whisper-base", language: null, context: "" },
+    params: { ...TRANSCRIBE_PARAMS, ...options.params },
     source: { type: "none" },
   });
 }
 
 /** Empties the Dispatcher (waiting line, leases, memory of finished tasks, nodes) between tests. */
 export async function resetDispatcher(): Promise<void> {
-  const stub = env.DISPATCHER.get(env.DISPATCHER.idFromName("default"));
+  const stub = dispatcher(env);
   await runInDurableObject(stub, async (_instance, state) => {
     for (const table of ["waiting", "leases", "finished", "owners", "nodes", "counters"]) {
       state.storage.sql.exec(`DELETE FROM ${table}`);
@@ -59,7 +70,7 @@ export async function resetDispatcher(): Promise<void> {
 }
 
 export function dispatcherStub() {
-  return env.DISPATCHER.get(env.DISPATCHER.idFromName("default"));
+  return dispatcher(env);
 }
 
 /** Delivers task messages to the Worker's queue handler, as the Queue would. */
@@ -84,7 +95,7 @@ export async function createTranscription(ownerKeyId: string, lane: Lane = "batc
     ownerKeyId,
     kind: "transcribe",
     lane,
-    params: { model_id: "whisper-base", language: null, context: "" },
+    params: TRANSCRIBE_PARAMS,
     source: { type: "none" },
   });
 }

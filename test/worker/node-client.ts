@@ -1,4 +1,5 @@
 import type { Lease, NodeHealth } from "../../protocol/node.ts";
+import type { TaskFailureCode } from "../../protocol/task-failure.ts";
 import { call, NODE_TOKEN } from "./helpers.ts";
 
 /**
@@ -37,11 +38,11 @@ export class TestNode {
   }
 
   complete(leaseId: string, result: Record<string, unknown>): Promise<Response> {
-    return this.post(`/leases/${leaseId}/complete`, { result });
+    return this.post(`/leases/${leaseId}/complete`, { kind: "transcribe", result });
   }
 
-  fail(leaseId: string, error: string, retryable = false): Promise<Response> {
-    return this.post(`/leases/${leaseId}/fail`, { error, retryable });
+  fail(leaseId: string, code: TaskFailureCode, message: string): Promise<Response> {
+    return this.post(`/leases/${leaseId}/fail`, { code, message });
   }
 }
 

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import OpenAI from "openai";
 import { beforeEach, describe, expect, it } from "vitest";
+import { readTask } from "../../platform/task-store.ts";
 import type { Lease } from "../../protocol/node.ts";
-import { readTask } from "../../worker/tasks/task-store.ts";
 import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 import { clip, OPENAI_BASE, openai } from "./openai-helpers.ts";
@@ -356,7 +356,9 @@ describe("errors in OpenAI's envelope", () => {
       client.audio.transcriptions.create({ file: clip(), model: "whisper-1" }).catch((e) => e),
       node
         .lease(1, 10_000)
-        .then(([lease]) => node.fail(lease!.lease_id, "cannot decode the media as audio: junk")),
+        .then(([lease]) =>
+          node.fail(lease!.lease_id, "media_unreadable", "cannot decode the media as audio: junk"),
+        ),
     ]);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.error).toMatchObject({ param: "file", code: "invalid_file" });
@@ -371,7 +373,7 @@ describe("errors in OpenAI's envelope", () => {
     const [error, failed] = await Promise.all([
       client.audio.transcriptions.create({ file: clip(), model: "whisper-1" }).catch((e) => e),
       node.lease(1, 10_000).then(async ([lease]) => {
-        await node.fail(lease!.lease_id, "ERR_DECODE_FAILED: whisper_full failed");
+        await node.fail(lease!.lease_id, "invalid_params", "invalid task parameters: language");
         return lease!;
       }),
     ]);
@@ -379,7 +381,7 @@ describe("errors in OpenAI's envelope", () => {
     expect(error.status).toBe(500);
     expect(error.headers.get("x-should-retry")).toBe("false");
     expect(error.headers.get("x-voxedge-task-id")).toBe(failed.task_id);
-    expect(error.message).toMatch(/the transcription failed: ERR_DECODE_FAILED/);
+    expect(error.message).toMatch(/the transcription failed: invalid task parameters/);
     expect(requests).toHaveLength(1);
   });
 

@@ -154,7 +154,7 @@ describe("OpenAI error envelope", () => {
       retryable: true,
       body: { error: { type: "server_error" } },
     });
-    const timeout = new OpenAIError("service_unavailable", "too long", { httpStatus: 504, retryable: false });
+    const timeout = new OpenAIError("gateway_timeout", "too long", { retryable: false });
     expect(wire(timeout)).toMatchObject({
       status: 504,
       retryable: false,

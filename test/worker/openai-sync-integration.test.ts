@@ -2,10 +2,10 @@ import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } fro
 import { env } from "cloudflare:workers";
 import OpenAI from "openai";
 import { beforeEach, describe, expect, it } from "vitest";
+import { readTask } from "../../platform/task-store.ts";
 import { app } from "../../worker/app.ts";
 import { waitForTaskEnd } from "../../worker/openai/sync.ts";
 import { cancelTask } from "../../worker/tasks/leasing.ts";
-import { readTask } from "../../worker/tasks/task-store.ts";
 import {
   bearer,
   createKey,

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { readTask } from "../../platform/task-store.ts";
 import { signedPutUrl } from "../../worker/ingest/upload-signature.ts";
 import type { PresignResponse } from "../../worker/schemas/uploads.ts";
-import { readTask } from "../../worker/tasks/task-store.ts";
 import { call, createKey } from "./helpers.ts";
 import { accepted, bytes, callMinted, errorOf, postJson, sha256 } from "./ingest-helpers.ts";
 

@@ -8,8 +8,9 @@ import {
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { db } from "../../worker/db/client.ts";
-import { jobs } from "../../worker/db/schema.ts";
+import { db } from "../../platform/db.ts";
+import { jobs } from "../../platform/schema.ts";
+import { jobState } from "../../platform/stubs.ts";
 import worker from "../../worker/index.ts";
 import type { TaskStatusResponse } from "../../worker/schemas/tasks.ts";
 import { recoverOrphanedTasks } from "../../worker/tasks/recover.ts";
@@ -76,9 +77,9 @@ describe("task life: queued -> processing -> done", () => {
     const [lease] = await node.lease();
     await node.complete(lease!.lease_id, sampleResult("kept"));
 
-    const jobState = env.JOB_STATE.get(env.JOB_STATE.idFromName(task.task_id));
-    expect(await runDurableObjectAlarm(jobState)).toBe(true);
-    expect(await jobState.read()).toBeNull();
+    const fastStore = jobState(env, task.task_id);
+    expect(await runDurableObjectAlarm(fastStore)).toBe(true);
+    expect(await fastStore.read()).toBeNull();
 
     const after = await poll(task.task_id, key);
     expect(after).toMatchObject({ status: "done", result: { text: "kept" } });
@@ -223,23 +224,29 @@ describe("nothing is lost", () => {
     expect((await poll(second.task_id, key)).queue?.position).toBe(2);
   });
 
-  it("re-queues a retryable failure and fails a permanent one with its message", async () => {
+  it("re-queues a retryable failure and fails a permanent one with its code and message", async () => {
     const { id, key } = await createKey();
     const task = await createTranscription(id);
     await deliver([task.task_id]);
     const node = new TestNode();
     const [first] = await node.lease();
-    expect(await (await node.fail(first!.lease_id, "ffmpeg crashed", true)).json()).toEqual({
+    expect(await (await node.fail(first!.lease_id, "decoder_error", "ffmpeg crashed")).json()).toEqual({
       requeued: true,
     });
     expect((await poll(task.task_id, key)).status).toBe("queued");
 
     const [second] = await node.lease();
     expect(second?.attempt).toBe(2);
-    expect(await (await node.fail(second!.lease_id, "unsupported codec", false)).json()).toEqual({
-      requeued: false,
+    expect(await (await node.fail(second!.lease_id, "media_unreadable", "unsupported codec")).json()).toEqual(
+      {
+        requeued: false,
+      },
+    );
+    expect(await poll(task.task_id, key)).toMatchObject({
+      status: "failed",
+      error: "unsupported codec",
+      error_code: "media_unreadable",
     });
-    expect(await poll(task.task_id, key)).toMatchObject({ status: "failed", error: "unsupported codec" });
     expect((await node.complete(second!.lease_id, sampleResult())).status).toBe(410);
   });
 
@@ -274,8 +281,8 @@ describe("recovery sweep", () => {
     const _fresh = await createTranscription(id);
     await db(env)
       .update(jobs)
-      .set({ createdAt: Date.now() - 10 * 60_000 })
-      .where(eq(jobs.taskId, orphan.task_id));
+      .set({ created_at: Date.now() - 10 * 60_000 })
+      .where(eq(jobs.task_id, orphan.task_id));
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController(), env, ctx);
     await waitOnExecutionContext(ctx);

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { readTask } from "../../worker/tasks/task-store.ts";
+import { readTask } from "../../platform/task-store.ts";
 import { createKey } from "./helpers.ts";
 import { accepted, errorOf, fixtureUrl, postJson } from "./ingest-helpers.ts";
 
@@ -46,6 +46,8 @@ describe("POST /transcribe", () => {
         model_id: "whisper-base",
         language: null,
         context: "",
+        task: "transcribe",
+        word_timestamps: false,
         file_url: fixtureUrl("/audio.mp3"),
       });
     }

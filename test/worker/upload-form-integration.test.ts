@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { readTask } from "../../worker/tasks/task-store.ts";
+import { readTask } from "../../platform/task-store.ts";
 import { bearer, call, createKey } from "./helpers.ts";
 import { accepted, bytes, errorOf, sha256 } from "./ingest-helpers.ts";
 

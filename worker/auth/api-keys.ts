@@ -1,6 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { db } from "../db/client.ts";
-import { apiKeys } from "../db/schema.ts";
+import { db } from "../../platform/db.ts";
+import { apiKeys } from "../../platform/schema.ts";
 import { hashApiKey, KEY_PREFIX } from "./key-material.ts";
 
 /** Finds the live (not revoked) key with this secret. */

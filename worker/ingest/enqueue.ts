@@ -1,12 +1,12 @@
+import { workerConfig } from "../../platform/config.ts";
 import { MAX_MEDIA_BYTES } from "../../protocol/media-limits.ts";
 import type { TaskSource } from "../../protocol/task.ts";
-import { urlAllowlist } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { tooLarge } from "../media/r2-upload.ts";
 import type { TaskAccepted } from "../schemas/tasks.ts";
 import type { TranscribeObjectRequest, TranscribeUrlRequest } from "../schemas/transcribe.ts";
 import { submitTask } from "../tasks/submit.ts";
-import { resolveTranscribeParams, type TranscribeParams } from "./transcribe-params.ts";
+import { type ResolvedTranscribeParams, resolveTranscribeParams } from "./transcribe-params.ts";
 import { receiveUploadForm } from "./upload-form.ts";
 import { findOwnUpload, recordUpload } from "./upload-registry.ts";
 import { probeMediaUrl } from "./url-probe.ts";
@@ -16,10 +16,16 @@ import { probeMediaUrl } from "./url-probe.ts";
 async function submitTranscription(
   env: Env,
   ownerKeyId: string,
-  params: TranscribeParams & ({ file_url: string } | { object_key: string }),
+  params: ResolvedTranscribeParams & ({ file_url: string } | { object_key: string }),
   source: TaskSource,
 ): Promise<TaskAccepted> {
-  const record = await submitTask(env, { ownerKeyId, kind: "transcribe", lane: "batch", params, source });
+  const record = await submitTask(env, {
+    ownerKeyId,
+    kind: "transcribe",
+    lane: "batch",
+    params: { ...params, task: "transcribe", word_timestamps: false },
+    source,
+  });
   return { task_id: record.task_id, status: "queued" };
 }
 
@@ -34,7 +40,7 @@ export async function enqueueFromUrl(
   request: TranscribeUrlRequest,
 ): Promise<TaskAccepted> {
   const params = resolveTranscribeParams(env, request);
-  await probeMediaUrl(request.file_url, { allowlist: urlAllowlist(env) });
+  await probeMediaUrl(request.file_url, { allowlist: workerConfig(env).urlAllowlist });
   // The node fetches the URL as given (its redirects may be short-lived signed links), guarding each hop.
   return submitTranscription(
     env,

@@ -1,4 +1,4 @@
-import { presignTtlSec, publicBaseUrl, r2S3Config, uploadSigningSecret } from "../config.ts";
+import { publicBaseUrl, workerConfig } from "../../platform/config.ts";
 import { ApiError } from "../errors.ts";
 import type { PresignResponse } from "../schemas/uploads.ts";
 import { newObjectKey } from "./object-keys.ts";
@@ -23,7 +23,7 @@ export interface PresignInput {
  */
 export async function presignUpload(env: Env, input: PresignInput): Promise<PresignResponse> {
   const objectKey = newObjectKey(input.filename);
-  const expiresIn = presignTtlSec(env);
+  const expiresIn = workerConfig(env).presignTtlSec;
   const uploadUrl = await uploadUrlFor(env, input, objectKey, expiresIn);
   await recordUpload(env, { objectKey, ownerKeyId: input.ownerKeyId, contentType: input.contentType });
   return { object_key: objectKey, upload_url: uploadUrl, expires_in: expiresIn };
@@ -35,9 +35,9 @@ async function uploadUrlFor(
   objectKey: string,
   expiresIn: number,
 ): Promise<string> {
-  const s3 = r2S3Config(env);
+  const s3 = workerConfig(env).r2S3;
   if (s3) return presignR2(s3, objectKey, { method: "PUT", expiresIn, contentType: input.contentType });
-  const secret = uploadSigningSecret(env);
+  const secret = workerConfig(env).uploadSigningSecret;
   if (!secret) {
     throw new ApiError(
       "service_unavailable",

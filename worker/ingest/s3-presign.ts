@@ -1,5 +1,5 @@
 import { AwsV4Signer } from "aws4fetch";
-import type { R2S3Config } from "../config.ts";
+import type { R2S3Config } from "../../platform/config.ts";
 
 /** A request to presign with SigV4 query parameters. */
 export interface S3PresignRequest {

@@ -1,5 +1,5 @@
+import { workerConfig } from "../../platform/config.ts";
 import { MAX_MEDIA_BYTES } from "../../protocol/media-limits.ts";
-import { uploadSigningSecret } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { declaredLength, streamToR2 } from "../media/r2-upload.ts";
 import { isUploadKey } from "./object-keys.ts";
@@ -24,7 +24,7 @@ export async function receiveSignedPut(
   if (!url.pathname.startsWith(SIGNED_PUT_PREFIX) || !isUploadKey(objectKey)) {
     throw new ApiError("not_found", "no such upload URL");
   }
-  const secret = uploadSigningSecret(env);
+  const secret = workerConfig(env).uploadSigningSecret;
   if (!secret) throw new ApiError("forbidden", "this deployment takes uploads at R2 presigned URLs only");
   const signed = readSignedPut(objectKey, url.searchParams);
   if (!signed || !(await verifyUploadGrant(secret, signed.grant, signed.signature))) {

@@ -1,16 +1,10 @@
+import { workerConfig } from "../../platform/config.ts";
 import { normalizeLanguage } from "../../protocol/languages.ts";
-import { modelRegistry } from "../config.ts";
+import type { TranscribeParams } from "../../protocol/transcribe-params.ts";
 import { ApiError } from "../errors.ts";
 
-/** What every transcription task stores in params (HistoryEntryParams), before its source field. */
-export type TranscribeParams = {
-  /** The registry's default model: the deployment serves it whatever `model` a request names. */
-  model_id: string;
-  /** Normalised short code; null means auto-detect. */
-  language: string | null;
-  /** Prompt for decoding (the model's system turn). */
-  context: string;
-};
+/** The parameters every transcription request decides the same way; each route adds its own. */
+export type ResolvedTranscribeParams = Pick<TranscribeParams, "model_id" | "language" | "context">;
 
 /**
  * Resolves the options an enqueue request sends. `model` is accepted and ignored; the language is
@@ -22,8 +16,8 @@ export type TranscribeParams = {
 export function resolveTranscribeParams(
   env: Env,
   request: { language?: string | null; context: string },
-): TranscribeParams {
-  const registry = modelRegistry(env);
+): ResolvedTranscribeParams {
+  const registry = workerConfig(env).modelRegistry;
   const model = registry.models.find((entry) => entry.id === registry.default_model);
   if (!model || (model.kind === "http" && !model.endpoint)) {
     throw new ApiError("service_unavailable", `model ${registry.default_model} is not configured`);

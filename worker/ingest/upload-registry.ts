@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
-import { db } from "../db/client.ts";
-import { uploads } from "../db/schema.ts";
+import { db } from "../../platform/db.ts";
+import { uploads } from "../../platform/schema.ts";
 
 /**
  * Which API key an uploaded object belongs to. Recorded when the key is handed out, so ownership holds

@@ -1,8 +1,8 @@
 import { sessionRequest } from "../../durable-objects/live/live-session.ts";
 import { closeSocket, sendJson } from "../../durable-objects/live/sockets.ts";
+import { liveHub, liveSession } from "../../platform/stubs.ts";
 import { LiveClose, type ServerMessage } from "../../protocol/live.ts";
 import { ApiError } from "../errors.ts";
-import { liveHub, liveSession } from "./stubs.ts";
 
 /** Throws 400 unless the request asks for a WebSocket upgrade. */
 export function requireUpgrade(request: Request): void {

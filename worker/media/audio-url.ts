@@ -1,4 +1,4 @@
-import { presignTtlSec, publicBaseUrl, r2S3Config } from "../config.ts";
+import { publicBaseUrl, workerConfig } from "../../platform/config.ts";
 import { presignR2 } from "../ingest/s3-presign.ts";
 
 /** Makes a link a client can fetch an uploaded object from. */
@@ -11,8 +11,8 @@ export type AudioUrlMinter = (objectKey: string) => Promise<string>;
  * @example const mint = audioUrlMinter(env, c.req.url); await mint("uploads/…/talk.mp3")
  */
 export function audioUrlMinter(env: Env, requestUrl: string): AudioUrlMinter {
-  const s3 = r2S3Config(env);
-  if (s3) return (objectKey) => presignR2(s3, objectKey, { method: "GET", expiresIn: presignTtlSec(env) });
+  const { r2S3: s3, presignTtlSec } = workerConfig(env);
+  if (s3) return (objectKey) => presignR2(s3, objectKey, { method: "GET", expiresIn: presignTtlSec });
   const base = publicBaseUrl(env, requestUrl);
   return async (objectKey) => `${base}/media/${objectKey}`;
 }

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { rateLimitPeriodSec } from "../config.ts";
+import { workerConfig } from "../../platform/config.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 
@@ -11,7 +11,7 @@ export function enqueueRateLimit(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const { success } = await c.env.ENQUEUE_LIMITER.limit({ key: c.get("apiKey").id });
     if (!success) {
-      const period = rateLimitPeriodSec(c.env);
+      const period = workerConfig(c.env).rateLimitPeriodSec;
       throw new ApiError("rate_limited", `too many requests for this API key; retry in ${period} s`, {
         "Retry-After": String(period),
       });

@@ -24,8 +24,6 @@ export interface OpenAIErrorFields {
   param?: string | null;
   /** OpenAI's machine `code`, if one. */
   openaiCode?: string | null;
-  /** HTTP status when it is not the one of `code` (504 for a synchronous wait that ran out). */
-  httpStatus?: number;
   /** Sent as `x-should-retry`; defaults to what the official SDK does for the status. */
   retryable?: boolean;
 }
@@ -71,7 +69,7 @@ export interface OpenAIWireError {
  */
 export function toOpenAIWire(error: ApiError): OpenAIWireError {
   const fields = error instanceof OpenAIError ? error.fields : {};
-  const status = fields.httpStatus ?? error.status;
+  const status = error.status;
   const defaults = DEFAULTS[error.code] ?? { type: "invalid_request_error", code: null };
   let message = error.message;
   let param = fields.param ?? defaults.param ?? null;

@@ -1,3 +1,4 @@
+import type { SpeechTask } from "../../protocol/transcribe-params.ts";
 import type { Segment, TranscriptionResult } from "../../protocol/transcription.ts";
 import { alignWords, type TranscriptionDetail } from "../../protocol/transcription-detail.ts";
 import type {
@@ -7,7 +8,6 @@ import type {
   OpenAIWord,
   ResponseFormat,
 } from "../schemas/openai.ts";
-import type { SyncTask } from "./request.ts";
 
 /**
  * A finished TranscriptionResult in OpenAI's response formats, byte for byte as OpenAI writes them:
@@ -15,7 +15,7 @@ import type { SyncTask } from "./request.ts";
  */
 
 export interface RenderOptions {
-  task: SyncTask;
+  task: SpeechTask;
   /** verbose_json: add top-level `words` (the `word` granularity). */
   words: boolean;
 }

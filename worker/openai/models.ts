@@ -1,4 +1,4 @@
-import { modelRegistry } from "../config.ts";
+import { workerConfig } from "../../platform/config.ts";
 import type { OpenAIModel, OpenAIModelList } from "../schemas/openai.ts";
 
 /**
@@ -25,7 +25,7 @@ const model = (id: string): OpenAIModel => ({
  * @example listModels(env).data.map((m) => m.id) // ["whisper-base", "whisper-1"]
  */
 export function listModels(env: Env): OpenAIModelList {
-  const ids = modelRegistry(env).models.map((entry) => entry.id);
+  const ids = workerConfig(env).modelRegistry.models.map((entry) => entry.id);
   if (!ids.includes(WHISPER_1)) ids.push(WHISPER_1);
   return { object: "list", data: ids.map(model) };
 }

@@ -1,5 +1,6 @@
+import type { SpeechTask, TranscribeParams } from "../../protocol/transcribe-params.ts";
 import { ApiError, validationError } from "../errors.ts";
-import { resolveTranscribeParams, type TranscribeParams } from "../ingest/transcribe-params.ts";
+import { type ResolvedTranscribeParams, resolveTranscribeParams } from "../ingest/transcribe-params.ts";
 import {
   GRANULARITIES,
   type Granularity,
@@ -11,22 +12,11 @@ import {
 import { toValidationIssues } from "../validation.ts";
 import { OpenAIError } from "./errors.ts";
 
-/** Which endpoint: speech to text in its language, or speech to English (whisper's translate). */
-export type SyncTask = "transcribe" | "translate";
-
-/** What a transcription task created by the compatible API stores in params (before `object_key`). */
-export type SyncTaskParams = TranscribeParams & {
-  task: SyncTask;
-  response_format: ResponseFormat;
-  /** Ask the node for word timings (verbose_json with the `word` granularity). */
-  word_timestamps: boolean;
-};
-
-/** A checked compatible-API request. */
+/** A checked compatible-API request; `params` lack only the uploaded object's key. */
 export interface SyncRequest {
   format: ResponseFormat;
   granularities: Granularity[];
-  params: SyncTaskParams;
+  params: Omit<TranscribeParams, "object_key" | "file_url">;
 }
 
 const SINGLE_FIELDS = ["model", "language", "prompt", "response_format", "temperature"] as const;
@@ -61,7 +51,7 @@ export function formInput(fields: ReadonlyMap<string, readonly string[]>): Recor
 export function parseSyncRequest(
   env: Env,
   fields: ReadonlyMap<string, readonly string[]>,
-  task: SyncTask,
+  task: SpeechTask,
 ): SyncRequest {
   const input = formInput(fields);
   const schema = task === "transcribe" ? TranscriptionFormFields : TranslationFormFields;
@@ -72,7 +62,7 @@ export function parseSyncRequest(
   const granularities = granularityList(form.timestamp_granularities);
   // Translations have no language field: the source language is detected.
   const language = (form as { language?: string }).language ?? null;
-  let base: TranscribeParams;
+  let base: ResolvedTranscribeParams;
   try {
     base = resolveTranscribeParams(env, { language, context: form.prompt });
   } catch (error) {

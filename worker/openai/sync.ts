@@ -1,13 +1,16 @@
+import { workerConfig } from "../../platform/config.ts";
+import { jobState } from "../../platform/stubs.ts";
+import { readTask } from "../../platform/task-store.ts";
 import type { TaskRecord } from "../../protocol/task.ts";
-import type { TranscriptionResult } from "../../protocol/transcription.ts";
+import type { SpeechTask } from "../../protocol/transcribe-params.ts";
 import { receiveStreamedForm } from "../ingest/streamed-form.ts";
 import { recordUpload } from "../ingest/upload-registry.ts";
-import { CANCELLED_BY_CLIENT, cancelTask } from "../tasks/leasing.ts";
+import { FAILURE_VIEWS } from "../tasks/failure-views.ts";
+import { cancelTask } from "../tasks/leasing.ts";
 import { submitTask } from "../tasks/submit.ts";
-import { readTask } from "../tasks/task-store.ts";
 import { OpenAIError } from "./errors.ts";
 import { type RenderedBody, renderTranscript } from "./formats.ts";
-import { parseSyncRequest, type SyncRequest, type SyncTask } from "./request.ts";
+import { parseSyncRequest, type SyncRequest } from "./request.ts";
 
 /**
  * The synchronous compatible endpoints: stream the form's file into R2, create an ordinary
@@ -16,14 +19,12 @@ import { parseSyncRequest, type SyncRequest, type SyncTask } from "./request.ts"
  * outlasts SYNC_WAIT_MAX_SEC keeps running and the caller is sent to the asynchronous API.
  */
 
-/** Default cap on the wait: under the official SDK's 10-minute timeout, with room for the upload. */
-const DEFAULT_SYNC_WAIT_SEC = 540;
 /** Header naming the task behind a compatible call (for /transcribe/{task_id} and /history). */
 export const TASK_ID_HEADER = "x-voxedge-task-id";
 
 export interface SyncCall {
   ownerKeyId: string;
-  task: SyncTask;
+  task: SpeechTask;
   request: Request;
   /** Keeps work alive past the response (the cancel after a disconnect). */
   waitUntil: (promise: Promise<unknown>) => void;
@@ -31,12 +32,6 @@ export interface SyncCall {
 
 export interface SyncReply extends RenderedBody {
   taskId: string;
-}
-
-/** SYNC_WAIT_MAX_SEC when set to a positive number (an optional var), else 540 s. */
-export function syncWaitMaxSec(env: Env): number {
-  const value = Number((env as Env & { SYNC_WAIT_MAX_SEC?: string }).SYNC_WAIT_MAX_SEC);
-  return Number.isFinite(value) && value > 0 ? value : DEFAULT_SYNC_WAIT_SEC;
 }
 
 /**
@@ -68,7 +63,7 @@ export async function runSyncTranscription(env: Env, call: SyncCall): Promise<Sy
     await env.MEDIA.delete(form.objectKey);
     throw cause;
   }
-  const waitSec = syncWaitMaxSec(env);
+  const waitSec = workerConfig(env).syncWaitMaxSec;
   const record = await waitWhileConnected(env, taskId, call, waitSec * 1000);
   return { taskId, ...(await reply(env, record, request, waitSec)) };
 }
@@ -109,7 +104,7 @@ export async function waitForTaskEnd(
   taskId: string,
   timeoutMs: number,
 ): Promise<TaskRecord | null> {
-  const stub = env.JOB_STATE.get(env.JOB_STATE.idFromName(taskId));
+  const stub = jobState(env, taskId);
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -131,52 +126,40 @@ async function reply(
   if (!record) throw new OpenAIError("internal_error", "the task disappeared", { retryable: false });
   const taskId = record.task_id;
   const headers = { [TASK_ID_HEADER]: taskId };
-  if (record.status === "done") {
-    if (!record.result) {
-      throw new OpenAIError("internal_error", "the task ended with no result", { retryable: false }, headers);
-    }
-    const detail = await env.JOB_STATE.get(env.JOB_STATE.idFromName(taskId)).readDetail();
-    return renderTranscript(request.format, record.result as TranscriptionResult, detail, {
+  if (record.status === "done" && record.result) {
+    const detail = await jobState(env, taskId).readDetail();
+    return renderTranscript(request.format, record.result, detail, {
       task: request.params.task,
       words: request.granularities.includes("word"),
     });
   }
-  if (record.status === "failed") throw failure(taskId, record.error ?? "unknown error", headers);
+  if (record.status === "failed") throw failure(record, headers);
+  if (record.status === "done") {
+    throw new OpenAIError("internal_error", "the task ended with no result", { retryable: false }, headers);
+  }
   throw new OpenAIError(
-    "service_unavailable",
+    "gateway_timeout",
     `the transcription did not finish within ${waitSec} s; it goes on as task ${taskId}: ` +
       `poll GET /transcribe/${taskId} (the asynchronous API) for its result, and send long files to ` +
       "POST /transcribe/upload or the presigned flow",
-    { httpStatus: 504, openaiCode: "sync_timeout", retryable: false },
+    { openaiCode: "sync_timeout", retryable: false },
     headers,
   );
 }
 
-/** Failures caused by the input itself (OpenAI's 400 "invalid file"); anything else is the server's. */
-const INPUT_FAILURE =
-  /cannot decode the media|contains no audio|media file is empty|larger than the|unsupported language|needs a language/i;
-
-function failure(taskId: string, error: string, headers: Record<string, string>): OpenAIError {
-  if (error === CANCELLED_BY_CLIENT) {
-    return new OpenAIError(
-      "bad_request",
-      `task ${taskId} was ${CANCELLED_BY_CLIENT}`,
-      { httpStatus: 499, openaiCode: "cancelled", retryable: false },
-      headers,
-    );
-  }
-  if (INPUT_FAILURE.test(error)) {
-    return new OpenAIError(
-      "bad_request",
-      `could not transcribe the file: ${error}`,
-      { param: "file", openaiCode: "invalid_file", retryable: false },
-      headers,
-    );
-  }
-  return new OpenAIError(
-    "internal_error",
-    `the transcription failed: ${error} (task ${taskId})`,
-    { retryable: false },
-    headers,
-  );
+/**
+ * A failed task in OpenAI's terms, by its failure code (FAILURE_VIEWS). Never retried by the SDK: a
+ * retry would upload and run the whole file again.
+ */
+function failure(record: TaskRecord, headers: Record<string, string>): OpenAIError {
+  const view = FAILURE_VIEWS[record.error_code ?? "internal_error"].sync;
+  const error = record.error ?? "unknown error";
+  const message =
+    view.error === "client_closed"
+      ? `task ${record.task_id} was ${error}`
+      : view.param
+        ? `could not transcribe the file: ${error}`
+        : `the transcription failed: ${error} (task ${record.task_id})`;
+  const fields = { openaiCode: view.openaiCode, param: view.param, retryable: false };
+  return new OpenAIError(view.error, message, fields, headers);
 }

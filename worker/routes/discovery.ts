@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { modelRegistry } from "../config.ts";
+import { workerConfig } from "../../platform/config.ts";
 import { createRouter } from "../router.ts";
 import { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
 import { readHealth } from "../tasks/health.ts";
@@ -47,7 +47,7 @@ export const discoveryRoutes = createRouter()
   )
   .openapi(healthRoute, async (c) => c.json((await readHealth(c.env)).health, 200))
   .openapi(modelsRoute, async (c) => {
-    const registry = modelRegistry(c.env);
+    const registry = workerConfig(c.env).modelRegistry;
     const { modelsReady } = await readHealth(c.env);
     const models = registry.models.map((model) => ({
       id: model.id,

@@ -4,23 +4,24 @@ import {
   FailRequest,
   HeartbeatRequest,
   HeartbeatResponse,
-  InternalError,
   LeaseRequest,
   LeaseResponse,
 } from "../../protocol/node.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, ErrorBody, HTTPValidationError } from "../errors.ts";
 import { streamObject } from "../media/r2-stream.ts";
 import { nodeAuth } from "../middleware/node-auth.ts";
 import { createRouter } from "../router.ts";
 import { completeLease, failLease, heartbeatLease, leasedTaskSource, leaseTasks } from "../tasks/leasing.ts";
 
-/** Routes for inference nodes (NODE_TOKEN); hidden from the public OpenAPI document. */
+/** Mounted at /internal/v1: routes for inference nodes (NODE_TOKEN); hidden from the public OpenAPI document. */
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 const LeaseParam = z.object({ lease_id: z.string().min(1).max(64) });
 const errors = {
-  401: { description: "not a node", content: json(InternalError) },
-  410: { description: "lease expired or released", content: json(InternalError) },
+  401: { description: "not a node", content: json(ErrorBody) },
+  409: { description: "the completion is not of the lease's task kind", content: json(ErrorBody) },
+  410: { description: "lease expired or released", content: json(ErrorBody) },
+  422: { description: "the body does not match its schema", content: json(HTTPValidationError) },
 };
 
 const leaseRoute = createRoute({
@@ -75,7 +76,7 @@ internalRoutes
     return c.json(await heartbeatLease(c.env, c.req.valid("param").lease_id, node, progress), 200);
   })
   .openapi(completeRoute, async (c) => {
-    await completeLease(c.env, c.req.valid("param").lease_id, c.req.valid("json").result);
+    await completeLease(c.env, c.req.valid("param").lease_id, c.req.valid("json"));
     return c.body(null, 204);
   })
   .openapi(failRoute, async (c) =>

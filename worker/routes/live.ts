@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { LIVE_NODE_PATH, liveLanguage } from "../../protocol/live.ts";
+import { liveLanguage } from "../../protocol/live.ts";
 import { connectNodeToHub, connectNodeToSession, openLiveSocket } from "../live/open-socket.ts";
 import { liveKeyAuth } from "../live/ws-auth.ts";
 import { nodeAuth } from "../middleware/node-auth.ts";
@@ -22,7 +22,7 @@ const WsQuery = z.object({
 
 const wsRoute = createRoute({
   method: "get",
-  path: "/ws",
+  path: "/",
   tags: ["live"],
   summary: "Live microphone transcription over a WebSocket (protocol: docs/api.md)",
   security: apiKeySecurity,
@@ -40,13 +40,17 @@ const wsRoute = createRoute({
   },
 });
 
-/** The public live-mic socket, plus the sockets inference nodes dial out to (NODE_TOKEN, undocumented). */
-export const liveRoutes = createRouter()
-  .openapi(wsRoute, async (c) => {
-    const language = liveLanguage(c.req.valid("query").language) ?? "auto";
-    return openLiveSocket(c.env, c.req.raw, { keyId: c.get("apiKey").id, language });
-  })
-  .get(LIVE_NODE_PATH, nodeAuth(), (c) => connectNodeToHub(c.env, c.req.raw))
-  .get("/internal/v1/live/sessions/:session_id", nodeAuth(), (c) =>
-    connectNodeToSession(c.env, c.req.raw, c.req.param("session_id")),
-  );
+/** Mounted at /ws: the public live-mic socket. */
+export const liveRoutes = createRouter().openapi(wsRoute, async (c) => {
+  const language = liveLanguage(c.req.valid("query").language) ?? "auto";
+  return openLiveSocket(c.env, c.req.raw, { keyId: c.get("apiKey").id, language });
+});
+
+/**
+ * Mounted at /internal/v1/live: the sockets inference nodes dial out to (NODE_TOKEN, undocumented),
+ * at LIVE_NODE_PATH and liveSessionPath(id).
+ */
+export const liveNodeRoutes = createRouter()
+  .use("*", nodeAuth())
+  .get("/node", (c) => connectNodeToHub(c.env, c.req.raw))
+  .get("/sessions/:session_id", (c) => connectNodeToSession(c.env, c.req.raw, c.req.param("session_id")));

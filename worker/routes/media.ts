@@ -1,13 +1,13 @@
 import { createRoute } from "@hono/zod-openapi";
-import { MEDIA_PREFIX, serveMedia } from "../media/public-media.ts";
+import { serveMedia } from "../media/public-media.ts";
 import { createRouter } from "../router.ts";
 import { errorContent } from "../schemas/common.ts";
 import { ObjectKeyParam } from "../schemas/uploads.ts";
 
-/** Documented here; served by the wildcard below, since an object key spans several path segments. */
+/** Mounted at /media. Documented here; served by the wildcard below, since an object key spans several path segments. */
 const mediaRoute = createRoute({
   method: "get",
-  path: "/media/{object_key}",
+  path: "/{object_key}",
   tags: ["speech-to-text"],
   summary: "Stream uploaded audio (HTTP Range honoured, so players can seek)",
   description: "Needs no API key: the object key's random UUID is what protects it.",
@@ -28,4 +28,4 @@ const mediaRoute = createRoute({
 
 export const mediaRoutes = createRouter();
 mediaRoutes.openAPIRegistry.registerPath(mediaRoute);
-mediaRoutes.get(`${MEDIA_PREFIX}*`, (c) => serveMedia(c.env, c.req.url, c.req.header("range") ?? null));
+mediaRoutes.get("/*", (c) => serveMedia(c.env, c.req.url, c.req.header("range") ?? null));

@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { SpeechTask } from "../../protocol/transcribe-params.ts";
 import type { AppEnv, AppRouter } from "../env.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
 import { OpenAIError } from "../openai/errors.ts";
 import { findModel, listModels } from "../openai/models.ts";
-import type { SyncTask } from "../openai/request.ts";
 import { runSyncTranscription, TASK_ID_HEADER } from "../openai/sync.ts";
 import { createRouter } from "../router.ts";
 import {
@@ -50,6 +50,7 @@ const syncResponses = {
     ...error("rate limit exceeded for this API key"),
     headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" } } },
   },
+  499: error("the caller went away before the answer; its task was cancelled (code cancelled)"),
   500: error("the transcription failed on the inference node (x-should-retry: false)"),
   503: error("model not configured, or the job queue is unavailable"),
   504: error("not finished within SYNC_WAIT_MAX_SEC; the task goes on: poll it (x-should-retry: false)"),
@@ -112,7 +113,7 @@ openaiRoutes.openAPIRegistry.register("OpenAITranscriptionForm", TranscriptionFo
 openaiRoutes.openAPIRegistry.register("OpenAITranslationForm", TranslationForm);
 
 /** Handler of both synchronous routes: the domain function does the work, the route only replies. */
-const sync = (task: SyncTask) => async (c: Context<AppEnv>) => {
+const sync = (task: SpeechTask) => async (c: Context<AppEnv>) => {
   const reply = await runSyncTranscription(c.env, {
     ownerKeyId: c.get("apiKey").id,
     task,

@@ -1,5 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { enqueueFromObject, enqueueFromUpload, enqueueFromUrl } from "../ingest/enqueue.ts";
+import { audioUrlMinter } from "../media/audio-url.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
@@ -11,15 +12,19 @@ import {
   unauthorized,
   unprocessable,
 } from "../schemas/common.ts";
-import { TaskAccepted } from "../schemas/tasks.ts";
+import { TaskAccepted, TaskIdParam, TaskStatusResponse } from "../schemas/tasks.ts";
 import {
   TranscribeObjectRequest,
   TranscribeUrlRequest,
   UploadForm,
   uploadFormRef,
 } from "../schemas/transcribe.ts";
+import { pollTask } from "../tasks/poll.ts";
 
-/** Enqueue routes: audio from a URL, from a presigned upload, or streamed through the API. */
+/**
+ * Mounted at /transcribe: enqueue audio from a URL, from a presigned upload, or streamed through the
+ * API; poll a task.
+ */
 
 const enqueue = { tags: ["speech-to-text"], security: apiKeySecurity };
 
@@ -40,7 +45,7 @@ const urlRoute = createRoute({
   ...enqueue,
   middleware: [apiKeyAuth(), enqueueRateLimit()] as const,
   method: "post",
-  path: "/transcribe",
+  path: "/",
   summary: "Transcribe audio from an http(s) URL (headers checked during the request)",
   request: { body: { required: true, content: { "application/json": { schema: TranscribeUrlRequest } } } },
   responses: responses(
@@ -53,7 +58,7 @@ const objectRoute = createRoute({
   ...enqueue,
   middleware: [apiKeyAuth(), enqueueRateLimit()] as const,
   method: "post",
-  path: "/transcribe/object",
+  path: "/object",
   summary: "Transcribe a presigned upload, once its PUT has completed",
   request: { body: { required: true, content: { "application/json": { schema: TranscribeObjectRequest } } } },
   responses: {
@@ -66,11 +71,27 @@ const uploadRoute = createRoute({
   ...enqueue,
   middleware: [apiKeyAuth(), enqueueRateLimit()] as const,
   method: "post",
-  path: "/transcribe/upload",
+  path: "/upload",
   summary:
     "Transcribe a file streamed through the API (bodies above the plan's limit need the presigned flow)",
   request: { body: { required: true, content: { "multipart/form-data": { schema: uploadFormRef } } } },
   responses: responses("unsupported language, or auto-detect without the base model"),
+});
+
+const pollRoute = createRoute({
+  method: "get",
+  path: "/{task_id}",
+  tags: ["speech-to-text"],
+  summary: "Poll a transcription task",
+  security: apiKeySecurity,
+  middleware: [apiKeyAuth()] as const,
+  request: { params: TaskIdParam },
+  responses: {
+    200: { description: "task state", content: { "application/json": { schema: TaskStatusResponse } } },
+    401: unauthorized,
+    404: { description: "unknown task, expired, or another key's task", content: errorContent },
+    422: unprocessable,
+  },
 });
 
 export const transcribeRoutes = createRouter();
@@ -84,4 +105,9 @@ transcribeRoutes
   )
   .openapi(uploadRoute, async (c) =>
     c.json(await enqueueFromUpload(c.env, c.get("apiKey").id, c.req.raw), 200),
-  );
+  )
+  .openapi(pollRoute, async (c) => {
+    const { task_id } = c.req.valid("param");
+    const mint = audioUrlMinter(c.env, c.req.url);
+    return c.json(await pollTask(c.env, task_id, c.get("apiKey").id, mint), 200);
+  });

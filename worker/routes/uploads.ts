@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { presignUpload } from "../ingest/presign.ts";
-import { receiveSignedPut, SIGNED_PUT_PREFIX } from "../ingest/signed-put.ts";
+import { receiveSignedPut } from "../ingest/signed-put.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
@@ -20,9 +20,11 @@ import {
   SignedPutResponse,
 } from "../schemas/uploads.ts";
 
+/** Mounted at /uploads. */
+
 const presignRoute = createRoute({
   method: "post",
-  path: "/uploads/presign",
+  path: "/presign",
   tags: ["speech-to-text"],
   summary: "Get an object key and a URL to PUT a large file to directly",
   security: apiKeySecurity,
@@ -43,7 +45,7 @@ const presignRoute = createRoute({
 /** Documented here; served by the wildcard below, since an object key spans several path segments. */
 const signedPutRoute = createRoute({
   method: "put",
-  path: "/uploads/put/{object_key}",
+  path: "/put/{object_key}",
   tags: ["speech-to-text"],
   summary: "Receive the bytes of a presigned upload (the upload_url when R2's S3 API is not configured)",
   description:
@@ -76,4 +78,4 @@ export const uploadRoutes = createRouter().openapi(presignRoute, async (c) => {
   return c.json(presigned, 200);
 });
 uploadRoutes.openAPIRegistry.registerPath(signedPutRoute);
-uploadRoutes.put(`${SIGNED_PUT_PREFIX}*`, async (c) => c.json(await receiveSignedPut(c.env, c.req.raw), 200));
+uploadRoutes.put("/put/*", async (c) => c.json(await receiveSignedPut(c.env, c.req.raw), 200));

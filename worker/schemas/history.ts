@@ -1,16 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { TaskStatus } from "../../protocol/task.ts";
+import { TaskFailureCode } from "../../protocol/task-failure.ts";
+import { TranscribeParams } from "../../protocol/transcribe-params.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
-
-export const HistoryEntryParams = z
-  .looseObject({
-    model_id: z.string().nullable().optional(),
-    language: z.string().nullable().optional(),
-    context: z.string().nullable().optional(),
-    object_key: z.string().nullable().optional(),
-    file_url: z.string().nullable().optional(),
-  })
-  .meta({ id: "HistoryEntryParams" });
 
 export const HistoryEntry = z
   .object({
@@ -22,9 +14,10 @@ export const HistoryEntry = z
       .nullable()
       .optional()
       .openapi({ description: "Unix seconds of last status change" }),
-    params: HistoryEntryParams.nullable().optional(),
+    params: TranscribeParams.nullable().optional(),
     result: TranscriptionResult.nullable().optional(),
     error: z.string().nullable().optional(),
+    error_code: TaskFailureCode.nullable().optional(),
   })
   .meta({ id: "HistoryEntry" });
 export type HistoryEntry = z.infer<typeof HistoryEntry>;

@@ -1,17 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { TaskStatus } from "../../protocol/task.ts";
+import { QueueStats, TaskStatus } from "../../protocol/task.ts";
+import { TaskFailureCode } from "../../protocol/task-failure.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
-
-export const QueueStats = z
-  .strictObject({
-    queued: z.number().int().openapi({ description: "jobs waiting for a worker slot, whole deployment" }),
-    processing: z.number().int().openapi({ description: "jobs decoding now; capped at the concurrency" }),
-    position: z.number().int().nullable().optional().openapi({
-      description: "1-based place of this job in the queue; null when no longer waiting",
-    }),
-    concurrency: z.number().int().openapi({ description: "MAX_CONCURRENT_TRANSCRIBE_JOBS" }),
-  })
-  .meta({ id: "QueueStats" });
 
 export const TaskAccepted = z
   .object({ task_id: z.string(), status: z.literal("queued") })
@@ -24,6 +14,9 @@ export const TaskStatusResponse = z
     status: TaskStatus,
     result: TranscriptionResult.nullable().optional(),
     error: z.string().nullable().optional(),
+    error_code: TaskFailureCode.nullable().optional().openapi({
+      description: "why the task failed, as a stable code (set with error); docs/api.md lists them",
+    }),
     queue: QueueStats.nullable().optional(),
   })
   .meta({ id: "TaskStatusResponse" });

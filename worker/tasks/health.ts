@@ -1,8 +1,7 @@
 import type { LiveStatus } from "../../durable-objects/live/live-hub.ts";
-import { modelRegistry } from "../config.ts";
-import { liveHub } from "../live/stubs.ts";
+import { workerConfig } from "../../platform/config.ts";
+import { dispatcher, liveHub } from "../../platform/stubs.ts";
 import type { HealthResponse } from "../schemas/discovery.ts";
-import { dispatcher } from "./dispatcher.ts";
 
 /**
  * Health as the nodes last reported it, plus whether the scheduling path answers. The recognition
@@ -10,7 +9,7 @@ import { dispatcher } from "./dispatcher.ts";
  * the LiveHub; `busy` is the live-mic gate.
  */
 export async function readHealth(env: Env): Promise<{ health: HealthResponse; modelsReady: string[] }> {
-  const registry = modelRegistry(env);
+  const registry = workerConfig(env).modelRegistry;
   let jobQueue: HealthResponse["job_queue"] = "ready";
   let jobQueueError = "";
   let nodes: Awaited<ReturnType<ReturnType<typeof dispatcher>["liveNodes"]>> = [];

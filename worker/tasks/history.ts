@@ -1,10 +1,10 @@
 import { and, count, desc, eq, type SQL } from "drizzle-orm";
-import type { TaskStatus } from "../../protocol/task.ts";
-import { db } from "../db/client.ts";
-import { jobs } from "../db/schema.ts";
+import { db } from "../../platform/db.ts";
+import { jobs } from "../../platform/schema.ts";
+import { recordFromRow } from "../../platform/task-store.ts";
+import type { TaskRecordOf, TaskStatus } from "../../protocol/task.ts";
 import type { AudioUrlMinter } from "../media/audio-url.ts";
 import type { HistoryPage } from "../schemas/history.ts";
-import { fromRow } from "./task-store.ts";
 import { toHistoryEntry } from "./task-view.ts";
 
 export interface HistoryQuery {
@@ -14,13 +14,13 @@ export interface HistoryQuery {
   status?: TaskStatus;
 }
 
-/** One page of a key's jobs from the permanent store, newest first; `total` ignores paging. */
+/** One page of a key's transcriptions from the permanent store, newest first; `total` ignores paging. */
 export async function listHistory(
   env: Env,
   query: HistoryQuery,
   mintAudioUrl: AudioUrlMinter,
 ): Promise<HistoryPage> {
-  const filters: SQL[] = [eq(jobs.ownerKeyId, query.ownerKeyId)];
+  const filters: SQL[] = [eq(jobs.owner_key_id, query.ownerKeyId), eq(jobs.kind, "transcribe")];
   if (query.status) filters.push(eq(jobs.status, query.status));
   const where = and(...filters);
   const store = db(env);
@@ -30,15 +30,19 @@ export async function listHistory(
       .select()
       .from(jobs)
       .where(where)
-      .orderBy(desc(jobs.createdAt), desc(jobs.taskId))
+      .orderBy(desc(jobs.created_at), desc(jobs.task_id))
       .limit(query.limit)
       .offset(query.skip),
     store.select({ n: count() }).from(jobs).where(where),
   ]);
+  const records = rows.map(recordFromRow).filter(isTranscription);
   return {
-    jobs: await Promise.all(rows.map((row) => toHistoryEntry(fromRow(row), mintAudioUrl))),
+    jobs: await Promise.all(records.map((record) => toHistoryEntry(record, mintAudioUrl))),
     total: totals[0]?.n ?? 0,
     limit: query.limit,
     skip: query.skip,
   };
 }
+
+const isTranscription = (record: ReturnType<typeof recordFromRow>): record is TaskRecordOf<"transcribe"> =>
+  record.kind === "transcribe";

@@ -1,27 +1,32 @@
 import type { LeaseRow } from "../../durable-objects/dispatcher/lease-table.ts";
-import type { HeartbeatResponse, Lease, NodeHealth } from "../../protocol/node.ts";
-import type { TaskKind } from "../../protocol/task.ts";
-import { DetailedTranscriptionResult } from "../../protocol/transcription-detail.ts";
-import { ApiError, validationError } from "../errors.ts";
-import { toValidationIssues } from "../validation.ts";
-import { dispatcher } from "./dispatcher.ts";
-import { changeTaskStatus, readTask, reportProgress } from "./task-store.ts";
+import { workerConfig } from "../../platform/config.ts";
+import { dispatcher, jobState } from "../../platform/stubs.ts";
+import {
+  changeTaskStatus,
+  failUnlessEnded,
+  readTask,
+  reportProgress,
+  type TaskFailure,
+} from "../../platform/task-store.ts";
+import {
+  type CompleteRequest,
+  type HeartbeatResponse,
+  Lease,
+  type LeaseAsk,
+  type NodeHealth,
+} from "../../protocol/node.ts";
+import type { TaskRecord, TaskResult } from "../../protocol/task.ts";
+import { CANCELLED_FAILURE, isRetryable } from "../../protocol/task-failure.ts";
+import { ApiError } from "../errors.ts";
 
 /**
  * The Worker's half of the node protocol. Stores are always written before the Dispatcher lets go
  * of a lease, so a crash in between leaves a lease that expires and is retried, never a lost task.
  */
 
-export interface LeaseAsk {
-  node: NodeHealth;
-  capacity: number;
-  wait_ms: number;
-  kinds: TaskKind[];
-}
-
 /** Long-polls the Dispatcher and turns granted leases into work orders, marking the tasks processing. */
 export async function leaseTasks(env: Env, ask: LeaseAsk): Promise<Lease[]> {
-  const waitMs = Math.min(ask.wait_ms, Number(env.LEASE_WAIT_MAX_MS));
+  const waitMs = Math.min(ask.wait_ms, workerConfig(env).leaseWaitMaxMs);
   const rows = await dispatcher(env).lease({ ...ask, wait_ms: waitMs });
   const leases: Lease[] = [];
   for (const row of rows) {
@@ -39,7 +44,12 @@ async function startTask(env: Env, row: LeaseRow): Promise<Lease | null> {
     return null;
   }
   await changeTaskStatus(env, row.task_id, { status: "processing", progress: 0 });
-  return {
+  return workOrder(record, row);
+}
+
+function workOrder(record: TaskRecord, row: LeaseRow): Lease {
+  // parse() pairs the record's kind with its params' type (a union member), checking them once more.
+  return Lease.parse({
     lease_id: row.lease_id,
     task_id: row.task_id,
     kind: record.kind,
@@ -49,7 +59,7 @@ async function startTask(env: Env, row: LeaseRow): Promise<Lease | null> {
     source: record.source,
     source_path: record.source.type === "object" ? `/internal/v1/leases/${row.lease_id}/source` : null,
     expires_at: row.expires_at,
-  };
+  });
 }
 
 /** A lease the node may still act on. A cancelled one is ended here (task failed, lease released): 410. */
@@ -58,7 +68,7 @@ async function liveLease(env: Env, leaseId: string): Promise<LeaseRow> {
   if (!lease) throw leaseGone();
   if (lease.cancelled) {
     await endCancelledLease(env, lease);
-    throw new ApiError("gone", `the task was ${CANCELLED_BY_CLIENT}; stop working on it`);
+    throw new ApiError("gone", `the task was ${CANCELLED_FAILURE.message}; stop working on it`);
   }
   return lease;
 }
@@ -67,33 +77,22 @@ function leaseGone(): ApiError {
   return new ApiError("gone", "lease expired or was released; the task went back to the queue or ended");
 }
 
-/** The error a task cancelled on its caller's disconnect ends with. */
-export const CANCELLED_BY_CLIENT = "cancelled by the client";
-
-/** Stores a cancelled task as failed, unless it already ended (a stored result wins). */
-export async function failCancelledTask(env: Env, taskId: string): Promise<boolean> {
-  const record = await readTask(env, taskId);
-  if (!record || record.status === "done" || record.status === "failed") return false;
-  await changeTaskStatus(env, taskId, { status: "failed", error: CANCELLED_BY_CLIENT });
-  return true;
-}
-
 /**
- * Cancels a task whose synchronous caller went away: it is stored as failed "cancelled by the client"
- * first (stores lead), then the Dispatcher drops it from the line or marks its lease, so the node
- * stops on its next heartbeat. False when the task had already ended.
+ * Cancels a task whose synchronous caller went away: it is stored as failed `cancelled` first (stores
+ * lead), then the Dispatcher drops it from the line or marks its lease, so the node stops on its next
+ * heartbeat. False when the task had already ended.
  *
  * @example request.signal.addEventListener("abort", () => ctx.waitUntil(cancelTask(env, taskId)));
  */
 export async function cancelTask(env: Env, taskId: string): Promise<boolean> {
-  if (!(await failCancelledTask(env, taskId))) return false;
+  if (!(await failUnlessEnded(env, taskId, CANCELLED_FAILURE))) return false;
   await dispatcher(env).cancel(taskId);
   return true;
 }
 
 /** Ends a cancelled lease: the task failed (again, if a late write moved it), the lease let go. */
 async function endCancelledLease(env: Env, lease: LeaseRow): Promise<void> {
-  await failCancelledTask(env, lease.task_id);
+  await failUnlessEnded(env, lease.task_id, CANCELLED_FAILURE);
   await dispatcher(env).release(lease.lease_id, "finished");
 }
 
@@ -114,51 +113,39 @@ export async function heartbeatLease(
 }
 
 /**
- * Stores a finished task's result (checked against the result schema of its kind) and ends the lease.
- * A transcription's decoder `detail` (interactive tasks) goes to the fast store only, before the final
+ * Stores a finished task's result and ends the lease. The completion must be of the lease's kind. A
+ * transcription's decoder `detail` (interactive tasks) goes to the fast store only, before the final
  * status that wakes a waiting synchronous caller; the stored result never carries it.
  */
-export async function completeLease(
-  env: Env,
-  leaseId: string,
-  result: Record<string, unknown>,
-): Promise<void> {
+export async function completeLease(env: Env, leaseId: string, completion: CompleteRequest): Promise<void> {
   const lease = await liveLease(env, leaseId);
-  let stored = result;
-  if (lease.kind === "transcribe") {
-    const checked = DetailedTranscriptionResult.safeParse(result);
-    if (!checked.success) {
-      throw validationError(toValidationIssues(checked.error, "json", result).map(prefixResult));
-    }
-    const { detail, ...rest } = checked.data;
-    if (detail) await jobState(env, lease.task_id).writeDetail(detail);
-    stored = rest;
+  if (completion.kind !== lease.kind) {
+    throw new ApiError("conflict", `lease ${leaseId} is a ${lease.kind} task, not ${completion.kind}`);
   }
-  await changeTaskStatus(env, lease.task_id, { status: "done", result: stored, error: null });
+  const result = await storedResult(env, lease.task_id, completion);
+  await changeTaskStatus(env, lease.task_id, { status: "done", result });
   await dispatcher(env).release(leaseId, "finished");
 }
 
-function jobState(env: Env, taskId: string) {
-  return env.JOB_STATE.get(env.JOB_STATE.idFromName(taskId));
+/** What the stores keep of a completion; parts meant for the fast store only are written there. */
+async function storedResult(env: Env, taskId: string, completion: CompleteRequest): Promise<TaskResult> {
+  const { detail, ...result } = completion.result;
+  if (detail) await jobState(env, taskId).writeDetail(detail);
+  return result;
 }
 
-function prefixResult<T extends { loc: (string | number)[] }>(issue: T): T {
-  const [root, ...rest] = issue.loc;
-  return { ...issue, loc: [root ?? "body", "result", ...rest] };
-}
-
-/** A failed attempt: back to the queue while retryable and attempts remain, else the task fails. */
+/** A failed attempt: back to the queue while the code is retryable and attempts remain, else failed. */
 export async function failLease(
   env: Env,
   leaseId: string,
-  failure: { error: string; retryable: boolean },
+  failure: TaskFailure,
 ): Promise<{ requeued: boolean }> {
   const lease = await liveLease(env, leaseId);
-  const requeue = failure.retryable && lease.attempts < Number(env.MAX_TASK_ATTEMPTS);
+  const requeue = isRetryable(failure.code) && lease.attempts < workerConfig(env).maxTaskAttempts;
   if (requeue) {
     await changeTaskStatus(env, lease.task_id, { status: "queued", progress: 0 });
   } else {
-    await changeTaskStatus(env, lease.task_id, { status: "failed", error: failure.error });
+    await changeTaskStatus(env, lease.task_id, { status: "failed", failure });
   }
   await dispatcher(env).release(leaseId, requeue ? "requeue" : "finished");
   return { requeued: requeue };

@@ -1,11 +1,14 @@
+import { dispatcher } from "../../platform/stubs.ts";
+import { readTask } from "../../platform/task-store.ts";
 import { ApiError } from "../errors.ts";
 import type { AudioUrlMinter } from "../media/audio-url.ts";
 import type { TaskStatusResponse } from "../schemas/tasks.ts";
-import { dispatcher } from "./dispatcher.ts";
-import { readTask } from "./task-store.ts";
 import { toTaskStatus } from "./task-view.ts";
 
-/** A task as its owner sees it; another key's task is as unknown as a missing one. */
+/**
+ * A transcription as its owner sees it; another key's task (or another kind's) is as unknown as a
+ * missing one.
+ */
 export async function pollTask(
   env: Env,
   taskId: string,
@@ -13,7 +16,7 @@ export async function pollTask(
   mintAudioUrl: AudioUrlMinter,
 ): Promise<TaskStatusResponse> {
   const record = await readTask(env, taskId);
-  if (!record || record.owner_key_id !== ownerKeyId) {
+  if (!record || record.owner_key_id !== ownerKeyId || record.kind !== "transcribe") {
     throw new ApiError("not_found", "task not found");
   }
   const active = record.status === "queued" || record.status === "processing";

@@ -1,7 +1,7 @@
+import { dispatcher } from "../../platform/stubs.ts";
+import { changeTaskStatus, createTask, type NewTask } from "../../platform/task-store.ts";
 import type { TaskMessage, TaskRecord } from "../../protocol/task.ts";
 import { ApiError } from "../errors.ts";
-import { dispatcher } from "./dispatcher.ts";
-import { changeTaskStatus, createTask, type NewTask } from "./task-store.ts";
 
 /**
  * Creates a task and hands it over twice: to the Queue (the durable path, retried until the
@@ -19,7 +19,7 @@ export async function submitTask(env: Env, input: NewTask): Promise<TaskRecord> 
     const reason = cause instanceof Error ? cause.message : String(cause);
     await changeTaskStatus(env, record.task_id, {
       status: "failed",
-      error: `job broker unavailable: ${reason}`,
+      failure: { code: "queue_unavailable", message: `job broker unavailable: ${reason}` },
     });
     throw new ApiError("service_unavailable", "the job queue is unavailable; retry shortly", {
       "Retry-After": "5",

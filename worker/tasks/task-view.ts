@@ -1,15 +1,16 @@
-import type { QueueStats } from "../../durable-objects/dispatcher/dispatcher.ts";
-import type { TaskRecord } from "../../protocol/task.ts";
+import type { QueueStats, TaskRecordOf } from "../../protocol/task.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import type { AudioUrlMinter } from "../media/audio-url.ts";
 import type { HistoryEntry } from "../schemas/history.ts";
 import type { TaskStatusResponse } from "../schemas/tasks.ts";
 
+type TranscriptionRecord = TaskRecordOf<"transcribe">;
+
 const toSeconds = (ms: number) => ms / 1000;
 
-/** The public poll view of a task; `queue` only while it is still waiting or running. */
+/** The public poll view of a transcription; `queue` only while it is still waiting or running. */
 export async function toTaskStatus(
-  record: TaskRecord,
+  record: TranscriptionRecord,
   queue: QueueStats | null,
   mintAudioUrl: AudioUrlMinter,
 ): Promise<TaskStatusResponse> {
@@ -19,13 +20,14 @@ export async function toTaskStatus(
     status: record.status,
     result: await viewResult(record, mintAudioUrl),
     error: record.error,
+    error_code: record.error_code,
     queue: active ? queue : null,
   };
 }
 
-/** The history view of a task. */
+/** The history view of a transcription. */
 export async function toHistoryEntry(
-  record: TaskRecord,
+  record: TranscriptionRecord,
   mintAudioUrl: AudioUrlMinter,
 ): Promise<HistoryEntry> {
   return {
@@ -36,15 +38,16 @@ export async function toHistoryEntry(
     params: record.params,
     result: await viewResult(record, mintAudioUrl),
     error: record.error,
+    error_code: record.error_code,
   };
 }
 
 /** A stored result as clients see it: media we keep gets an audio_url minted afresh on every read. */
 async function viewResult(
-  record: TaskRecord,
+  record: TranscriptionRecord,
   mintAudioUrl: AudioUrlMinter,
 ): Promise<TranscriptionResult | null> {
-  const result = (record.result as TranscriptionResult | null) ?? null;
+  const result = record.result;
   if (!result || record.source.type !== "object") return result;
   return { ...result, audio_url: await mintAudioUrl(record.source.object_key) };
 }

@@ -1,6 +1,14 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { LANES, TASK_KINDS, TASK_STATUSES, type TaskSource } from "../../protocol/task.ts";
+import {
+  LANES,
+  TASK_KINDS,
+  TASK_STATUSES,
+  type TaskParams,
+  type TaskResult,
+  type TaskSource,
+} from "../protocol/task.ts";
+import { TASK_FAILURE_CODES } from "../protocol/task-failure.ts";
 
 /** API keys: only the SHA-256 of a key is stored; `prefix` lets a person recognise a key in listings. */
 export const apiKeys = sqliteTable("api_keys", {
@@ -12,26 +20,30 @@ export const apiKeys = sqliteTable("api_keys", {
   revokedAt: integer("revoked_at"),
 });
 
-/** The permanent record of every task (the "history store"); timestamps are Unix milliseconds. */
+/**
+ * The permanent record of every task (the "history store"); timestamps are Unix milliseconds. Its keys
+ * are the wire names of protocol/task.ts TaskRecord, so a row is a record without any mapping.
+ */
 export const jobs = sqliteTable(
   "jobs",
   {
-    taskId: text("task_id").primaryKey(),
-    ownerKeyId: text("owner_key_id").references(() => apiKeys.id),
+    task_id: text("task_id").primaryKey(),
+    owner_key_id: text("owner_key_id").references(() => apiKeys.id),
     kind: text("kind", { enum: TASK_KINDS }).notNull(),
     status: text("status", { enum: TASK_STATUSES }).notNull(),
     lane: text("lane", { enum: LANES }).notNull().default("batch"),
     source: text("source", { mode: "json" }).$type<TaskSource>().notNull(),
-    params: text("params", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
-    result: text("result", { mode: "json" }).$type<Record<string, unknown>>(),
+    params: text("params", { mode: "json" }).$type<TaskParams>().notNull().default(sql`'{}'`),
+    result: text("result", { mode: "json" }).$type<TaskResult>(),
     error: text("error"),
+    error_code: text("error_code", { enum: TASK_FAILURE_CODES }),
     progress: integer("progress").notNull().default(0),
-    createdAt: integer("created_at").notNull(),
-    updatedAt: integer("updated_at").notNull(),
+    created_at: integer("created_at").notNull(),
+    updated_at: integer("updated_at").notNull(),
   },
   (table) => [
-    index("jobs_owner_created_idx").on(table.ownerKeyId, table.createdAt),
-    index("jobs_status_created_idx").on(table.status, table.createdAt),
+    index("jobs_owner_created_idx").on(table.owner_key_id, table.created_at),
+    index("jobs_status_created_idx").on(table.status, table.created_at),
   ],
 );
 

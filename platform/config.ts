@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { parseRegistry } from "../protocol/model-registry.ts";
+import { parseAllowlist } from "../protocol/url-policy.ts";
+
+/**
+ * The Worker side's configuration (the Worker and its Durable Objects): wrangler.toml [vars] and
+ * secrets, parsed once per isolate with one schema. Domain code reads `workerConfig(env)`, never a raw
+ * `env.X`. A bad value is a ConfigError naming every wrong variable.
+ */
+
+/** An unset or empty variable counts as absent. */
+const absentIfEmpty = (value: unknown) => (value === "" || value === null ? undefined : value);
+const count = (min: number) => z.coerce.number().int().min(min);
+const optionalText = z.preprocess(absentIfEmpty, z.string().optional());
+
+const WorkerEnv = z.object({
+  JOB_TTL_SEC: count(1),
+  MAX_CONCURRENT_TRANSCRIBE_JOBS: count(1),
+  LEASE_TTL_SEC: count(1),
+  MAX_TASK_ATTEMPTS: count(1),
+  LEASE_WAIT_MAX_MS: count(0),
+  NODE_STALE_SEC: count(1),
+  MODEL_REGISTRY: optionalText,
+  PRESIGN_TTL_SEC: count(1),
+  PUBLIC_BASE_URL: z.preprocess(absentIfEmpty, z.url({ protocol: /^https?$/ }).optional()),
+  URL_ALLOWLIST: optionalText,
+  R2_ACCOUNT_ID: optionalText,
+  R2_BUCKET: optionalText,
+  RATE_LIMIT_PERIOD_SEC: count(1),
+  LIVE_IDLE_TIMEOUT_MS: count(100),
+  /** Optional: the synchronous endpoints' longest wait (default 540 s, under the SDK's 10 minutes). */
+  SYNC_WAIT_MAX_SEC: z.preprocess(absentIfEmpty, z.coerce.number().positive().default(540)),
+  NODE_TOKEN: optionalText,
+  UPLOAD_SIGNING_SECRET: optionalText,
+  R2_ACCESS_KEY_ID: optionalText,
+  R2_SECRET_ACCESS_KEY: optionalText,
+});
+
+/** Where R2's S3 API lives for this deployment. */
+export interface R2S3Config {
+  accountId: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+function toConfig(v: z.infer<typeof WorkerEnv>) {
+  const s3: R2S3Config | null =
+    v.R2_ACCOUNT_ID && v.R2_BUCKET && v.R2_ACCESS_KEY_ID && v.R2_SECRET_ACCESS_KEY
+      ? {
+          accountId: v.R2_ACCOUNT_ID,
+          bucket: v.R2_BUCKET,
+          accessKeyId: v.R2_ACCESS_KEY_ID,
+          secretAccessKey: v.R2_SECRET_ACCESS_KEY,
+        }
+      : null;
+  return {
+    jobTtlMs: v.JOB_TTL_SEC * 1000,
+    maxConcurrentTranscribeJobs: v.MAX_CONCURRENT_TRANSCRIBE_JOBS,
+    leaseTtlMs: v.LEASE_TTL_SEC * 1000,
+    maxTaskAttempts: v.MAX_TASK_ATTEMPTS,
+    leaseWaitMaxMs: v.LEASE_WAIT_MAX_MS,
+    nodeStaleMs: v.NODE_STALE_SEC * 1000,
+    modelRegistry: parseRegistry(v.MODEL_REGISTRY),
+    presignTtlSec: v.PRESIGN_TTL_SEC,
+    /** Origin for links the API mints; null = the origin of the request being answered. */
+    publicBaseUrl: v.PUBLIC_BASE_URL?.replace(/\/+$/, "") ?? null,
+    /** host:port entries the SSRF guard lets through (empty in deployments). */
+    urlAllowlist: parseAllowlist(v.URL_ALLOWLIST),
+    rateLimitPeriodSec: v.RATE_LIMIT_PERIOD_SEC,
+    liveIdleTimeoutMs: v.LIVE_IDLE_TIMEOUT_MS,
+    syncWaitMaxSec: v.SYNC_WAIT_MAX_SEC,
+    nodeToken: v.NODE_TOKEN ?? null,
+    /** The HMAC key of the Worker's own signed PUT route; null when the deployment has none. */
+    uploadSigningSecret: v.UPLOAD_SIGNING_SECRET ?? null,
+    /** R2's S3 API when all four settings are there; null means local mode (the signed PUT route). */
+    r2S3: s3,
+  };
+}
+export type WorkerConfig = ReturnType<typeof toConfig>;
+
+/** A variable with a value the schema refuses; the message names each one. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const parsed = new WeakMap<object, WorkerConfig>();
+
+/**
+ * The configuration of this deployment, parsed on first use and kept for the isolate's life.
+ *
+ * @example const { maxTaskAttempts } = workerConfig(env);
+ */
+export function workerConfig(env: Env): WorkerConfig {
+  const cached = parsed.get(env);
+  if (cached) return cached;
+  const result = WorkerEnv.safeParse(env);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new ConfigError(`Worker configuration: ${issues}`);
+  }
+  let config: WorkerConfig;
+  try {
+    config = toConfig(result.data);
+  } catch (cause) {
+    throw new ConfigError(`Worker configuration: MODEL_REGISTRY: ${String(cause)}`);
+  }
+  parsed.set(env, config);
+  return config;
+}
+
+/**
+ * Origin for links the API mints: PUBLIC_BASE_URL, else the origin of the request being answered.
+ *
+ * @example publicBaseUrl(env, "http://127.0.0.1:8787/uploads/presign") // "http://127.0.0.1:8787"
+ */
+export function publicBaseUrl(env: Env, requestUrl: string): string {
+  return workerConfig(env).publicBaseUrl ?? new URL(requestUrl).origin;
+}

@@ -1,0 +1,135 @@
+import { eq } from "drizzle-orm";
+import {
+  type Lane,
+  type TaskKind,
+  type TaskParams,
+  TaskRecord,
+  type TaskResult,
+  type TaskSource,
+  type TaskStatus,
+} from "../protocol/task.ts";
+import type { TaskFailureCode } from "../protocol/task-failure.ts";
+import { db } from "./db.ts";
+import { jobs } from "./schema.ts";
+import { jobState } from "./stubs.ts";
+
+/**
+ * A task lives in two stores: the JobState object (fast, expires) and the D1 `jobs` row (permanent).
+ * Writes go to D1 first so the permanent record never lags; reads try JobState first. The row's
+ * columns are the record's fields, so both stores hold the same value.
+ */
+
+export type NewTask = {
+  [K in TaskKind]: {
+    ownerKeyId: string;
+    kind: K;
+    lane: Lane;
+    params: TaskParams<K>;
+    source: TaskSource;
+  };
+}[TaskKind];
+
+/** Writes a new queued task to both stores and returns it. */
+export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> {
+  const now = Date.now();
+  const record: TaskRecord = {
+    task_id: crypto.randomUUID(),
+    owner_key_id: input.ownerKeyId,
+    kind: input.kind,
+    lane: input.lane,
+    status: "queued",
+    params: input.params,
+    source: input.source,
+    result: null,
+    error: null,
+    error_code: null,
+    progress: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  await db(env).insert(jobs).values(record);
+  await jobState(env, record.task_id).write(record);
+  return record;
+}
+
+/** A D1 row as a typed record (the kind decides the params and result types). */
+export function recordFromRow(row: typeof jobs.$inferSelect): TaskRecord {
+  return TaskRecord.parse(row);
+}
+
+/** Reads a task: the fast store first, then the permanent one (so expired entries still resolve). */
+export async function readTask(env: Env, taskId: string): Promise<TaskRecord | null> {
+  const fast = await jobState(env, taskId).read();
+  if (fast) return fast;
+  const row = await db(env).select().from(jobs).where(eq(jobs.task_id, taskId)).get();
+  return row ? recordFromRow(row) : null;
+}
+
+/** How a task ended badly: a code every API maps, and the human message stored beside it. */
+export interface TaskFailure {
+  code: TaskFailureCode;
+  message: string;
+}
+
+export type StatusChange =
+  | { status: "queued" | "processing"; progress?: number }
+  | { status: "done"; result: TaskResult }
+  | { status: "failed"; failure: TaskFailure };
+
+/** Moves a task to a new status in both stores; returns the new record, or null for an unknown task. */
+export async function changeTaskStatus(
+  env: Env,
+  taskId: string,
+  change: StatusChange,
+): Promise<TaskRecord | null> {
+  const current = await readTask(env, taskId);
+  if (!current) return null;
+  const next = applyChange(current, change, Date.now());
+  await db(env)
+    .update(jobs)
+    .set({
+      status: next.status,
+      result: next.result,
+      error: next.error,
+      error_code: next.error_code,
+      progress: next.progress,
+      updated_at: next.updated_at,
+    })
+    .where(eq(jobs.task_id, taskId));
+  await jobState(env, taskId).write(next);
+  return next;
+}
+
+function applyChange(current: TaskRecord, change: StatusChange, now: number): TaskRecord {
+  const base = { ...current, status: change.status as TaskStatus, updated_at: now };
+  switch (change.status) {
+    case "done":
+      return TaskRecord.parse({
+        ...base,
+        result: change.result,
+        error: null,
+        error_code: null,
+        progress: 100,
+      });
+    case "failed":
+      return { ...base, error: change.failure.message, error_code: change.failure.code };
+    default:
+      return { ...base, progress: change.progress ?? current.progress };
+  }
+}
+
+/** Records progress in the fast store only; the permanent row keeps status changes. */
+export async function reportProgress(env: Env, taskId: string, progress: number): Promise<void> {
+  await jobState(env, taskId).setProgress(progress);
+}
+
+/**
+ * Fails a task unless it already ended (a stored result wins over a late failure); true when it
+ * was failed now. Used where a failure races a completion: cancellation, lease expiry.
+ */
+export async function failUnlessEnded(env: Env, taskId: string, failure: TaskFailure): Promise<boolean> {
+  const record = await readTask(env, taskId);
+  if (!record || record.status === "done" || record.status === "failed") return false;
+  await changeTaskStatus(env, taskId, { status: "failed", failure });
+  return true;
+}

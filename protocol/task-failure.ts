@@ -1,0 +1,57 @@
+import { z } from "zod";
+
+/**
+ * Why a task failed, as a closed set of codes. Nodes send a code with every failure, the stores keep
+ * it beside the human message, and each public API maps it in one table (worker/tasks/failure-views.ts):
+ * no one parses error text.
+ *
+ * `retryable` says whether another attempt (on this node or another) can succeed: a retryable failure
+ * goes back to the queue while attempts remain; the rest fail the task at once.
+ */
+export const TASK_FAILURES = {
+  media_unreachable: {
+    retryable: false,
+    meaning: "the media URL could not be fetched (refused address, HTTP error, unreachable host)",
+  },
+  media_unreadable: { retryable: false, meaning: "the file is not audio or video that ffmpeg can decode" },
+  media_empty: { retryable: false, meaning: "the file is empty or contains no audio" },
+  media_too_large: { retryable: false, meaning: "the media is larger than the 2 GB limit" },
+  unsupported_language: { retryable: false, meaning: "the requested language is not one the model knows" },
+  language_required: {
+    retryable: false,
+    meaning: "the model cannot detect the language and none was given",
+  },
+  invalid_params: {
+    retryable: false,
+    meaning: "the stored task parameters do not match the task's contract (a server fault)",
+  },
+  unsupported_kind: { retryable: true, meaning: "the node that leased the task does not run its kind" },
+  decoder_error: { retryable: true, meaning: "the recognition engine failed while decoding" },
+  cancelled: { retryable: false, meaning: "the synchronous caller went away and the task was cancelled" },
+  node_lost: {
+    retryable: false,
+    meaning: "every attempt's inference node stopped responding (its lease expired)",
+  },
+  node_shutdown: { retryable: true, meaning: "the inference node shut down and handed the task back" },
+  queue_unavailable: { retryable: false, meaning: "the job queue refused the task when it was created" },
+  queue_undeliverable: {
+    retryable: false,
+    meaning: "the job queue could not deliver the task to the scheduler",
+  },
+  internal_error: { retryable: true, meaning: "an unexpected error on the inference node" },
+} as const satisfies Record<string, { retryable: boolean; meaning: string }>;
+
+export type TaskFailureCode = keyof typeof TASK_FAILURES;
+export const TASK_FAILURE_CODES = Object.keys(TASK_FAILURES) as [TaskFailureCode, ...TaskFailureCode[]];
+export const TaskFailureCode = z.enum(TASK_FAILURE_CODES).meta({ id: "TaskFailureCode" });
+
+/** Whether a failure with this code may be attempted again. */
+export function isRetryable(code: TaskFailureCode): boolean {
+  return TASK_FAILURES[code].retryable;
+}
+
+/** The failure a task cancelled on its caller's disconnect ends with. */
+export const CANCELLED_FAILURE = {
+  code: "cancelled",
+  message: "cancelled by the client",
+} as const satisfies { code: TaskFailureCode; message: string };

@@ -1,0 +1,33 @@
+import { z } from "zod";
+
+/** Speech to text in its own language, or whisper's own speech → English. */
+export const SPEECH_TASKS = ["transcribe", "translate"] as const;
+export const SpeechTask = z.enum(SPEECH_TASKS);
+export type SpeechTask = z.infer<typeof SpeechTask>;
+
+/**
+ * The parameters of a transcription task: written by every enqueue route (async and OpenAI-compatible),
+ * stored with the task, shown in /history as HistoryEntryParams, and read by the node. This is the one
+ * definition; nothing else describes them.
+ */
+export const TranscribeParams = z
+  .object({
+    /** The registry's default model: the deployment serves it whatever `model` a request names. */
+    model_id: z.string(),
+    /** Normalised short code; null means auto-detect. */
+    language: z.string().nullable(),
+    /** Prompt for decoding (the model's system turn). */
+    context: z.string().default(""),
+    task: SpeechTask.default("transcribe"),
+    /** Word timings for the OpenAI-compatible endpoints (verbose_json with the word granularity). */
+    word_timestamps: z.boolean().default(false),
+    /** The compatible endpoint's requested format, kept so the history shows how the job was asked. */
+    response_format: z.string().optional(),
+    /** Set for media that went through object storage (uploads, presigned PUTs). */
+    object_key: z.string().optional(),
+    /** Set for jobs enqueued from a URL. */
+    file_url: z.string().optional(),
+  })
+  .meta({ id: "HistoryEntryParams" });
+export type TranscribeParams = z.infer<typeof TranscribeParams>;
+export type TranscribeParamsInput = z.input<typeof TranscribeParams>;

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { ErrorBody, HTTPValidationError } from "../../worker/errors.ts";
+import { usesOpenAIEnvelope } from "../../worker/openai/errors.ts";
+import { OpenAIErrorBody } from "../../worker/schemas/openai.ts";
+import { call } from "./helpers.ts";
+
+/**
+ * The error bodies /openapi.json declares are the ones the one error handler sends: `Error` /
+ * `HTTPValidationError` everywhere, OpenAI's envelope under the compatible API. Checked both on the
+ * document and by calling every secured operation without a key.
+ */
+
+interface Operation {
+  security?: unknown[];
+  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+}
+type Document = { paths: Record<string, Record<string, Operation>> };
+
+const SCHEMAS: Record<string, z.ZodType> = {
+  Error: ErrorBody,
+  HTTPValidationError,
+  OpenAIError: OpenAIErrorBody,
+};
+
+const refName = (ref: string | undefined) => ref?.split("/").pop() ?? "(inline)";
+
+async function documentedOperations() {
+  const doc = (await (await call("/openapi.json")).json()) as Document;
+  return Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+  );
+}
+
+describe("declared error bodies", () => {
+  it("declares the envelope of its path prefix for every error status", async () => {
+    const operations = await documentedOperations();
+    expect(operations.length).toBeGreaterThan(10);
+    for (const { path, method, operation } of operations) {
+      const allowed = usesOpenAIEnvelope(path) ? ["OpenAIError"] : ["Error", "HTTPValidationError"];
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400 || !response.content) continue;
+        for (const media of Object.values(response.content)) {
+          expect(allowed, `${method.toUpperCase()} ${path} ${status}`).toContain(refName(media.schema?.$ref));
+        }
+      }
+    }
+  });
+
+  it("sends the declared 401 body from every secured operation called without a key", async () => {
+    const secured = (await documentedOperations()).filter(({ operation }) => operation.security?.length);
+    expect(secured.length).toBeGreaterThan(5);
+    for (const { path, method, operation } of secured) {
+      const url = path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000");
+      const response = await call(url, { method: method.toUpperCase() });
+      const where = `${method.toUpperCase()} ${path}`;
+      expect(response.status, where).toBe(401);
+      const declared = operation.responses["401"]?.content?.["application/json"]?.schema?.$ref;
+      const schema = SCHEMAS[refName(declared)];
+      expect(schema, `${where} declares its 401 body`).toBeDefined();
+      expect(schema!.safeParse(await response.json()).success, where).toBe(true);
+    }
+  });
+});
