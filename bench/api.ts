@@ -64,7 +64,7 @@ async function failLease(base: string, token: string, leaseId: string): Promise<
   await fetch(`${base}/internal/v1/leases/${leaseId}/fail`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ error: "bench: not decoded", retryable: false }),
+    body: JSON.stringify({ code: "invalid_params", message: "bench: not decoded" }),
   });
 }
 
@@ -91,6 +91,14 @@ export const api: BenchGroup = async () => {
   applyMigrations(target);
   const { key } = await createKey("bench", target);
   const worker = await startLocalWorker({ persistTo: state.dir, vars: { NODE_TOKEN: token } });
+  // A second, separate stack whose key cache is off: its /v1/models costs exactly one D1 read.
+  const uncachedState = tempState();
+  applyMigrations({ remote: false, persistTo: uncachedState.dir });
+  const { key: uncachedKey } = await createKey("bench", { remote: false, persistTo: uncachedState.dir });
+  const uncached = await startLocalWorker({
+    persistTo: uncachedState.dir,
+    vars: { NODE_TOKEN: token, AUTH_CACHE_TTL_SEC: "0" },
+  });
   try {
     const base = worker.url;
     const auth = { authorization: `Bearer ${key}` };
@@ -99,14 +107,26 @@ export const api: BenchGroup = async () => {
     for (let i = 0; i < SEED_TASKS; i++) taskId = await enqueue(base, key);
 
     const targets = {
-      trivial: `${base}/`,
-      poll: `${base}/transcribe/${taskId}`,
-      history: `${base}/history?limit=20`,
+      trivial: { url: `${base}/`, headers: auth },
+      poll: { url: `${base}/transcribe/${taskId}`, headers: auth },
+      history: { url: `${base}/history?limit=20`, headers: auth },
+      auth_cached: { url: `${base}/v1/models`, headers: auth },
+      // The same route on the stack whose key cache is off: one D1 read per request, the local floor.
+      auth_uncached: {
+        url: `${uncached.url}/v1/models`,
+        headers: { authorization: `Bearer ${uncachedKey}` },
+      },
     };
-    const runs: Record<keyof typeof targets, LoadFigures[]> = { trivial: [], poll: [], history: [] };
+    const runs: Record<keyof typeof targets, LoadFigures[]> = {
+      trivial: [],
+      poll: [],
+      history: [],
+      auth_cached: [],
+      auth_uncached: [],
+    };
     for (let round = 0; round < ROUNDS; round++) {
       for (const name of Object.keys(targets) as (keyof typeof targets)[]) {
-        runs[name].push(await load(targets[name], auth));
+        runs[name].push(await load(targets[name].url, targets[name].headers));
       }
     }
     const pick = (name: keyof typeof targets, field: keyof LoadFigures) =>
@@ -118,6 +138,28 @@ export const api: BenchGroup = async () => {
       figures.push(result(`api.${name}.p99_ms`, pick(name, "p99"), pick("trivial", "p99"), "ms", note));
       figures.push(result(`api.${name}.rps`, pick(name, "rps"), pick("trivial", "rps"), "req/s", note));
     }
+    const authNote = `${note}; GET /v1/models needs only the key`;
+    figures.push(
+      result("api.auth_cached.p50_ms", pick("auth_cached", "p50"), pick("trivial", "p50"), "ms", authNote),
+    );
+    figures.push(
+      result(
+        "api.auth_uncached.p50_ms",
+        pick("auth_uncached", "p50"),
+        pick("trivial", "p50"),
+        "ms",
+        `${authNote}, on a Worker with AUTH_CACHE_TTL_SEC=0: one D1 read per request`,
+      ),
+    );
+    figures.push(
+      result(
+        "api.history_vs_one_d1_read.p50",
+        pick("history", "p50"),
+        pick("auth_uncached", "p50"),
+        "ms",
+        "history (one D1 statement per page) against a route whose only work is one D1 read",
+      ),
+    );
     const handoffNote = `${HANDOFF_SAMPLES} sequential uploads to a long-polling node; includes the enqueue request; reference = trivial p50`;
     figures.push(
       result("api.handoff.p50_ms", percentile(handoff, 50), pick("trivial", "p50"), "ms", handoffNote),
@@ -127,6 +169,8 @@ export const api: BenchGroup = async () => {
     );
     return figures;
   } finally {
+    await uncached.stop();
+    uncachedState.remove();
     await worker.stop();
     state.remove();
   }

@@ -28,6 +28,8 @@ const WorkerEnv = z.object({
   R2_BUCKET: optionalText,
   RATE_LIMIT_PERIOD_SEC: count(1),
   LIVE_IDLE_TIMEOUT_MS: count(100),
+  /** How long a live API key is cached (isolate and Cache API); 0 = every request reads D1. */
+  AUTH_CACHE_TTL_SEC: z.preprocess(absentIfEmpty, z.coerce.number().min(0).default(15)),
   /** Optional: the synchronous endpoints' longest wait (default 540 s, under the SDK's 10 minutes). */
   SYNC_WAIT_MAX_SEC: z.preprocess(absentIfEmpty, z.coerce.number().positive().default(540)),
   NODE_TOKEN: optionalText,
@@ -69,6 +71,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     urlAllowlist: parseAllowlist(v.URL_ALLOWLIST),
     rateLimitPeriodSec: v.RATE_LIMIT_PERIOD_SEC,
     liveIdleTimeoutMs: v.LIVE_IDLE_TIMEOUT_MS,
+    authCacheTtlMs: v.AUTH_CACHE_TTL_SEC * 1000,
     syncWaitMaxSec: v.SYNC_WAIT_MAX_SEC,
     nodeToken: v.NODE_TOKEN ?? null,
     /** The HMAC key of the Worker's own signed PUT route; null when the deployment has none. */

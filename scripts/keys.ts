@@ -86,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
         console.error(`no active key with id ${id}`);
         return 1;
       }
-      console.log(`revoked ${id}`);
+      console.log(`revoked ${id} (running Workers refuse it within 2 × AUTH_CACHE_TTL_SEC, 30 s by default)`);
       return 0;
     default:
       return usage(`unknown command ${command ?? "(none)"}`);

@@ -1,9 +1,23 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "../../platform/db.ts";
 import { apiKeys } from "../../platform/schema.ts";
+import { app } from "../../worker/app.ts";
 import { bearer, call, createKey } from "./helpers.ts";
+
+/** A request through the app with a changed environment (the key cache's TTL, a counted D1). */
+async function fetchWith(changed: Env, path: string, key: string): Promise<Response> {
+  const ctx = createExecutionContext();
+  const response = await app.fetch(
+    new Request(`http://voxedge.test${path}`, { headers: bearer(key) }),
+    changed,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return response;
+}
 
 describe("API key authentication", () => {
   it("accepts Authorization: Bearer and x-api-key", async () => {
@@ -28,13 +42,45 @@ describe("API key authentication", () => {
     }
   });
 
-  it("refuses a revoked key", async () => {
+  it("refuses a revoked key within twice AUTH_CACHE_TTL_SEC, and at once with the cache off", async () => {
+    const ttlOneSecond = { ...env, AUTH_CACHE_TTL_SEC: "1" };
     const { id, key } = await createKey();
-    expect((await call("/history", { headers: bearer(key) })).status).toBe(200);
+    expect((await fetchWith(ttlOneSecond, "/history", key)).status).toBe(200);
     await db(env).update(apiKeys).set({ revokedAt: Date.now() }).where(eq(apiKeys.id, id));
-    const response = await call("/history", { headers: bearer(key) });
-    expect(response.status).toBe(401);
-    expect(((await response.json()) as { detail: string }).detail).toMatch(/revoked/);
+    const revokedAt = Date.now();
+    // Still cached: this request did not read D1.
+    expect((await fetchWith(ttlOneSecond, "/history", key)).status).toBe(200);
+    let refused: Response | null = null;
+    while (!refused && Date.now() - revokedAt < 2_500) {
+      const response = await fetchWith(ttlOneSecond, "/history", key);
+      if (response.status === 401) refused = response;
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(refused?.status).toBe(401);
+    expect(((await refused!.json()) as { detail: string }).detail).toMatch(/revoked/);
+
+    const uncached = await createKey();
+    const noCache = { ...env, AUTH_CACHE_TTL_SEC: "0" };
+    expect((await fetchWith(noCache, "/history", uncached.key)).status).toBe(200);
+    await db(env).update(apiKeys).set({ revokedAt: Date.now() }).where(eq(apiKeys.id, uncached.id));
+    expect((await fetchWith(noCache, "/history", uncached.key)).status).toBe(401);
+  });
+
+  it("authenticates repeat requests without reading D1", async () => {
+    const { key } = await createKey();
+    let prepared = 0;
+    const counted = new Proxy(env.DB, {
+      get(target, property) {
+        if (property === "prepare") prepared++;
+        const value = Reflect.get(target, property);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const counting = { ...env, DB: counted };
+    expect((await fetchWith(counting, "/v1/models", key)).status).toBe(200);
+    expect(prepared).toBe(1);
+    for (let i = 0; i < 5; i++) expect((await fetchWith(counting, "/v1/models", key)).status).toBe(200);
+    expect(prepared).toBe(1);
   });
 
   it("stores only the SHA-256 of a key", async () => {

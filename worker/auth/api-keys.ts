@@ -1,16 +1,23 @@
 import { and, eq, isNull } from "drizzle-orm";
+import { workerConfig } from "../../platform/config.ts";
 import { db } from "../../platform/db.ts";
 import { apiKeys } from "../../platform/schema.ts";
+import { cachedKey } from "./key-cache.ts";
 import { hashApiKey, KEY_PREFIX } from "./key-material.ts";
 
-/** Finds the live (not revoked) key with this secret. */
+/**
+ * Finds the live (not revoked) key with this secret. Answers from the key caches when it can
+ * (a revoked key is refused within 2 × AUTH_CACHE_TTL_SEC), else from D1.
+ */
 export async function findActiveKey(env: Env, key: string): Promise<{ id: string; name: string } | null> {
   if (!key.startsWith(KEY_PREFIX) || key.length > 200) return null;
   const keyHash = await hashApiKey(key);
-  const row = await db(env)
-    .select({ id: apiKeys.id, name: apiKeys.name })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
-    .get();
-  return row ?? null;
+  return cachedKey(keyHash, workerConfig(env).authCacheTtlMs, async () => {
+    const row = await db(env)
+      .select({ id: apiKeys.id, name: apiKeys.name })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+      .get();
+    return row ?? null;
+  });
 }
