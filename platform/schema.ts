@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import {
   LANES,
   TASK_KINDS,
@@ -47,21 +47,28 @@ export const jobs = sqliteTable(
   ],
 );
 
-/** Notes feed content generation (short videos, quizzes, slides). */
+/**
+ * Notes feed content generation (short videos, quizzes, slides): typed or pasted text, or a finished
+ * transcription made into a note. Keys are the wire names; timestamps are Unix milliseconds.
+ */
 export const notes = sqliteTable(
   "notes",
   {
     id: text("id").primaryKey(),
-    ownerKeyId: text("owner_key_id")
+    owner_key_id: text("owner_key_id")
       .notNull()
       .references(() => apiKeys.id),
     title: text("title").notNull(),
     content: text("content").notNull(),
-    sourceTaskId: text("source_task_id"),
-    createdAt: integer("created_at").notNull(),
-    updatedAt: integer("updated_at").notNull(),
+    /** Short code (`vi`, `en`, ...), given or detected; null when the text says too little. */
+    language: text("language"),
+    /** Seconds of audio behind a note made from a transcription. */
+    duration_sec: real("duration_sec"),
+    source_task_id: text("source_task_id"),
+    created_at: integer("created_at").notNull(),
+    updated_at: integer("updated_at").notNull(),
   },
-  (table) => [index("notes_owner_created_idx").on(table.ownerKeyId, table.createdAt)],
+  (table) => [index("notes_owner_created_idx").on(table.owner_key_id, table.created_at)],
 );
 
 /**

@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConfigError } from "../platform/config.ts";
+import { contentErrorResponse, usesContentEnvelope } from "./content/errors.ts";
 import { ApiError } from "./errors.ts";
 import { requestLog } from "./middleware/request-log.ts";
 import { OPENAI_PREFIX, openAIErrorResponse, usesOpenAIEnvelope } from "./openai/errors.ts";
@@ -13,6 +14,7 @@ import { historyRoutes } from "./routes/history.ts";
 import { internalRoutes } from "./routes/internal.ts";
 import { liveNodeRoutes, liveRoutes } from "./routes/live.ts";
 import { mediaRoutes } from "./routes/media.ts";
+import { noteRoutes } from "./routes/notes.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { transcribeRoutes } from "./routes/transcribe.ts";
 import { uploadRoutes } from "./routes/uploads.ts";
@@ -47,6 +49,7 @@ app.route("/history", historyRoutes);
 app.route("/uploads", uploadRoutes); // POST /uploads/presign, PUT /uploads/put/{key}
 app.route("/media", mediaRoutes); // GET /media/{key}
 app.route("/ws", liveRoutes); // the live microphone
+app.route("/v1/notes", noteRoutes); // content generation's notes
 app.route(OPENAI_PREFIX, openaiRoutes); // /v1/audio/*, /v1/models
 app.route("/internal/v1", internalRoutes); // nodes: leases
 app.route("/internal/v1/live", liveNodeRoutes); // nodes: live sockets
@@ -63,7 +66,9 @@ app.onError((err, c) => {
       JSON.stringify({ request_id: c.get("requestId"), error: String(err), stack: (err as Error).stack }),
     );
   }
-  // The OpenAI-compatible API (/v1) keeps OpenAI's error envelope; everything else {detail, code}.
+  // Each service keeps its envelope: content {error, error_key, message}, the OpenAI-compatible API
+  // (the rest of /v1) OpenAI's, everything else {detail, code}.
+  if (usesContentEnvelope(c.req.path)) return contentErrorResponse(c, error);
   if (usesOpenAIEnvelope(c.req.path)) return openAIErrorResponse(c, error);
   return c.json(error.body(), error.status as ContentfulStatusCode, error.headers);
 });

@@ -1,13 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { usesContentEnvelope } from "../../worker/content/errors.ts";
 import { ErrorBody, HTTPValidationError } from "../../worker/errors.ts";
 import { usesOpenAIEnvelope } from "../../worker/openai/errors.ts";
+import { ContentErrorBody } from "../../worker/schemas/content-common.ts";
 import { OpenAIErrorBody } from "../../worker/schemas/openai.ts";
 import { call } from "./helpers.ts";
 
 /**
  * The error bodies /openapi.json declares are the ones the one error handler sends: `Error` /
- * `HTTPValidationError` everywhere, OpenAI's envelope under the compatible API. Checked both on the
+ * `HTTPValidationError` by default, the content envelope on the content service, OpenAI's envelope on
+ * the rest of /v1. Checked both on the
  * document and by calling every secured operation without a key.
  */
 
@@ -21,6 +24,7 @@ const SCHEMAS: Record<string, z.ZodType> = {
   Error: ErrorBody,
   HTTPValidationError,
   OpenAIError: OpenAIErrorBody,
+  ContentError: ContentErrorBody,
 };
 
 const refName = (ref: string | undefined) => ref?.split("/").pop() ?? "(inline)";
@@ -37,7 +41,11 @@ describe("declared error bodies", () => {
     const operations = await documentedOperations();
     expect(operations.length).toBeGreaterThan(10);
     for (const { path, method, operation } of operations) {
-      const allowed = usesOpenAIEnvelope(path) ? ["OpenAIError"] : ["Error", "HTTPValidationError"];
+      const allowed = usesContentEnvelope(path)
+        ? ["ContentError"]
+        : usesOpenAIEnvelope(path)
+          ? ["OpenAIError"]
+          : ["Error", "HTTPValidationError"];
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400 || !response.content) continue;
         for (const media of Object.values(response.content)) {

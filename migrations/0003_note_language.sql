@@ -1,0 +1,2 @@
+ALTER TABLE `notes` ADD `language` text;--> statement-breakpoint
+ALTER TABLE `notes` ADD `duration_sec` real;

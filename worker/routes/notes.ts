@@ -1,0 +1,84 @@
+import { createRoute } from "@hono/zod-openapi";
+import { createNote, deleteNote, listNotes, readNote } from "../content/notes.ts";
+import { apiKeyAuth } from "../middleware/api-key-auth.ts";
+import { createRouter } from "../router.ts";
+import { apiKeySecurity } from "../schemas/common.ts";
+import { contentError } from "../schemas/content-common.ts";
+import { CreateNoteRequest, Note, NoteIdParam, NotePage, NoteQuery } from "../schemas/notes.ts";
+
+/** Mounted at /v1/notes: the notes content generation starts from. */
+
+const common = { tags: ["content"], security: apiKeySecurity };
+const errors = {
+  401: contentError("missing or invalid API key"),
+  422: contentError("malformed body or query (error_key validation_error)"),
+};
+const notFound = { 404: contentError("no such note for this API key (error_key note_not_found)") };
+
+const createRoute_ = createRoute({
+  ...common,
+  middleware: [apiKeyAuth()] as const,
+  method: "post",
+  path: "/",
+  summary: "Create a note from text, or from a finished transcription",
+  request: { body: { required: true, content: { "application/json": { schema: CreateNoteRequest } } } },
+  responses: {
+    201: { description: "the note", content: { "application/json": { schema: Note } } },
+    400: contentError("unsupported language, or an empty transcription"),
+    404: contentError("no such transcription for this API key (transcription_not_found)"),
+    409: contentError("the transcription is not done yet (transcription_not_finished)"),
+    ...errors,
+  },
+});
+
+const listRoute = createRoute({
+  ...common,
+  middleware: [apiKeyAuth()] as const,
+  method: "get",
+  path: "/",
+  summary: "The calling key's notes, newest first",
+  request: { query: NoteQuery },
+  responses: {
+    200: { description: "one page", content: { "application/json": { schema: NotePage } } },
+    ...errors,
+  },
+});
+
+const readRoute = createRoute({
+  ...common,
+  middleware: [apiKeyAuth()] as const,
+  method: "get",
+  path: "/{note_id}",
+  summary: "One note, with its whole text",
+  request: { params: NoteIdParam },
+  responses: {
+    200: { description: "the note", content: { "application/json": { schema: Note } } },
+    ...errors,
+    ...notFound,
+  },
+});
+
+const deleteRoute = createRoute({
+  ...common,
+  middleware: [apiKeyAuth()] as const,
+  method: "delete",
+  path: "/{note_id}",
+  summary: "Delete a note (tasks made from it keep their copy)",
+  request: { params: NoteIdParam },
+  responses: { 204: { description: "deleted" }, ...errors, ...notFound },
+});
+
+export const noteRoutes = createRouter()
+  .openapi(createRoute_, async (c) =>
+    c.json(await createNote(c.env, c.get("apiKey").id, c.req.valid("json")), 201),
+  )
+  .openapi(listRoute, async (c) =>
+    c.json(await listNotes(c.env, c.get("apiKey").id, c.req.valid("query")), 200),
+  )
+  .openapi(readRoute, async (c) =>
+    c.json(await readNote(c.env, c.get("apiKey").id, c.req.valid("param").note_id), 200),
+  )
+  .openapi(deleteRoute, async (c) => {
+    await deleteNote(c.env, c.get("apiKey").id, c.req.valid("param").note_id);
+    return c.body(null, 204);
+  });

@@ -1,0 +1,88 @@
+import { z } from "@hono/zod-openapi";
+
+/** Longest note text accepted (characters). */
+export const NOTE_MAX_CHARS = 100_000;
+
+const TypedNote = z.strictObject({
+  title: z
+    .string()
+    .trim()
+    .min(1)
+    .max(300)
+    .optional()
+    .openapi({ description: "derived from the text when omitted" }),
+  content: z.string().trim().min(1).max(NOTE_MAX_CHARS).openapi({ description: "plain text or Markdown" }),
+  language: z
+    .string()
+    .max(16)
+    .optional()
+    .openapi({ description: "short code such as vi or en; detected from the text when omitted" }),
+});
+
+const FromTranscription = z.strictObject({
+  transcription_task_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({ description: "a finished transcription of the same API key" }),
+  title: z.string().trim().min(1).max(300).optional(),
+});
+
+export const CreateNoteRequest = z.union([TypedNote, FromTranscription]).meta({ id: "CreateNoteRequest" });
+export type CreateNoteRequest = z.infer<typeof CreateNoteRequest>;
+
+const noteFields = {
+  note_id: z.string(),
+  title: z.string(),
+  language: z.string().nullable(),
+  char_count: z.number().int(),
+  duration_sec: z
+    .number()
+    .nullable()
+    .openapi({ description: "audio length, for a note made from a transcription" }),
+  source_task_id: z.string().nullable(),
+  created_at: z.number().openapi({ description: "Unix seconds" }),
+  updated_at: z.number().openapi({ description: "Unix seconds" }),
+};
+
+export const Note = z.object({ ...noteFields, content: z.string() }).meta({ id: "Note" });
+export type Note = z.infer<typeof Note>;
+
+export const NoteSummary = z
+  .object({ ...noteFields, excerpt: z.string().openapi({ description: "the first 200 characters" }) })
+  .meta({ id: "NoteSummary" });
+export type NoteSummary = z.infer<typeof NoteSummary>;
+
+export const NotePage = z
+  .object({
+    notes: z.array(NoteSummary),
+    total: z.number().int(),
+    limit: z.number().int(),
+    skip: z.number().int(),
+  })
+  .meta({ id: "NotePage" });
+export type NotePage = z.infer<typeof NotePage>;
+
+export const NoteIdParam = z.object({
+  note_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({ param: { name: "note_id", in: "path" } }),
+});
+
+/** Paging as on /history: limit clamped to 1..100, skip at least 0. */
+export const NoteQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .default(20)
+    .transform((n) => Math.min(100, Math.max(1, n)))
+    .openapi({ param: { name: "limit", in: "query" }, type: "integer", example: 20 }),
+  skip: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .openapi({ param: { name: "skip", in: "query" }, type: "integer", example: 0 }),
+});
