@@ -1,7 +1,8 @@
 import { env, exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { newObjectKey } from "../../worker/ingest/object-keys.ts";
+import { newObjectKey, outputKey } from "../../worker/ingest/object-keys.ts";
 import { recordUpload } from "../../worker/ingest/upload-registry.ts";
+import { signedMediaUrl } from "../../worker/media/media-signature.ts";
 import type { HistoryPage } from "../../worker/schemas/history.ts";
 import type { TaskStatusResponse } from "../../worker/schemas/tasks.ts";
 import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
@@ -15,11 +16,18 @@ beforeAll(async () => {
   await env.MEDIA.put(KEY, DATA, { httpMetadata: { contentType: "audio/mpeg" } });
 });
 
-const media = (path: string, headers: Record<string, string> = {}) => call(path, { headers });
+const SECRET = env.UPLOAD_SIGNING_SECRET;
+const inOneHour = () => Math.floor(Date.now() / 1000) + 3600;
+
+/** GET a key through a freshly signed link (the path part only, for `call`). */
+async function media(key: string, headers: Record<string, string> = {}) {
+  const url = new URL(await signedMediaUrl("http://voxedge.test", SECRET, key, inOneHour()));
+  return call(`${url.pathname}${url.search}`, { headers });
+}
 
 describe("GET /media/{object_key}", () => {
-  it("streams the whole object with its type and length, no API key needed", async () => {
-    const response = await media(`/media/${KEY}`);
+  it("streams the whole object with its type and length through a signed link, no API key needed", async () => {
+    const response = await media(KEY);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("audio/mpeg");
     expect(response.headers.get("content-length")).toBe("100");
@@ -35,30 +43,62 @@ describe("GET /media/{object_key}", () => {
       ["bytes=90-", 90, 99],
       ["bytes=50-500", 50, 99],
     ] as const) {
-      const response = await media(`/media/${KEY}`, { range });
+      const response = await media(KEY, { range });
       expect(response.status, range).toBe(206);
       expect(response.headers.get("content-range")).toBe(`bytes ${first}-${last}/100`);
       expect(response.headers.get("content-length")).toBe(String(last - first + 1));
       expect(new Uint8Array(await response.arrayBuffer())).toEqual(DATA.slice(first, last + 1));
     }
-    const unsatisfiable = await media(`/media/${KEY}`, { range: "bytes=100-" });
+    const unsatisfiable = await media(KEY, { range: "bytes=100-" });
     expect(unsatisfiable.status).toBe(416);
     expect(unsatisfiable.headers.get("content-range")).toBe("bytes */100");
   });
 
-  it("never serves an upload as a page", async () => {
+  it("never serves an object as a page; serves task outputs with their document types", async () => {
     const key = newObjectKey("page.html");
     await env.MEDIA.put(key, "<script>alert(1)</script>", { httpMetadata: { contentType: "text/html" } });
-    const response = await media(`/media/${key}`);
+    const response = await media(key);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/octet-stream");
+    const deck = outputKey(crypto.randomUUID(), "deck.pdf");
+    await env.MEDIA.put(deck, "%PDF-1.7", { httpMetadata: { contentType: "application/pdf" } });
+    expect((await media(deck)).headers.get("content-type")).toBe("application/pdf");
   });
 
-  it("answers 404 to unknown keys, keys outside uploads/ and path tricks", async () => {
+  it("refuses an unsigned, forged, re-targeted or expired link with 403", async () => {
+    const signed = new URL(await signedMediaUrl("http://voxedge.test", SECRET, KEY, inOneHour()));
+    const other = newObjectKey("other.mp3");
+    await env.MEDIA.put(other, "x");
+    const expired = new URL(
+      await signedMediaUrl("http://voxedge.test", SECRET, KEY, Math.floor(Date.now() / 1000) - 1),
+    );
+    const forged = new URL(signed);
+    forged.searchParams.set("sig", `${signed.searchParams.get("sig")!.slice(0, -2)}AA`);
+    const later = new URL(signed);
+    later.searchParams.set("expires", String(inOneHour() + 3600));
+    const wrongSecret = new URL(
+      await signedMediaUrl("http://voxedge.test", "not-the-secret", KEY, inOneHour()),
+    );
+    for (const [name, path] of [
+      ["unsigned", `/media/${KEY}`],
+      ["forged", `${forged.pathname}${forged.search}`],
+      ["expiry moved", `${later.pathname}${later.search}`],
+      ["another key's signature", `/media/${other}${signed.search}`],
+      ["another secret", `${wrongSecret.pathname}${wrongSecret.search}`],
+      ["expired", `${expired.pathname}${expired.search}`],
+    ] as const) {
+      const response = await call(path);
+      expect(response.status, name).toBe(403);
+      expect(((await response.json()) as { code: string }).code, name).toBe("forbidden");
+    }
+  });
+
+  it("answers 404 to unknown keys, keys outside uploads/ and outputs/, and path tricks", async () => {
     await env.MEDIA.put("secrets/config.json", "{}");
     const [, uuid = "", name = ""] = KEY.split("/");
+    const missing = await media("uploads/00000000-0000-4000-8000-000000000000/clip.mp3");
+    expect(missing.status).toBe(404);
     for (const path of [
-      `/media/uploads/00000000-0000-4000-8000-000000000000/clip.mp3`,
       "/media/secrets/config.json",
       `/media/uploads/${uuid}/../../secrets/config.json`,
       `/media/uploads/${uuid}/%2e%2e/%2e%2e/secrets/config.json`,
@@ -71,7 +111,7 @@ describe("GET /media/{object_key}", () => {
       "/media/",
       "/media/..%2fsecrets%2fconfig.json",
     ]) {
-      const response = await media(path);
+      const response = await call(`${path}?expires=${inOneHour()}&sig=AAAA`);
       expect(response.status, path).toBe(404);
       expect(((await response.json()) as { code: string }).code).toBe("not_found");
     }
@@ -94,21 +134,21 @@ describe("audio_url", () => {
 
     const poll = await call(`/transcribe/${task.task_id}`, { headers: bearer(key) });
     const status = (await poll.json()) as TaskStatusResponse;
-    expect(status).toMatchObject({
-      status: "done",
-      result: { text: "xong", audio_url: `http://voxedge.test/media/${KEY}` },
-    });
+    expect(status).toMatchObject({ status: "done", result: { text: "xong" } });
+    expect(status.result?.audio_url).toMatch(
+      new RegExp(`^http://voxedge.test/media/${KEY}\\?expires=\\d+&sig=`),
+    );
     const audio = await callMinted(status.result!.audio_url!);
     expect(new Uint8Array(await audio.arrayBuffer())).toEqual(DATA);
 
     const page = (await (await call("/history", { headers: bearer(key) })).json()) as HistoryPage;
-    expect(page.jobs[0]?.result?.audio_url).toBe(`http://voxedge.test/media/${KEY}`);
+    expect(page.jobs[0]?.result?.audio_url).toMatch(new RegExp(`^http://voxedge.test/media/${KEY}\\?`));
     // Minted per request: it follows the origin the client called.
     const viaOtherHost = await exports.default.fetch(
       new Request(`https://api.example.com/transcribe/${task.task_id}`, { headers: bearer(key) }),
     );
-    expect(((await viaOtherHost.json()) as TaskStatusResponse).result?.audio_url).toBe(
-      `https://api.example.com/media/${KEY}`,
+    expect(((await viaOtherHost.json()) as TaskStatusResponse).result?.audio_url).toMatch(
+      new RegExp(`^https://api.example.com/media/${KEY}\\?`),
     );
   });
 });

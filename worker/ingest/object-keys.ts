@@ -1,13 +1,16 @@
 /**
- * Object keys of uploaded media: `uploads/<random UUID>/<slug of the client filename>`. The UUID makes
- * a key unguessable (GET /media needs no API key); the slug only helps a person reading a listing.
+ * Object keys of stored media: uploads are `uploads/<random UUID>/<slug of the client filename>`, a
+ * task's outputs `outputs/<task UUID>/<slug>`. The UUID makes a key unguessable; the slug only helps a
+ * person reading a listing. GET /media serves only these two shapes, and only with a signed URL.
  */
 
 const UPLOAD_PREFIX = "uploads/";
+const OUTPUT_PREFIX = "outputs/";
 const MAX_SLUG_LENGTH = 80;
-const UPLOAD_KEY = new RegExp(
-  `^uploads/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/[a-z0-9][a-z0-9._-]{0,${MAX_SLUG_LENGTH - 1}}$`,
-);
+const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const SLUG = `[a-z0-9][a-z0-9._-]{0,${MAX_SLUG_LENGTH - 1}}`;
+const UPLOAD_KEY = new RegExp(`^${UPLOAD_PREFIX}${UUID}/${SLUG}$`);
+const OUTPUT_KEY = new RegExp(`^${OUTPUT_PREFIX}${UUID}/${SLUG}$`);
 
 /**
  * A new, unguessable key for an upload. Nothing of the filename survives but a lowercase ASCII slug.
@@ -21,6 +24,20 @@ export function newObjectKey(filename: string | null): string {
 /** Whether `key` has exactly the shape `newObjectKey` makes (no `..`, no encoded characters, no extra segments). */
 export function isUploadKey(key: string): boolean {
   return UPLOAD_KEY.test(key) && !key.includes("..");
+}
+
+/**
+ * The key of a task's output file.
+ *
+ * @example outputKey("6f1c…", "Short.MP4") // "outputs/6f1c…/short.mp4"
+ */
+export function outputKey(taskId: string, name: string): string {
+  return `${OUTPUT_PREFIX}${taskId}/${slugify(name)}`;
+}
+
+/** Whether `key` is an upload or a task output, exactly as minted (what GET /media may serve). */
+export function isServableKey(key: string): boolean {
+  return isUploadKey(key) || (OUTPUT_KEY.test(key) && !key.includes(".."));
 }
 
 /** Lowercase ASCII letters, digits, `.`, `_` and `-` from the last path segment of a filename. */

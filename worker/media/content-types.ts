@@ -11,10 +11,18 @@ export function uploadContentType(value: string | null | undefined): string {
   return MEDIA_TYPE.test(type) ? type : OCTET_STREAM;
 }
 
+/** Document types the renderers produce (slide decks), served as stored. */
+const DOCUMENT_TYPES = new Set([
+  "application/pdf",
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+]);
+
 /**
- * The type GET /media answers with: audio and video types as stored, anything else as octet-stream,
- * so an upload is never served as a page (HTML, SVG) from the API's origin.
+ * The type GET /media answers with: audio, video and the renderers' document types as stored,
+ * anything else as octet-stream, so a stored object is never served as a page (HTML, SVG) from the
+ * API's origin.
  */
-export function playableContentType(stored: string | null): string {
-  return stored && /^(audio|video)\//i.test(stored) ? stored : OCTET_STREAM;
+export function servedContentType(stored: string | null): string {
+  if (!stored) return OCTET_STREAM;
+  return /^(audio|video)\//i.test(stored) || DOCUMENT_TYPES.has(stored.toLowerCase()) ? stored : OCTET_STREAM;
 }

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { audioUrlMinter } from "../media/audio-url.ts";
+import { mediaUrlMinter } from "../media/media-url.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { createRouter } from "../router.ts";
 import { apiKeySecurity, unauthorized, unprocessable } from "../schemas/common.ts";
@@ -25,6 +25,6 @@ const historyRoute = createRoute({
 
 export const historyRoutes = createRouter().openapi(historyRoute, async (c) => {
   const query = c.req.valid("query");
-  const mint = audioUrlMinter(c.env, c.req.url);
+  const mint = mediaUrlMinter(c.env, c.req.url);
   return c.json(await listHistory(c.env, { ownerKeyId: c.get("apiKey").id, ...query }, mint), 200);
 });

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { enqueueFromObject, enqueueFromUpload, enqueueFromUrl } from "../ingest/enqueue.ts";
-import { audioUrlMinter } from "../media/audio-url.ts";
+import { mediaUrlMinter } from "../media/media-url.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
@@ -108,6 +108,6 @@ transcribeRoutes
   )
   .openapi(pollRoute, async (c) => {
     const { task_id } = c.req.valid("param");
-    const mint = audioUrlMinter(c.env, c.req.url);
+    const mint = mediaUrlMinter(c.env, c.req.url);
     return c.json(await pollTask(c.env, task_id, c.get("apiKey").id, mint), 200);
   });

@@ -3,7 +3,7 @@ import { db } from "../../platform/db.ts";
 import { jobs } from "../../platform/schema.ts";
 import { recordFromRow } from "../../platform/task-store.ts";
 import type { TaskRecordOf, TaskStatus } from "../../protocol/task.ts";
-import type { AudioUrlMinter } from "../media/audio-url.ts";
+import type { MediaUrlMinter } from "../media/media-url.ts";
 import type { HistoryPage } from "../schemas/history.ts";
 import { toHistoryEntry } from "./task-view.ts";
 
@@ -18,7 +18,7 @@ export interface HistoryQuery {
 export async function listHistory(
   env: Env,
   query: HistoryQuery,
-  mintAudioUrl: AudioUrlMinter,
+  mintAudioUrl: MediaUrlMinter,
 ): Promise<HistoryPage> {
   const filters: SQL[] = [eq(jobs.owner_key_id, query.ownerKeyId), eq(jobs.kind, "transcribe")];
   if (query.status) filters.push(eq(jobs.status, query.status));

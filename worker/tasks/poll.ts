@@ -1,7 +1,7 @@
 import { dispatcher } from "../../platform/stubs.ts";
 import { readTask } from "../../platform/task-store.ts";
 import { ApiError } from "../errors.ts";
-import type { AudioUrlMinter } from "../media/audio-url.ts";
+import type { MediaUrlMinter } from "../media/media-url.ts";
 import type { TaskStatusResponse } from "../schemas/tasks.ts";
 import { toTaskStatus } from "./task-view.ts";
 
@@ -13,7 +13,7 @@ export async function pollTask(
   env: Env,
   taskId: string,
   ownerKeyId: string,
-  mintAudioUrl: AudioUrlMinter,
+  mintAudioUrl: MediaUrlMinter,
 ): Promise<TaskStatusResponse> {
   const record = await readTask(env, taskId);
   if (!record || record.owner_key_id !== ownerKeyId || record.kind !== "transcribe") {

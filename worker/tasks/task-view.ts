@@ -1,6 +1,6 @@
 import type { QueueStats, TaskRecordOf } from "../../protocol/task.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
-import type { AudioUrlMinter } from "../media/audio-url.ts";
+import type { MediaUrlMinter } from "../media/media-url.ts";
 import type { HistoryEntry } from "../schemas/history.ts";
 import type { TaskStatusResponse } from "../schemas/tasks.ts";
 
@@ -12,7 +12,7 @@ const toSeconds = (ms: number) => ms / 1000;
 export async function toTaskStatus(
   record: TranscriptionRecord,
   queue: QueueStats | null,
-  mintAudioUrl: AudioUrlMinter,
+  mintAudioUrl: MediaUrlMinter,
 ): Promise<TaskStatusResponse> {
   const active = record.status === "queued" || record.status === "processing";
   return {
@@ -28,7 +28,7 @@ export async function toTaskStatus(
 /** The history view of a transcription. */
 export async function toHistoryEntry(
   record: TranscriptionRecord,
-  mintAudioUrl: AudioUrlMinter,
+  mintAudioUrl: MediaUrlMinter,
 ): Promise<HistoryEntry> {
   return {
     task_id: record.task_id,
@@ -45,7 +45,7 @@ export async function toHistoryEntry(
 /** A stored result as clients see it: media we keep gets an audio_url minted afresh on every read. */
 async function viewResult(
   record: TranscriptionRecord,
-  mintAudioUrl: AudioUrlMinter,
+  mintAudioUrl: MediaUrlMinter,
 ): Promise<TranscriptionResult | null> {
   const result = record.result;
   if (!result || record.source.type !== "object") return result;
