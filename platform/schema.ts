@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import {
   LANES,
   TASK_KINDS,
@@ -83,3 +83,26 @@ export const uploads = sqliteTable("uploads", {
   contentType: text("content_type").notNull(),
   createdAt: integer("created_at").notNull(),
 });
+
+/**
+ * Idempotency-Key claims of task-creating requests: the first request with a key creates the task,
+ * a retry with the same key and request gets that task back. Kept 24 hours (the cron sweep prunes).
+ */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    owner_key_id: text("owner_key_id")
+      .notNull()
+      .references(() => apiKeys.id),
+    key: text("key").notNull(),
+    /** SHA-256 of what the request asked for; a different request under the same key is refused. */
+    fingerprint: text("fingerprint").notNull(),
+    /** Null while the first request is still creating its task. */
+    task_id: text("task_id"),
+    created_at: integer("created_at").notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.owner_key_id, table.key] }),
+    index("idempotency_created_idx").on(table.created_at),
+  ],
+);

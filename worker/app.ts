@@ -29,7 +29,7 @@ app.use(
   "*",
   cors({
     origin: "*",
-    allowHeaders: ["Authorization", "x-api-key", "Content-Type", "x-request-id", "Range"],
+    allowHeaders: ["Authorization", "x-api-key", "Content-Type", "x-request-id", "Range", "Idempotency-Key"],
     exposeHeaders: [
       "x-request-id",
       "Retry-After",
@@ -37,6 +37,7 @@ app.use(
       "Accept-Ranges",
       "x-should-retry",
       "x-voxedge-task-id",
+      "Idempotent-Replayed",
     ],
     maxAge: 600,
   }),

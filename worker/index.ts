@@ -1,5 +1,6 @@
 import { app } from "./app.ts";
 import { consumeTasks } from "./queue-consumer.ts";
+import { pruneIdempotencyKeys } from "./tasks/idempotency.ts";
 import { recoverOrphanedTasks } from "./tasks/recover.ts";
 
 export { Dispatcher } from "../durable-objects/dispatcher/dispatcher.ts";
@@ -12,5 +13,6 @@ export default {
   queue: consumeTasks,
   scheduled: async (_controller, env, ctx) => {
     ctx.waitUntil(recoverOrphanedTasks(env));
+    ctx.waitUntil(pruneIdempotencyKeys(env));
   },
 } satisfies ExportedHandler<Env>;

@@ -5,20 +5,36 @@ import { ApiError } from "../errors.ts";
 import { tooLarge } from "../media/r2-upload.ts";
 import type { TaskAccepted } from "../schemas/tasks.ts";
 import type { TranscribeObjectRequest, TranscribeUrlRequest } from "../schemas/transcribe.ts";
+import { idempotent } from "../tasks/idempotency.ts";
 import { submitTask } from "../tasks/submit.ts";
 import { type ResolvedTranscribeParams, resolveTranscribeParams } from "./transcribe-params.ts";
 import { receiveUploadForm } from "./upload-form.ts";
 import { findOwnUpload, recordUpload } from "./upload-registry.ts";
 import { probeMediaUrl } from "./url-probe.ts";
 
-/** The three ways audio reaches a transcription task; each ends in submitTask and a TaskAccepted. */
+/**
+ * The three ways audio reaches a transcription task; each ends in submitTask and a TaskAccepted. An
+ * Idempotency-Key makes a retried request return the task its first attempt created.
+ */
+
+/** An accepted enqueue; `replayed` when an earlier request with the same Idempotency-Key made the task. */
+export interface Enqueued {
+  accepted: TaskAccepted;
+  replayed: boolean;
+}
+
+/** Who asks, and the Idempotency-Key they sent (null for none). */
+export interface EnqueueCaller {
+  ownerKeyId: string;
+  idempotencyKey: string | null;
+}
 
 async function submitTranscription(
   env: Env,
   ownerKeyId: string,
   params: ResolvedTranscribeParams & ({ file_url: string } | { object_key: string }),
   source: TaskSource,
-): Promise<TaskAccepted> {
+): Promise<string> {
   const record = await submitTask(env, {
     ownerKeyId,
     kind: "transcribe",
@@ -26,28 +42,44 @@ async function submitTranscription(
     params: { ...params, task: "transcribe", word_timestamps: false },
     source,
   });
-  return { task_id: record.task_id, status: "queued" };
+  return record.task_id;
+}
+
+async function enqueueOnce(
+  env: Env,
+  caller: EnqueueCaller,
+  request: string,
+  create: () => Promise<string>,
+): Promise<Enqueued> {
+  const { taskId, replayed } = await idempotent(
+    env,
+    { ownerKeyId: caller.ownerKeyId, key: caller.idempotencyKey, request },
+    create,
+  );
+  return { accepted: { task_id: taskId, status: "queued" }, replayed };
 }
 
 /**
  * POST /transcribe: options first (cheap), then the URL's headers (one round trip per hop).
  *
- * @example await enqueueFromUrl(env, keyId, { file_url: "https://example.com/a.mp3", language: "vi", context: "" })
+ * @example await enqueueFromUrl(env, { ownerKeyId, idempotencyKey: null }, { file_url: "https://example.com/a.mp3", language: "vi", context: "" })
  */
 export async function enqueueFromUrl(
   env: Env,
-  ownerKeyId: string,
+  caller: EnqueueCaller,
   request: TranscribeUrlRequest,
-): Promise<TaskAccepted> {
-  const params = resolveTranscribeParams(env, request);
-  await probeMediaUrl(request.file_url, { allowlist: workerConfig(env).urlAllowlist });
-  // The node fetches the URL as given (its redirects may be short-lived signed links), guarding each hop.
-  return submitTranscription(
-    env,
-    ownerKeyId,
-    { ...params, file_url: request.file_url },
-    { type: "url", url: request.file_url },
-  );
+): Promise<Enqueued> {
+  return enqueueOnce(env, caller, `url:${JSON.stringify(request)}`, async () => {
+    const params = resolveTranscribeParams(env, request);
+    await probeMediaUrl(request.file_url, { allowlist: workerConfig(env).urlAllowlist });
+    // The node fetches the URL as given (its redirects may be short-lived signed links), guarding each hop.
+    return submitTranscription(
+      env,
+      caller.ownerKeyId,
+      { ...params, file_url: request.file_url },
+      { type: "url", url: request.file_url },
+    );
+  });
 }
 
 /**
@@ -56,42 +88,55 @@ export async function enqueueFromUrl(
  */
 export async function enqueueFromObject(
   env: Env,
-  ownerKeyId: string,
+  caller: EnqueueCaller,
   request: TranscribeObjectRequest,
-): Promise<TaskAccepted> {
-  const params = resolveTranscribeParams(env, request);
-  const upload = await findOwnUpload(env, request.object_key, ownerKeyId);
-  if (!upload) throw new ApiError("not_found", "no upload with this object_key for this API key");
-  const head = await env.MEDIA.head(upload.objectKey);
-  if (!head) throw new ApiError("bad_request", "not uploaded yet: PUT the file to upload_url first");
-  if (head.size > MAX_MEDIA_BYTES) throw tooLarge(MAX_MEDIA_BYTES);
-  if (head.size === 0) throw new ApiError("bad_request", "the uploaded object is empty");
-  return submitTranscription(
-    env,
-    ownerKeyId,
-    { ...params, object_key: upload.objectKey },
-    { type: "object", object_key: upload.objectKey },
-  );
-}
-
-/** POST /transcribe/upload: the form's file is streamed into R2 first and removed if the task is refused. */
-export async function enqueueFromUpload(
-  env: Env,
-  ownerKeyId: string,
-  request: Request,
-): Promise<TaskAccepted> {
-  const upload = await receiveUploadForm(env, request, ownerKeyId);
-  try {
-    const params = resolveTranscribeParams(env, upload.fields);
-    await recordUpload(env, { objectKey: upload.objectKey, ownerKeyId, contentType: upload.contentType });
-    return await submitTranscription(
+): Promise<Enqueued> {
+  return enqueueOnce(env, caller, `object:${JSON.stringify(request)}`, async () => {
+    const params = resolveTranscribeParams(env, request);
+    const upload = await findOwnUpload(env, request.object_key, caller.ownerKeyId);
+    if (!upload) throw new ApiError("not_found", "no upload with this object_key for this API key");
+    const head = await env.MEDIA.head(upload.objectKey);
+    if (!head) throw new ApiError("bad_request", "not uploaded yet: PUT the file to upload_url first");
+    if (head.size > MAX_MEDIA_BYTES) throw tooLarge(MAX_MEDIA_BYTES);
+    if (head.size === 0) throw new ApiError("bad_request", "the uploaded object is empty");
+    return submitTranscription(
       env,
-      ownerKeyId,
+      caller.ownerKeyId,
       { ...params, object_key: upload.objectKey },
       { type: "object", object_key: upload.objectKey },
     );
-  } catch (cause) {
-    await env.MEDIA.delete(upload.objectKey);
-    throw cause;
-  }
+  });
+}
+
+/**
+ * POST /transcribe/upload: the form's file is streamed into R2 first and removed if the task is refused.
+ * A replayed Idempotency-Key answers before the body is read, so a retried upload is not stored twice;
+ * the request is identified by its declared length (the body itself is not known yet).
+ */
+export async function enqueueFromUpload(
+  env: Env,
+  caller: EnqueueCaller,
+  request: Request,
+): Promise<Enqueued> {
+  const declared = request.headers.get("content-length") ?? "chunked";
+  return enqueueOnce(env, caller, `upload:${declared}`, async () => {
+    const upload = await receiveUploadForm(env, request, caller.ownerKeyId);
+    try {
+      const params = resolveTranscribeParams(env, upload.fields);
+      await recordUpload(env, {
+        objectKey: upload.objectKey,
+        ownerKeyId: caller.ownerKeyId,
+        contentType: upload.contentType,
+      });
+      return await submitTranscription(
+        env,
+        caller.ownerKeyId,
+        { ...params, object_key: upload.objectKey },
+        { type: "object", object_key: upload.objectKey },
+      );
+    } catch (cause) {
+      await env.MEDIA.delete(upload.objectKey);
+      throw cause;
+    }
+  });
 }

@@ -1,5 +1,13 @@
-import { createRoute } from "@hono/zod-openapi";
-import { enqueueFromObject, enqueueFromUpload, enqueueFromUrl } from "../ingest/enqueue.ts";
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../env.ts";
+import {
+  type EnqueueCaller,
+  type Enqueued,
+  enqueueFromObject,
+  enqueueFromUpload,
+  enqueueFromUrl,
+} from "../ingest/enqueue.ts";
 import { mediaUrlMinter } from "../media/media-url.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
@@ -19,12 +27,20 @@ import {
   UploadForm,
   uploadFormRef,
 } from "../schemas/transcribe.ts";
+import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../tasks/idempotency.ts";
 import { pollTask } from "../tasks/poll.ts";
 
 /**
  * Mounted at /transcribe: enqueue audio from a URL, from a presigned upload, or streamed through the
  * API; poll a task.
  */
+
+const IdempotencyHeaders = z.object({
+  "idempotency-key": z.string().max(255).optional().openapi({
+    description:
+      "retry-safe creation: the same key (per API key, 24 h) returns the first request's task, with Idempotent-Replayed: true",
+  }),
+});
 
 const enqueue = { tags: ["speech-to-text"], security: apiKeySecurity };
 
@@ -36,6 +52,10 @@ const responses = (badRequest: string) => ({
   400: { description: badRequest, content: errorContent },
   401: unauthorized,
   413: payloadTooLarge,
+  409: {
+    description: "a request with the same Idempotency-Key is still in progress (see Retry-After)",
+    content: errorContent,
+  },
   422: unprocessable,
   429: rateLimited,
   503: { description: "model not configured, or the job queue is unavailable", content: errorContent },
@@ -47,7 +67,10 @@ const urlRoute = createRoute({
   method: "post",
   path: "/",
   summary: "Transcribe audio from an http(s) URL (headers checked during the request)",
-  request: { body: { required: true, content: { "application/json": { schema: TranscribeUrlRequest } } } },
+  request: {
+    headers: IdempotencyHeaders,
+    body: { required: true, content: { "application/json": { schema: TranscribeUrlRequest } } },
+  },
   responses: responses(
     "unsupported language, auto-detect without the base model, or an unusable file_url (scheme, refused " +
       "address, 404, expired share link, unreachable host)",
@@ -60,7 +83,10 @@ const objectRoute = createRoute({
   method: "post",
   path: "/object",
   summary: "Transcribe a presigned upload, once its PUT has completed",
-  request: { body: { required: true, content: { "application/json": { schema: TranscribeObjectRequest } } } },
+  request: {
+    headers: IdempotencyHeaders,
+    body: { required: true, content: { "application/json": { schema: TranscribeObjectRequest } } },
+  },
   responses: {
     ...responses("unsupported language, or the object is not uploaded yet / empty"),
     404: { description: "no upload with this object_key for this API key", content: errorContent },
@@ -74,7 +100,10 @@ const uploadRoute = createRoute({
   path: "/upload",
   summary:
     "Transcribe a file streamed through the API (bodies above the plan's limit need the presigned flow)",
-  request: { body: { required: true, content: { "multipart/form-data": { schema: uploadFormRef } } } },
+  request: {
+    headers: IdempotencyHeaders,
+    body: { required: true, content: { "multipart/form-data": { schema: uploadFormRef } } },
+  },
   responses: responses("unsupported language, or auto-detect without the base model"),
 });
 
@@ -94,18 +123,20 @@ const pollRoute = createRoute({
   },
 });
 
+const caller = (c: Context<AppEnv>): EnqueueCaller => ({
+  ownerKeyId: c.get("apiKey").id,
+  idempotencyKey: c.req.header(IDEMPOTENCY_HEADER) ?? null,
+});
+
+const reply = (c: Context<AppEnv>, out: Enqueued) =>
+  c.json(out.accepted, 200, out.replayed ? { [REPLAYED_HEADER]: "true" } : {});
+
 export const transcribeRoutes = createRouter();
 transcribeRoutes.openAPIRegistry.register("UploadForm", UploadForm);
 transcribeRoutes
-  .openapi(urlRoute, async (c) =>
-    c.json(await enqueueFromUrl(c.env, c.get("apiKey").id, c.req.valid("json")), 200),
-  )
-  .openapi(objectRoute, async (c) =>
-    c.json(await enqueueFromObject(c.env, c.get("apiKey").id, c.req.valid("json")), 200),
-  )
-  .openapi(uploadRoute, async (c) =>
-    c.json(await enqueueFromUpload(c.env, c.get("apiKey").id, c.req.raw), 200),
-  )
+  .openapi(urlRoute, async (c) => reply(c, await enqueueFromUrl(c.env, caller(c), c.req.valid("json"))))
+  .openapi(objectRoute, async (c) => reply(c, await enqueueFromObject(c.env, caller(c), c.req.valid("json"))))
+  .openapi(uploadRoute, async (c) => reply(c, await enqueueFromUpload(c.env, caller(c), c.req.raw)))
   .openapi(pollRoute, async (c) => {
     const { task_id } = c.req.valid("param");
     const mint = mediaUrlMinter(c.env, c.req.url);
