@@ -16,6 +16,8 @@ const optionalText = z.preprocess(absentIfEmpty, z.string().optional());
 const WorkerEnv = z.object({
   JOB_TTL_SEC: count(1),
   MAX_CONCURRENT_TRANSCRIBE_JOBS: count(1),
+  /** Content renders (shorts, quiz videos, decks) running at once, apart from transcriptions. */
+  MAX_CONCURRENT_CONTENT_JOBS: count(1),
   LEASE_TTL_SEC: count(1),
   MAX_TASK_ATTEMPTS: count(1),
   LEASE_WAIT_MAX_MS: count(0),
@@ -59,6 +61,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
   return {
     jobTtlMs: v.JOB_TTL_SEC * 1000,
     maxConcurrentTranscribeJobs: v.MAX_CONCURRENT_TRANSCRIBE_JOBS,
+    maxConcurrentContentJobs: v.MAX_CONCURRENT_CONTENT_JOBS,
     leaseTtlMs: v.LEASE_TTL_SEC * 1000,
     maxTaskAttempts: v.MAX_TASK_ATTEMPTS,
     leaseWaitMaxMs: v.LEASE_WAIT_MAX_MS,

@@ -12,6 +12,7 @@ import { DetailedTranscriptionResult } from "./transcription-detail.ts";
  */
 export const TASK_CONTRACTS = {
   transcribe: {
+    workClass: "speech",
     params: TranscribeParams,
     completion: DetailedTranscriptionResult,
     result: TranscriptionResult,
@@ -25,6 +26,21 @@ export const TaskKind = z.enum(TASK_KINDS);
 export type TaskParams<K extends TaskKind = TaskKind> = z.infer<(typeof TASK_CONTRACTS)[K]["params"]>;
 export type TaskResult<K extends TaskKind = TaskKind> = z.infer<(typeof TASK_CONTRACTS)[K]["result"]>;
 export type TaskCompletion<K extends TaskKind = TaskKind> = z.infer<(typeof TASK_CONTRACTS)[K]["completion"]>;
+
+/**
+ * Which capacity a kind draws on: speech recognition and media rendering are capped separately, so a
+ * long render never holds back transcriptions and the other way round.
+ */
+export type WorkClass = "speech" | "render";
+
+export function workClassOf(kind: TaskKind): WorkClass {
+  return TASK_CONTRACTS[kind].workClass;
+}
+
+/** The kinds that draw on one capacity. */
+export function kindsOf(workClass: WorkClass): TaskKind[] {
+  return TASK_KINDS.filter((kind) => workClassOf(kind) === workClass);
+}
 
 /** The one internal life of a task; the speech-to-text API shows it as is (JobStatus). */
 export const TASK_STATUSES = ["queued", "processing", "done", "failed"] as const;

@@ -2,7 +2,14 @@ import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../../platform/config.ts";
 import { changeTaskStatus, failUnlessEnded } from "../../platform/task-store.ts";
 import type { LeaseAsk, NodeHealth } from "../../protocol/node.ts";
-import type { Lane, QueueStats, TaskKind } from "../../protocol/task.ts";
+import {
+  kindsOf,
+  type Lane,
+  type QueueStats,
+  type TaskKind,
+  type WorkClass,
+  workClassOf,
+} from "../../protocol/task.ts";
 import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
 import { createFairQueueTables, FairQueue } from "./fair-queue.ts";
 import { createLeaseTables, type LeaseRow, LeaseTable } from "./lease-table.ts";
@@ -128,12 +135,20 @@ export class Dispatcher extends DurableObject<Env> {
     await this.serveWaiters();
   }
 
+  /**
+   * The line as a task sees it: the waiting and running tasks that share its capacity (speech or
+   * render), its place among them, and that capacity. Without a task (or for one no longer waiting),
+   * the speech line.
+   */
   async stats(taskId?: string): Promise<QueueStats> {
+    const kind = taskId ? this.queue.kindOf(taskId) : null;
+    const workClass = kind ? workClassOf(kind) : "speech";
+    const kinds = kindsOf(workClass);
     return {
-      queued: this.queue.size(),
-      processing: this.leases.count(),
-      position: taskId ? this.queue.position(taskId) : null,
-      concurrency: this.concurrency(),
+      queued: this.queue.size(kinds),
+      processing: this.leases.count(kinds),
+      position: taskId ? this.queue.position(taskId, kinds) : null,
+      concurrency: this.concurrency(workClass),
     };
   }
 
@@ -173,12 +188,13 @@ export class Dispatcher extends DurableObject<Env> {
     await this.serveWaiters();
   }
 
+  /** Grants up to the ask's capacity, each task only while its work class has a free slot. */
   private grant(ask: LeaseAsk): LeaseRow[] {
     const granted: LeaseRow[] = [];
-    const free = Math.min(ask.capacity, this.concurrency() - this.leases.count());
     const expiresAt = Date.now() + this.leaseTtlMs();
-    for (let i = 0; i < free; i++) {
-      const task = this.queue.pop(ask.kinds);
+    while (granted.length < ask.capacity) {
+      const open = ask.kinds.filter((kind) => this.hasFreeSlot(workClassOf(kind)));
+      const task = this.queue.pop(open);
       if (!task) break;
       const lease: LeaseRow = {
         ...task,
@@ -214,8 +230,13 @@ export class Dispatcher extends DurableObject<Env> {
     else await this.ctx.storage.setAlarm(next);
   }
 
-  private concurrency(): number {
-    return workerConfig(this.env).maxConcurrentTranscribeJobs;
+  private hasFreeSlot(workClass: WorkClass): boolean {
+    return this.leases.count(kindsOf(workClass)) < this.concurrency(workClass);
+  }
+
+  private concurrency(workClass: WorkClass): number {
+    const config = workerConfig(this.env);
+    return workClass === "speech" ? config.maxConcurrentTranscribeJobs : config.maxConcurrentContentJobs;
   }
 
   private leaseTtlMs(): number {

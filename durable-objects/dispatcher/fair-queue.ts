@@ -54,13 +54,25 @@ export class FairQueue {
     return this.sql.exec("DELETE FROM waiting WHERE task_id = ?", taskId).rowsWritten > 0;
   }
 
-  size(): number {
-    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM waiting").one().n;
+  /** Tasks waiting, of the given kinds. */
+  size(kinds: readonly TaskKind[]): number {
+    return this.sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM waiting WHERE kind IN (${marks(kinds)})`, ...kinds)
+      .one().n;
+  }
+
+  /** The kind of a waiting task, or null when it is not waiting. */
+  kindOf(taskId: string): TaskKind | null {
+    return (
+      this.sql.exec<{ kind: TaskKind }>("SELECT kind FROM waiting WHERE task_id = ?", taskId).toArray()[0]
+        ?.kind ?? null
+    );
   }
 
   /** Takes the next task for a node that serves `kinds`, or null when nothing fits. */
   pop(kinds: readonly TaskKind[]): WaitingTask | null {
-    const kindList = kinds.map(() => "?").join(",");
+    if (kinds.length === 0) return null;
+    const kindList = marks(kinds);
     // LANES lists the interactive lane first: it is always served ahead of batch work.
     for (const lane of LANES) {
       const next = this.sql
@@ -88,19 +100,22 @@ export class FairQueue {
   }
 
   /**
-   * 1-based place of a waiting task: the tasks that round-robin serves before it. Every interactive
-   * task precedes a batch one; within the lane, a key ahead in the rotation gets one more turn than
-   * the task's own key has tasks before it, a key behind gets as many.
+   * 1-based place of a waiting task among the tasks of `kinds` (those that share its capacity): the
+   * tasks that round-robin serves before it. Every interactive task precedes a batch one; within the
+   * lane, a key ahead in the rotation gets one more turn than the task's own key has tasks before it,
+   * a key behind gets as many.
    */
-  position(taskId: string): number | null {
+  position(taskId: string, kinds: readonly TaskKind[]): number | null {
     const task = this.sql.exec<WaitingTask>("SELECT * FROM waiting WHERE task_id = ?", taskId).toArray()[0];
     if (!task) return null;
+    const kindList = marks(kinds);
     const ownRank = this.sql
       .exec<{ n: number }>(
-        "SELECT COUNT(*) AS n FROM waiting WHERE lane = ? AND owner = ? AND seq < ?",
+        `SELECT COUNT(*) AS n FROM waiting WHERE lane = ? AND owner = ? AND seq < ? AND kind IN (${kindList})`,
         task.lane,
         task.owner,
         task.seq,
+        ...kinds,
       )
       .one().n;
     const ownTurn = this.rotationKey(task.owner, task.lane);
@@ -108,9 +123,10 @@ export class FairQueue {
       .exec<{ owner: string; n: number; last_served: number; first_seq: number }>(
         `SELECT w.owner, COUNT(*) AS n, COALESCE(o.last_served, 0) AS last_served, MIN(w.seq) AS first_seq
          FROM waiting w LEFT JOIN owners o ON o.owner = w.owner
-         WHERE w.lane = ? AND w.owner != ? GROUP BY w.owner`,
+         WHERE w.lane = ? AND w.owner != ? AND w.kind IN (${kindList}) GROUP BY w.owner`,
         task.lane,
         task.owner,
+        ...kinds,
       )
       .toArray();
     let ahead = ownRank;
@@ -122,7 +138,10 @@ export class FairQueue {
     }
     if (task.lane === "batch") {
       ahead += this.sql
-        .exec<{ n: number }>("SELECT COUNT(*) AS n FROM waiting WHERE lane = 'interactive'")
+        .exec<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM waiting WHERE lane = 'interactive' AND kind IN (${kindList})`,
+          ...kinds,
+        )
         .one().n;
     }
     return ahead + 1;
@@ -148,4 +167,9 @@ export class FairQueue {
       )
       .one().value;
   }
+}
+
+/** One `?` per kind, for an SQL `IN (...)` list. */
+function marks(kinds: readonly TaskKind[]): string {
+  return kinds.map(() => "?").join(",") || "NULL";
 }

@@ -93,8 +93,12 @@ export class LeaseTable {
     this.sql.exec("DELETE FROM cancelled_leases WHERE lease_id = ?", leaseId);
   }
 
-  count(): number {
-    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM leases").one().n;
+  /** Leases out, on tasks of the given kinds. */
+  count(kinds: readonly TaskKind[]): number {
+    const marks = kinds.map(() => "?").join(",") || "NULL";
+    return this.sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM leases WHERE kind IN (${marks})`, ...kinds)
+      .one().n;
   }
 
   expired(now: number): LeaseRow[] {

@@ -226,6 +226,8 @@ describe("what API users expect besides the spec", () => {
       "/v1/audio/translations",
       "/v1/models",
       "/v1/models/{model}",
+      "/v1/notes",
+      "/v1/notes/{note_id}",
       "/ws",
     ]);
     for (const name of [
