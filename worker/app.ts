@@ -7,6 +7,7 @@ import { requestLog } from "./middleware/request-log.ts";
 import { OPENAI_PREFIX, openAIErrorResponse, usesOpenAIEnvelope } from "./openai/errors.ts";
 import { createRouter } from "./router.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
+import { mountConsole } from "./routes/console.ts";
 import { mountDocs } from "./routes/docs.ts";
 import { internalRoutes } from "./routes/internal.ts";
 import { liveRoutes } from "./routes/live.ts";
@@ -39,6 +40,8 @@ app.use(
   }),
 );
 
+// Before the API routes: a browser's page navigation to `/` or `/history` gets the web console.
+mountConsole(app);
 app.route("/", discoveryRoutes);
 app.route("/", taskRoutes);
 app.route("/", transcribeRoutes);
