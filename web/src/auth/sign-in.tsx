@@ -72,7 +72,7 @@ export function SignIn() {
         <button type="submit" class="button" disabled={checking || !key.trim()}>
           {checking ? t("signIn.checking") : t("signIn.submit")}
         </button>
-        <ErrorNote error={error} />
+        <ErrorNote error={error} byStatus={{ 401: t("signIn.refused") }} />
         <p class="muted small">
           {t("signIn.help")} <a href="/docs">{t("nav.docs")}</a>
         </p>

@@ -20,6 +20,7 @@ export const en = {
   "signIn.devKey": "Filled in with the local dev key from npm start.",
   "signIn.submit": "Sign in",
   "signIn.checking": "Checking…",
+  "signIn.refused": "This API key was not accepted. Check that it is complete and has not been revoked.",
   "signIn.help": "Keys are made with npm run keys. The API reference:",
 
   "transcribe.title": "Transcribe",
@@ -153,6 +154,7 @@ export const vi: Record<MessageKey, string> = {
   "signIn.devKey": "Đã điền sẵn khóa dev cục bộ từ npm start.",
   "signIn.submit": "Đăng nhập",
   "signIn.checking": "Đang kiểm tra…",
+  "signIn.refused": "Khóa API này không được chấp nhận. Hãy kiểm tra khóa đã đầy đủ và chưa bị thu hồi.",
   "signIn.help": "Tạo khóa bằng npm run keys. Tài liệu API:",
 
   "transcribe.title": "Chuyển giọng nói thành văn bản",

@@ -6,7 +6,7 @@ import { JobProgress } from "../jobs/job-progress.tsx";
 import { findOpenJob, removeOpenJob } from "../jobs/open-jobs.ts";
 import { useTask } from "../jobs/use-task.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
-import { formatClock } from "../ui/format.ts";
+import { formatClock, sourceName } from "../ui/format.ts";
 import { CurlSnippet } from "./curl-snippet.tsx";
 import { Downloads } from "./downloads.tsx";
 import { SpeakerNames } from "./speaker-names.tsx";
@@ -20,13 +20,15 @@ export default function JobPage() {
   const { status, error, processingSince } = useTask(taskId);
   const openJob = findOpenJob(taskId);
   const done = status?.status === "done";
+  // What the user sent: remembered by this browser, else the file name the stored audio keeps.
+  const source = openJob?.source ?? sourceName({ object_key: status?.result?.audio_url });
   useEffect(() => {
     if (done) removeOpenJob(taskId);
   }, [done, taskId]);
 
   return (
     <>
-      <h1 class="job-title">{openJob?.source ?? t("job.title", { id: taskId.slice(0, 8) })}</h1>
+      <h1 class="job-title">{source || t("job.title", { id: taskId.slice(0, 8) })}</h1>
       <p class="muted small code">{taskId}</p>
       <ErrorNote error={error} />
       {status && !done && (
@@ -39,7 +41,7 @@ export default function JobPage() {
         </div>
       )}
       {status?.result && done && (
-        <JobResult status={status} result={status.result} baseName={baseName(openJob?.source, taskId)} />
+        <JobResult status={status} result={status.result} baseName={baseName(source, taskId)} />
       )}
       {status && <CurlSnippet taskId={taskId} />}
     </>
