@@ -20,7 +20,8 @@ export function mountDocs(app: AppRouter): void {
     },
   });
   // Everything the page loads comes from this deployment: the UI bundle from the web build's assets,
-  // system fonts instead of Scalar's font CDN, no telemetry, no hosted AI agent.
+  // system fonts instead of Scalar's font CDN, no telemetry, none of Scalar's hosted services (AI agent,
+  // MCP generator).
   app.get(
     "/docs",
     Scalar({
@@ -30,6 +31,7 @@ export function mountDocs(app: AppRouter): void {
       withDefaultFonts: false,
       telemetry: false,
       agent: { disabled: true },
+      mcp: { disabled: true },
       showDeveloperTools: "never",
     }),
   );
