@@ -19,7 +19,8 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations("migrations");
   // wrangler.toml serves web/dist as the Worker's assets; `npm install` builds it, this covers a checkout
   // whose install skipped it.
-  if (!existsSync("web/dist/index.html")) execFileSync(process.execPath, ["scripts/build-web.mjs"], { stdio: "inherit" });
+  if (!existsSync("web/dist/index.html"))
+    execFileSync(process.execPath, ["scripts/build-web.mjs"], { stdio: "inherit" });
   return {
     test: {
       // Request logs of passing tests are noise; a failing test still shows its output.

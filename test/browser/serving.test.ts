@@ -23,18 +23,21 @@ interface Answer {
 }
 
 /**
- * A GET with exactly the given headers, as a browser or curl sends them: Node's fetch would replace
- * Sec-Fetch-Mode with its own `cors` and refuses to set Host.
+ * A GET (or HEAD) with exactly the given headers, as a browser or curl sends them: Node's fetch would
+ * replace Sec-Fetch-Mode with its own `cors` and refuses to set Host.
  */
-function get(path: string, headers: Record<string, string> = {}): Promise<Answer> {
+function get(path: string, headers: Record<string, string> = {}, method = "GET"): Promise<Answer> {
   const target = new URL(url(path));
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ hostname: target.hostname, port: target.port, path, headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = httpRequest(
+      { hostname: target.hostname, port: target.port, path, headers, method },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -78,6 +81,12 @@ describe("console pages", () => {
     const keyed = await get("/history", { ...NAVIGATE, ...auth() });
     expect(keyed.status).toBe(200);
     expect(JSON.parse(keyed.body)).toMatchObject({ jobs: expect.any(Array), total: expect.any(Number) });
+    const head = await get("/history", NAVIGATE, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.headers["content-type"]).toContain("text/html");
+    expect(
+      (await get("/history", { ...NAVIGATE, "x-api-key": stackInfo().key })).headers["content-type"],
+    ).toContain("application/json");
     // A page's own fetch (mode cors) gets the API.
     expect((await get("/history", { "sec-fetch-mode": "cors", accept: "*/*" })).status).toBe(401);
     // A client without fetch metadata that asks for HTML is a browser too; one that asks for anything is not.
@@ -150,12 +159,16 @@ describe("the local dev key", () => {
     expect(answer.headers["cache-control"]).toBe("no-store");
     const port = new URL(url("/")).port;
     expect((await get("/console/dev-key", { host: `localhost:${port}` })).status).toBe(200);
+    expect(
+      (await get("/console/dev-key", { host: `[::1]:${port}`, origin: `http://[::1]:${port}` })).status,
+    ).toBe(200);
   });
 
   it("is refused to other sites' pages and to requests addressed to a non-loopback name", async () => {
     expect((await get("/console/dev-key", { "sec-fetch-site": "cross-site" })).status).toBe(404);
     expect((await get("/console/dev-key", { "sec-fetch-site": "same-site" })).status).toBe(404);
     expect((await get("/console/dev-key", { origin: "http://evil.example" })).status).toBe(404);
+    expect((await get("/console/dev-key", { origin: "http://127.0.0.1:1" })).status).toBe(404);
     // A DNS-rebinding page reaches 127.0.0.1 under its own name.
     const rebound = await get("/console/dev-key", {
       host: "rebind.evil.example",

@@ -1,5 +1,5 @@
 import { t } from "../i18n/i18n.ts";
-import { ApiFailure } from "./client.ts";
+import { ApiFailure } from "./failure.ts";
 
 /**
  * A sentence a person can act on, for anything an API call or the browser threw. The API's own

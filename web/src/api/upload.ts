@@ -1,4 +1,4 @@
-import { ApiFailure, failureFromBody } from "./client.ts";
+import { ApiFailure, failureFromBody } from "./failure.ts";
 
 /** How far an upload is: bytes sent of the total, and the recent rate in bytes per second. */
 export interface UploadProgress {

@@ -41,7 +41,7 @@ export class Pcm16Encoder {
       this.position++;
       if (this.position < this.boundary) continue;
       const value = Math.max(-1, Math.min(1, this.sum / this.count));
-      const sample = value < 0 ? value * 0x8000 : value * 0x7fff;
+      const sample = Math.round(value < 0 ? value * 0x8000 : value * 0x7fff);
       this.sum = 0;
       this.count = 0;
       // Upsampling (an input below 16 kHz) writes the same value more than once.

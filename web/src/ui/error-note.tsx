@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
-import { ApiFailure } from "../api/client.ts";
 import { describeError } from "../api/errors.ts";
+import { ApiFailure } from "../api/failure.ts";
 
 /**
  * An error as a readable sentence, announced to screen readers; `byStatus` words an API status for the
