@@ -165,6 +165,7 @@ describe("transcribing a file", () => {
     await page.locator(".speaker-tag", { hasText: "Alice" }).first().waitFor();
     await page.reload();
     await page.locator(".speaker-tag", { hasText: "Alice" }).first().waitFor();
+    await screenshot(page, "job-named-speakers");
 
     const saved: Record<string, string> = {};
     for (const format of ["TXT", "SRT", "VTT", "JSON"]) {
