@@ -65,7 +65,10 @@ describe("signing in", () => {
     await page.reload();
     await page.getByRole("heading", { name: "Transcribe" }).waitFor();
 
+    await page.getByRole("link", { name: "History" }).click();
+    await page.getByRole("heading", { name: "History" }).waitFor();
     await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(`${url}/`);
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     expect(await page.evaluate(() => localStorage.getItem("voxedge.apiKey"))).toBeNull();
     await context.close();
@@ -212,6 +215,28 @@ describe("transcribing a file", () => {
     await page.getByRole("link", { name: "Transcribe" }).click();
     await page.getByRole("heading", { name: "Transcribe" }).waitFor();
     expect(await page.getByRole("article", { name: "meeting.wav" }).count()).toBe(0);
+    await context.close();
+  });
+
+  it("transcribes from a pasted URL (no player: the audio stays where it is), and words a refused URL", async () => {
+    const { context, page } = await signedInPage(browser);
+    await page.goto(`${stackInfo().url}/`);
+    await page.getByLabel("From a URL").check();
+    const field = page.getByLabel("Audio or video URL");
+    await field.fill(`${stackInfo().mediaOrigin}/missing.wav`);
+    await page.getByRole("button", { name: "Transcribe" }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/^The request was refused \(400\): .*404/);
+
+    await field.fill(`${stackInfo().mediaOrigin}/talk.wav`);
+    await page.getByRole("button", { name: "Transcribe" }).click();
+    await page.waitForURL(/\/jobs\/[\w-]+$/, { timeout: 120_000 });
+    await page.getByText("The audio of a job started from a URL is not stored").waitFor();
+    expect(await page.locator("audio").count()).toBe(0);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(
+      `${stackInfo().mediaOrigin}/talk.wav`,
+    );
     await context.close();
   });
 

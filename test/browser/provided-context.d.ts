@@ -3,7 +3,10 @@ export {};
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** The running platform: its origin, a valid API key, the key it exposes as the local dev key. */
-    consoleStack: { url: string; key: string; devKey: string; screenshots: string };
+    /**
+     * The running platform: its origin, a valid API key, the key it exposes as the local dev key, where
+     * screenshots go, and a loopback file host (serving /talk.wav) that the SSRF allowlist lets through.
+     */
+    consoleStack: { url: string; key: string; devKey: string; screenshots: string; mediaOrigin: string };
   }
 }

@@ -15,6 +15,7 @@ export function signIn(key: string): void {
   apiKey.value = key;
 }
 
+/** Forgets the key and everything kept for it, then starts the console afresh (no state of it stays in memory). */
 export function signOut(): void {
   localStorage.removeItem(STORAGE_KEY);
   for (let i = localStorage.length - 1; i >= 0; i--) {
@@ -22,6 +23,7 @@ export function signOut(): void {
     if (item && PER_KEY_PREFIXES.some((prefix) => item.startsWith(prefix))) localStorage.removeItem(item);
   }
   apiKey.value = null;
+  location.assign("/");
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);

@@ -1,4 +1,4 @@
-import { useEffect } from "preact/hooks";
+import { useEffect, useMemo } from "preact/hooks";
 import { useRoute } from "preact-iso";
 import type { TaskStatusResponse, TranscriptionResult } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
@@ -18,7 +18,8 @@ export default function JobPage() {
   const { params } = useRoute();
   const taskId = params.id ?? "";
   const { status, error, processingSince } = useTask(taskId);
-  const openJob = findOpenJob(taskId);
+  // Read once per job: opening a finished job removes it from the open list, its name stays on the page.
+  const openJob = useMemo(() => findOpenJob(taskId), [taskId]);
   const done = status?.status === "done";
   // What the user sent: remembered by this browser, else the file name the stored audio keeps.
   const source = openJob?.source ?? sourceName({ object_key: status?.result?.audio_url });
