@@ -240,6 +240,22 @@ describe("transcribing a file", () => {
     await context.close();
   });
 
+  it("takes a file dropped on the drop zone", async () => {
+    const { context, page } = await signedInPage(browser);
+    await page.goto(`${stackInfo().url}/`);
+    const dataTransfer = await page.evaluateHandle(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(2_500)], "dropped.mp3", { type: "audio/mpeg" }));
+      return transfer;
+    });
+    await page.dispatchEvent(".drop-zone", "dragover", { dataTransfer });
+    expect(await page.locator(".drop-zone").getAttribute("class")).toContain("drop-over");
+    await page.dispatchEvent(".drop-zone", "drop", { dataTransfer });
+    await page.getByText("dropped.mp3 (2.5 KB)").waitFor();
+    expect(await page.getByRole("button", { name: "Transcribe" }).isEnabled()).toBe(true);
+    await context.close();
+  });
+
   it("says so readably when a job does not exist (or is another key's)", async () => {
     const { context, page } = await signedInPage(browser);
     await page.goto(`${stackInfo().url}/jobs/no-such-task`);
