@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
@@ -15,6 +17,10 @@ const TEST_UPLOAD_SIGNING_SECRET = "test-upload-signing-secret";
 // the inference node, the native addon and the CLIs run in plain Node.
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("migrations");
+  // wrangler.toml serves web/dist as the Worker's assets; `npm install` builds it, this covers a checkout
+  // whose install skipped it.
+  if (!existsSync("web/dist/index.html"))
+    execFileSync(process.execPath, ["scripts/build-web.mjs"], { stdio: "inherit" });
   return {
     test: {
       // Request logs of passing tests are noise; a failing test still shows its output.
@@ -53,6 +59,21 @@ export default defineConfig(async () => {
             testTimeout: 120_000,
             hookTimeout: 300_000,
             pool: "forks",
+          },
+        },
+        {
+          // The web console in a real browser (Debian's Chromium driven by playwright-core) against the
+          // whole platform (wrangler dev serving web/dist + an inference node), started once per run.
+          test: {
+            name: "browser",
+            environment: "node",
+            include: ["test/browser/**/*.test.ts"],
+            globalSetup: ["./test/browser/global-stack.ts"],
+            testTimeout: 180_000,
+            hookTimeout: 300_000,
+            pool: "forks",
+            // One live-mic gate and one shared stack: the files take turns.
+            fileParallelism: false,
           },
         },
         {

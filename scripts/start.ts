@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole platform on this machine. Applies D1 migrations, makes sure a node token and
- * a dev API key exist, runs wrangler dev (local D1/R2/DO/Queue under .wrangler/state) on
- * http://127.0.0.1:8787 and one inference node. Ctrl-C stops everything.
+ * a dev API key exist, runs wrangler dev (local D1/R2/DO/Queue under .wrangler/state; the web console
+ * from web/dist) on http://127.0.0.1:8787 and one inference node. Ctrl-C stops everything.
  *
  * The node serves models/ggml-base.bin when present (`npm run model:download -- base`); otherwise a
  * synthetic base model with random weights, so the whole pipeline runs but transcripts are noise.
@@ -97,7 +97,9 @@ async function main(): Promise<void> {
   applyMigrations(local);
   const { key, created } = await ensureDevKey();
   const model = await nodeModel();
-  const wrangler = startWranglerDev(PORT);
+  // The console on this machine pre-fills its sign-in with the dev key: only wrangler dev gets it, and
+  // the Worker hands it only to a same-origin page on a loopback host (worker/routes/console.ts).
+  const wrangler = startWranglerDev(PORT, { vars: { CONSOLE_DEV_KEY: key } });
   const children: ChildProcess[] = [wrangler];
   let stopping = false;
   const stop = (code: number) => {
@@ -118,7 +120,7 @@ async function main(): Promise<void> {
   const node = startNode(base, token, model.path);
   children.push(node);
   node.once("exit", (code) => stop(code ?? 1));
-  console.log(`\nVoxedge is up on ${base}  (API docs: ${base}/docs)`);
+  console.log(`\nVoxedge is up on ${base}  (web console: ${base}/  API docs: ${base}/docs)`);
   console.log(`${created ? "Created" : "Using"} dev API key (saved in ${DEV_KEY_FILE}):`);
   console.log(`  ${key}`);
   if (model.synthetic) {

@@ -8,6 +8,7 @@ import { ApiError } from "./errors.ts";
 import { requestLog } from "./middleware/request-log.ts";
 import { OPENAI_PREFIX, openAIErrorResponse, usesOpenAIEnvelope } from "./openai/errors.ts";
 import { createRouter } from "./router.ts";
+import { mountConsole } from "./routes/console.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { mountDocs } from "./routes/docs.ts";
 import { historyRoutes } from "./routes/history.ts";
@@ -43,6 +44,8 @@ app.use(
   }),
 );
 
+// Before the API routes: a browser's page navigation to `/` or `/history` gets the web console.
+mountConsole(app);
 // Where every path lives: one router per resource, each under its own prefix.
 app.route("/", discoveryRoutes); // GET /, /health, /models
 app.route("/transcribe", transcribeRoutes); // POST /transcribe[/object|/upload], GET /transcribe/{id}

@@ -1,0 +1,46 @@
+/**
+ * The web console's page paths, shared by its client-side router (web/src/app.tsx) and the Worker,
+ * which answers a browser's page navigation to one of them with the console's index.html. A page
+ * added to the console is added here once; `:name` matches one path segment.
+ *
+ * Some paths are also API resources (`/` is the API root, `/history` the history list): the Worker
+ * gives the page only to a navigation that carries no API key, so API clients see no change.
+ */
+export const CONSOLE_PAGES = {
+  transcribe: "/",
+  history: "/history",
+  job: "/jobs/:id",
+  live: "/live",
+} as const;
+
+export type ConsolePage = keyof typeof CONSOLE_PAGES;
+
+/**
+ * Whether `pathname` is one of the console's pages.
+ *
+ * @example isConsolePath("/jobs/6f1c1c9e") // true
+ * @example isConsolePath("/jobs/a/b") // false
+ */
+export function isConsolePath(pathname: string): boolean {
+  const parts = pathname.split("/");
+  return Object.values(CONSOLE_PAGES).some((pattern) => {
+    const want = pattern.split("/");
+    if (want.length !== parts.length) return false;
+    return want.every((segment, i) => (segment.startsWith(":") ? Boolean(parts[i]) : segment === parts[i]));
+  });
+}
+
+/**
+ * A page path with its parameters filled in (encoded).
+ *
+ * @example consolePath("job", { id: "abc" }) // "/jobs/abc"
+ */
+export function consolePath(page: ConsolePage, params: Record<string, string> = {}): string {
+  return CONSOLE_PAGES[page].replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
+}
+
+/**
+ * Where the API reference UI behind /docs lies among the console's assets: the web build copies
+ * @scalar/api-reference's standalone bundle here, so /docs loads nothing from outside the deployment.
+ */
+export const DOCS_UI_SCRIPT = "/vendor/scalar-api-reference.js";

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+/**
+ * Builds the web console (web/) into web/dist, which wrangler.toml serves as Workers Static Assets.
+ * Runs from `postinstall` (so `npm install` / `npm ci` leave a servable console), `npm run build:web`
+ * and `npm run build:worker`. Then measures the JavaScript the first page load needs (the entry
+ * script and what it preloads, gzipped) and fails above the budget.
+ *
+ * Environment: VOXEDGE_SKIP_WEB=1 (do nothing).
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const dist = path.join(root, "web", "dist");
+/** Initial JavaScript budget, gzipped (issue #12). */
+const BUDGET_BYTES = 100 * 1024;
+const log = (msg) => console.log(`voxedge-web: ${msg}`);
+
+if (process.env.VOXEDGE_SKIP_WEB === "1") {
+  log("skipped (VOXEDGE_SKIP_WEB=1)");
+  process.exit(0);
+}
+
+let vite;
+try {
+  vite = await import("vite");
+} catch {
+  // `npm ci --omit=dev` (an inference-node-only install) has no build tools: nothing to serve from there.
+  log("vite is not installed (dev dependencies omitted): console not built");
+  process.exit(0);
+}
+
+await vite.build({ configFile: path.join(root, "web", "vite.config.ts"), logLevel: "warn" });
+
+/** The module scripts and modulepreloads index.html loads before the first render. */
+const html = readFileSync(path.join(dist, "index.html"), "utf8");
+const initial = [
+  ...html.matchAll(/<(?:script[^>]*\bsrc|link[^>]*rel="modulepreload"[^>]*\bhref)="([^"]+\.js)"/g),
+].map((match) => match[1]);
+let total = 0;
+for (const file of initial) {
+  const bytes = gzipSync(readFileSync(path.join(dist, file))).length;
+  total += bytes;
+  log(`  ${file}: ${(bytes / 1024).toFixed(1)} KiB gzipped`);
+}
+log(`initial JavaScript ${(total / 1024).toFixed(1)} KiB gzipped (budget ${BUDGET_BYTES / 1024} KiB)`);
+if (initial.length === 0 || total > BUDGET_BYTES) {
+  console.error(
+    `voxedge-web: ERROR: initial JavaScript ${initial.length === 0 ? "not found" : "over budget"}`,
+  );
+  process.exit(1);
+}

@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { inject } from "vitest";
+
+/**
+ * Debian's Chromium (apt package `chromium`; no browser download) driven by playwright-core, with the
+ * flags that keep it off the network on these machines. playwright's launch() gives every browser a
+ * fresh temporary profile (user-data-dir) of its own.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...FLAGS, ...extraArgs] });
+}
+
+export const stackInfo = () => inject("consoleStack");
+
+/** A page of a fresh context already signed in with the stack's key (localStorage, as the console keeps it). */
+export async function signedInPage(
+  browser: Browser,
+  options: Parameters<Browser["newContext"]>[0] = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const { key } = stackInfo();
+  const context = await browser.newContext({ locale: "en-US", ...options });
+  await context.addInitScript((apiKey) => {
+    if (!localStorage.getItem("voxedge.apiKey")) localStorage.setItem("voxedge.apiKey", apiKey);
+  }, key);
+  return { context, page: await context.newPage() };
+}
+
+/** Saves a full-page screenshot under the printed screenshots folder. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(stackInfo().screenshots, `${name}.png`), fullPage: true });
+}
+
+/** A temporary folder for media the tests make; removed by the returned function. */
+export function tempDir(): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(path.join(tmpdir(), "voxedge-browser-"));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,39 @@
+import { t } from "../i18n/i18n.ts";
+import { ApiFailure } from "./failure.ts";
+
+/**
+ * A sentence a person can act on, for anything an API call or the browser threw. The API's own
+ * `detail` (English) follows where it adds something.
+ *
+ * @example describeError(new ApiFailure(401, "unauthorized", "invalid API key")) // "The API key was not accepted…"
+ */
+export function describeError(error: unknown): string {
+  if (!(error instanceof ApiFailure)) {
+    if (error instanceof DOMException && error.name === "NotAllowedError") return t("error.micDenied");
+    if (error instanceof DOMException && error.name === "NotFoundError") return t("error.micMissing");
+    return t("error.unexpected", { detail: error instanceof Error ? error.message : String(error) });
+  }
+  const detail = error.detail;
+  switch (error.status) {
+    case 0:
+      return t("error.network");
+    case 401:
+      return t("error.unauthorized");
+    case 403:
+      return t("error.forbidden", { detail });
+    case 404:
+      return t("error.notFound");
+    case 413:
+      return t("error.tooLarge");
+    case 422:
+      return t("error.validation", { detail });
+    case 429:
+      return t("error.rateLimited", { seconds: error.retryAfterSec ?? 60 });
+    case 503:
+      return t("error.unavailable", { detail });
+    default:
+      return error.status >= 500
+        ? t("error.server", { status: error.status, detail })
+        : t("error.request", { status: error.status, detail });
+  }
+}

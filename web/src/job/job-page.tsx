@@ -1,0 +1,80 @@
+import { useEffect, useMemo } from "preact/hooks";
+import { useRoute } from "preact-iso";
+import type { TaskStatusResponse, TranscriptionResult } from "../api/types.ts";
+import { t } from "../i18n/i18n.ts";
+import { JobProgress } from "../jobs/job-progress.tsx";
+import { findOpenJob, removeOpenJob } from "../jobs/open-jobs.ts";
+import { useTask } from "../jobs/use-task.ts";
+import { ErrorNote } from "../ui/error-note.tsx";
+import { formatClock, sourceName } from "../ui/format.ts";
+import { CurlSnippet } from "./curl-snippet.tsx";
+import { Downloads } from "./downloads.tsx";
+import { SpeakerNames } from "./speaker-names.tsx";
+import { speakersOf, useSpeakerNames } from "./speakers.ts";
+import { Transcript } from "./transcript.tsx";
+
+/** /jobs/:id — a job's live state until it is done, then its transcript, player, downloads and curl. */
+export default function JobPage() {
+  const { params } = useRoute();
+  const taskId = params.id ?? "";
+  const { status, error, processingSince } = useTask(taskId);
+  // Read once per job: opening a finished job removes it from the open list, its name stays on the page.
+  const openJob = useMemo(() => findOpenJob(taskId), [taskId]);
+  const done = status?.status === "done";
+  // What the user sent: remembered by this browser, else the file name the stored audio keeps.
+  const source = openJob?.source ?? sourceName({ object_key: status?.result?.audio_url });
+  useEffect(() => {
+    if (done) removeOpenJob(taskId);
+  }, [done, taskId]);
+
+  return (
+    <>
+      <h1 class="job-title">{source || t("job.title", { id: taskId.slice(0, 8) })}</h1>
+      <p class="muted small code">{taskId}</p>
+      <ErrorNote error={error} />
+      {status && !done && (
+        <div class="card">
+          <JobProgress
+            status={status}
+            durationSec={openJob?.duration_sec ?? null}
+            processingSince={processingSince}
+          />
+        </div>
+      )}
+      {status?.result && done && (
+        <JobResult status={status} result={status.result} baseName={baseName(source, taskId)} />
+      )}
+      {status && <CurlSnippet taskId={taskId} />}
+    </>
+  );
+}
+
+function baseName(source: string | undefined, taskId: string): string {
+  const last = source
+    ?.split(/[/?#]/)
+    .filter(Boolean)
+    .at(-1)
+    ?.replace(/\.[^.]+$/, "");
+  return last || `transcript-${taskId.slice(0, 8)}`;
+}
+
+function JobResult(props: { status: TaskStatusResponse; result: TranscriptionResult; baseName: string }) {
+  const { result } = props;
+  const [names, rename] = useSpeakerNames(props.status.task_id);
+  const speakers = speakersOf(result.segments);
+  return (
+    <>
+      <p class="muted">
+        {t("transcript.summary", {
+          language: result.language,
+          duration: formatClock(result.duration_sec),
+          segments: result.segments.length,
+          speakers: speakers.length,
+        })}
+      </p>
+      <Downloads result={result} baseName={props.baseName} speakerNames={names} />
+      <SpeakerNames speakers={speakers} names={names} onRename={rename} />
+      <Transcript result={result} speakerNames={names} />
+    </>
+  );
+}
