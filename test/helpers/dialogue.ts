@@ -124,7 +124,7 @@ export async function synthesize(text: string, voice: Voice): Promise<Float32Arr
   // espeak-ng keys keep their original shape so existing cache entries stay valid.
   const key = JSON.stringify(
     voice.engine === "festival"
-      ? ["festival", voice.voice, voice.speed, text]
+      ? ["festival-2", voice.voice, voice.speed, text]
       : [voice.voice, voice.pitch, voice.speed, text],
   );
   const file = path.join(CACHE, `${createHash("sha1").update(key).digest("hex").slice(0, 16)}.f32`);
@@ -144,11 +144,30 @@ export async function synthesize(text: string, voice: Voice): Promise<Float32Arr
   let last = raw.length;
   while (first < last && Math.abs(raw[first]!) < 1e-3) first++;
   while (last > first && Math.abs(raw[last - 1]!) < 1e-3) last--;
-  const pcm = raw.slice(first, last);
+  const pcm = voice.engine === "festival" ? trimQuietEdges(raw.subarray(first, last)) : raw.slice(first, last);
   const tmp = `${file}.${unique}.tmp`;
   await writeFile(tmp, pcm);
   await rename(tmp, file);
   return pcm;
+}
+
+/**
+ * Copy of `pcm` without leading and trailing 10 ms frames more than 40 dB below its loudest frame:
+ * festival pads utterances with 0.2-0.4 s of near-silence (about -55 dBFS) that a sample threshold
+ * keeps, and that would otherwise count as speech in the reference turns.
+ */
+function trimQuietEdges(pcm: Float32Array): Float32Array {
+  const frame = RATE / 100;
+  const energies: number[] = [];
+  for (let at = 0; at < pcm.length; at += frame) {
+    let sum = 0;
+    for (let s = at; s < Math.min(pcm.length, at + frame); s++) sum += pcm[s]! ** 2;
+    energies.push(sum / frame);
+  }
+  const floor = Math.max(...energies) * 1e-4;
+  const first = energies.findIndex((e) => e >= floor);
+  const last = energies.findLastIndex((e) => e >= floor);
+  return pcm.slice(first * frame, Math.min(pcm.length, (last + 1) * frame));
 }
 
 /** A dialogue's audio and its reference turns (speaker = voice label). */

@@ -98,6 +98,18 @@ const SHORT_SENTENCES = [
 /** A turn fits when its synthesized length is within these seconds. */
 const TURN_SECONDS: [number, number] = [2, 3];
 
+/** Labels of the pool voices, by gender: espeak-ng variants first, then festival voices. */
+export const POOL_LABELS = {
+  male: [...ESPEAK, ...FESTIVAL].filter((v) => v.gender === "m").map((v) => v.label),
+  female: [...ESPEAK, ...FESTIVAL].filter((v) => v.gender === "f").map((v) => v.label),
+};
+
+function byLabel(label: string): PoolVoice {
+  const voice = [...ESPEAK, ...FESTIVAL].find((v) => v.label === label);
+  if (!voice) throw new Error(`no pool voice ${label}`);
+  return voice;
+}
+
 /** `voice` with its pitch and rate moved by a seeded amount, so cases differ beyond the pool. */
 function jitter(voice: PoolVoice, random: () => number): Voice {
   const shift = (value: number | undefined, by: number) =>
@@ -136,15 +148,22 @@ function turnOrder(speakers: number, turns: number, random: () => number): numbe
   }
 }
 
-/** A seeded exchange among `voices` (pool voices, jittered) with `turns` turns. */
-function exchange(
+/**
+ * A seeded exchange among pool voices (by label, each jittered in pitch and rate) with `turns` turns
+ * of 2-3 s, optionally under pink noise at `noiseSnrDb`.
+ *
+ * @example
+ * const call = await exchangeCase("short", "my-case", ["us-m3", "slt"], 4, 7).build();
+ */
+export function exchangeCase(
   set: SetName,
   name: string,
-  voices: PoolVoice[],
+  labels: string[],
   turns: number,
   seed: number,
   noiseSnrDb?: number,
 ): DiarizationCase {
+  const voices = labels.map(byLabel);
   return {
     set,
     name,
@@ -159,13 +178,6 @@ function exchange(
   };
 }
 
-const byLabel = (label: string): PoolVoice => {
-  const voice = [...ESPEAK, ...FESTIVAL].find((v) => v.label === label);
-  if (!voice) throw new Error(`no pool voice ${label}`);
-  return voice;
-};
-const pick = (...labels: string[]) => labels.map(byLabel);
-
 /**
  * Every evaluation case, in set order. Building a case synthesizes (and caches) its utterances.
  *
@@ -175,35 +187,35 @@ const pick = (...labels: string[]) => labels.map(byLabel);
 export function evaluationCases(): DiarizationCase[] {
   return [
     // Two speakers, four or five turns: mostly a male and a female voice, some same-gender pairs.
-    exchange("short", "short-m3-f3", pick("us-m3", "us-f3"), 4, 101),
-    exchange("short", "short-m1-f4", pick("us-m1", "en-f4"), 4, 102),
-    exchange("short", "short-scot-f2", pick("scot-m7", "us-f2"), 5, 103),
-    exchange("short", "short-f5-rp", pick("us-f5", "rp-m2"), 4, 104),
-    exchange("short", "short-f3-m1", pick("us-f3", "us-m1"), 5, 105),
-    exchange("short", "short-m3-f5", pick("us-m3", "us-f5"), 4, 106),
-    exchange("short", "short-m3-scot", pick("us-m3", "scot-m7"), 5, 107),
-    exchange("short", "short-f4-f2", pick("en-f4", "us-f2"), 5, 108),
-    exchange("three", "three-m3-f3-scot", pick("us-m3", "us-f3", "scot-m7"), 7, 201),
-    exchange("three", "three-f4-m1-slt", pick("en-f4", "us-m1", "slt"), 7, 202),
-    exchange("three", "three-kal-f2-rp", pick("kal", "us-f2", "rp-m2"), 7, 203),
-    exchange("three", "three-f5-m3-ked", pick("us-f5", "us-m3", "ked"), 7, 204),
-    exchange("mixed", "mixed-kal-f3", pick("kal", "us-f3"), 5, 301),
-    exchange("mixed", "mixed-slt-m3", pick("slt", "us-m3"), 5, 302),
-    exchange("mixed", "mixed-ked-slt", pick("ked", "slt"), 5, 303),
-    exchange("mixed", "mixed-kal-m1", pick("kal", "us-m1"), 5, 304),
-    exchange("mixed", "mixed-slt-f4", pick("slt", "en-f4"), 5, 305),
-    exchange("noisy", "noisy-m3-f3", pick("us-m3", "us-f3"), 5, 401, 10),
-    exchange("noisy", "noisy-kal-f2", pick("kal", "us-f2"), 5, 402, 10),
-    exchange("noisy", "noisy-slt-scot", pick("slt", "scot-m7"), 5, 403, 10),
-    exchange("noisy", "noisy-single-f5", pick("us-f5"), 5, 404, 10),
-    exchange("single", "single-m3", pick("us-m3"), 4, 501),
-    exchange("single", "single-f3", pick("us-f3"), 6, 502),
-    exchange("single", "single-scot", pick("scot-m7"), 10, 503),
-    exchange("single", "single-f4", pick("en-f4"), 3, 504),
-    exchange("single", "single-kal", pick("kal"), 5, 505),
-    exchange("single", "single-slt", pick("slt"), 8, 506),
-    exchange("single", "single-ked", pick("ked"), 4, 507),
-    exchange("single", "single-f2", pick("us-f2"), 9, 508),
+    exchangeCase("short", "short-m3-f3", ["us-m3", "us-f3"], 4, 101),
+    exchangeCase("short", "short-m1-f4", ["us-m1", "en-f4"], 4, 102),
+    exchangeCase("short", "short-scot-f2", ["scot-m7", "us-f2"], 5, 103),
+    exchangeCase("short", "short-f5-rp", ["us-f5", "rp-m2"], 4, 104),
+    exchangeCase("short", "short-f3-m1", ["us-f3", "us-m1"], 5, 105),
+    exchangeCase("short", "short-m3-f5", ["us-m3", "us-f5"], 4, 106),
+    exchangeCase("short", "short-m3-scot", ["us-m3", "scot-m7"], 5, 107),
+    exchangeCase("short", "short-f4-f2", ["en-f4", "us-f2"], 5, 108),
+    exchangeCase("three", "three-m3-f3-scot", ["us-m3", "us-f3", "scot-m7"], 7, 201),
+    exchangeCase("three", "three-f4-m1-slt", ["en-f4", "us-m1", "slt"], 7, 202),
+    exchangeCase("three", "three-kal-f2-rp", ["kal", "us-f2", "rp-m2"], 7, 203),
+    exchangeCase("three", "three-f5-m3-ked", ["us-f5", "us-m3", "ked"], 7, 204),
+    exchangeCase("mixed", "mixed-kal-f3", ["kal", "us-f3"], 5, 301),
+    exchangeCase("mixed", "mixed-slt-m3", ["slt", "us-m3"], 5, 302),
+    exchangeCase("mixed", "mixed-ked-slt", ["ked", "slt"], 5, 303),
+    exchangeCase("mixed", "mixed-kal-m1", ["kal", "us-m1"], 5, 304),
+    exchangeCase("mixed", "mixed-slt-f4", ["slt", "en-f4"], 5, 305),
+    exchangeCase("noisy", "noisy-m3-f3", ["us-m3", "us-f3"], 5, 401, 10),
+    exchangeCase("noisy", "noisy-kal-f2", ["kal", "us-f2"], 5, 402, 10),
+    exchangeCase("noisy", "noisy-slt-scot", ["slt", "scot-m7"], 5, 403, 10),
+    exchangeCase("noisy", "noisy-single-f5", ["us-f5"], 5, 404, 10),
+    exchangeCase("single", "single-m3", ["us-m3"], 4, 501),
+    exchangeCase("single", "single-f3", ["us-f3"], 6, 502),
+    exchangeCase("single", "single-scot", ["scot-m7"], 10, 503),
+    exchangeCase("single", "single-f4", ["en-f4"], 3, 504),
+    exchangeCase("single", "single-kal", ["kal"], 5, 505),
+    exchangeCase("single", "single-slt", ["slt"], 8, 506),
+    exchangeCase("single", "single-ked", ["ked"], 4, 507),
+    exchangeCase("single", "single-f2", ["us-f2"], 9, 508),
     { set: "long", name: "long-2spk-5min", speakers: 2, build: () => buildDialogue(2, 40, 21) },
     { set: "long", name: "long-3spk-6min", speakers: 3, build: () => buildDialogue(3, 50, 22) },
     { set: "long", name: "long-3spk-61min", speakers: 3, build: () => buildDialogue(3, 480, 11) },
