@@ -144,7 +144,8 @@ export async function synthesize(text: string, voice: Voice): Promise<Float32Arr
   let last = raw.length;
   while (first < last && Math.abs(raw[first]!) < 1e-3) first++;
   while (last > first && Math.abs(raw[last - 1]!) < 1e-3) last--;
-  const pcm = voice.engine === "festival" ? trimQuietEdges(raw.subarray(first, last)) : raw.slice(first, last);
+  const pcm =
+    voice.engine === "festival" ? trimQuietEdges(raw.subarray(first, last)) : raw.slice(first, last);
   const tmp = `${file}.${unique}.tmp`;
   await writeFile(tmp, pcm);
   await rename(tmp, file);
