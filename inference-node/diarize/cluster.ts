@@ -244,6 +244,7 @@ export function clusterWindows(points: Float64Array[], options: ClusterOptions):
     for (const [i, label] of labels.entries()) if (label === b) labels[i] = a;
     stats = moments(points, labels);
     blocks?.set(a, mergeEvidence(blocks.get(a), blocks.get(b)));
+    blocks?.delete(b);
   }
   const renumber = new Map<number, number>();
   return Int32Array.from(labels, (c) => {

@@ -37,7 +37,10 @@ export interface DiarizerOptions {
   minSpeakers?: number;
   /** Upper bound on the number of speakers. Default 8. */
   maxSpeakers?: number;
-  /** Mean per-dimension Fisher ratio below which two clusters are one speaker; lower finds more. Default 1.3. */
+  /**
+   * Mean per-dimension Fisher ratio (less what one speaker scores by chance at the clusters' sizes)
+   * below which two clusters are one speaker; lower finds more. Default 1.3.
+   */
   separation?: number;
   /**
    * Windows clustered agglomeratively at most; beyond that an evenly spaced subsample is clustered
