@@ -19,9 +19,9 @@ const ROUNDS = 3;
 const SET_TITLES: Record<SetName, string> = {
   short: "2 speakers in 8-15 s, turns of 2-3 s",
   three: "3 speakers in about 20 s",
-  mixed: "festival with espeak-ng voices",
-  noisy: "pink noise at 10 dB SNR",
-  single: "one speaker, 8-30 s",
+  mixed: "festival with espeak-ng voices, 2 speakers",
+  noisy: "pink noise at 10 dB SNR, 1-2 speakers",
+  single: "one speaker, 9-35 s",
   long: "5-6 min dialogues and a 61 min stream",
 };
 
