@@ -5,11 +5,15 @@
  *    O(n^2)), cut at a deliberately low threshold so that distinct speakers stay apart; it tends to
  *    over-split one speaker by content. Above `maxItems` windows an evenly spaced subsample is
  *    clustered and the rest join the nearest centroid, which bounds time and memory on long audio.
- * 2. Decision: clusters are merged while the closest pair's mean per-dimension Fisher ratio
- *    (squared centroid difference over pooled within-cluster variance) stays below `separation`.
- *    Unlike a cosine threshold this does not depend on how many speakers share the recording (a
- *    lone speaker split by content scores about 0.6, distinct voices 2 to 5 on synthetic speech).
+ * 2. Decision: the least distinct pair of clusters is merged while it is either not well separated
+ *    (mean per-dimension Fisher ratio of the windows, squared centroid difference over pooled
+ *    within-cluster variance, below `separation`; unlike a cosine threshold this does not depend on
+ *    how many speakers share the recording: a lone speaker split by content scores about 0.6,
+ *    distinct voices 2 to 5 on synthetic speech) or, given per-window block evidence, not
+ *    significantly different (mean per-dimension t^2 of the block features below `significance`).
  */
+
+import { blockT2, type Evidence, evidenceByLabel, mergeEvidence } from "./evidence.ts";
 
 /** Options of {@link clusterWindows}. */
 export interface ClusterOptions {
@@ -17,11 +21,27 @@ export interface ClusterOptions {
   threshold: number;
   /** Stage 2: clusters whose mean per-dimension Fisher ratio is below this are merged. */
   separation: number;
+  /**
+   * Stage 2, with `evidence`: clusters whose block features differ by a mean per-dimension t^2
+   * below this are merged too (the difference is not established by that much speech).
+   */
+  significance?: number;
+  /** Per point, the evidence of the blocks it owns (see `windowEvidence`). */
+  evidence?: Evidence[];
+  /**
+   * How much overlapping points inflate the variance of a cluster mean (window length over hop);
+   * the Fisher ratio one speaker would score by chance, overlap * (1/n_a + 1/n_b), is subtracted
+   * before comparing with `separation`. Default 1 (independent points).
+   */
+  overlap?: number;
   /** Never fewer clusters than this (when there are that many windows). Default 1. */
   minClusters?: number;
   /** At most this many clusters, merging past the rules above if needed. Default unbounded. */
   maxClusters?: number;
-  /** Clusters with fewer windows are folded into the nearest larger one. Default 4. */
+  /**
+   * Clusters with fewer windows are folded into the nearest larger one. Default: a tenth of the
+   * windows, at least 2 and at most 4, so one 2-3 s turn of a short clip is not taken for an outlier.
+   */
   minSize?: number;
   /** Windows clustered agglomeratively at most. Default 600. */
   maxItems?: number;
@@ -193,24 +213,38 @@ export function clusterWindows(points: Float64Array[], options: ClusterOptions):
   // Every point (sampled or not) joins the proposal cluster with the nearest centroid; then clusters
   // smaller than minSize (outliers, stray windows) are folded into the nearest remaining one.
   const ranked = [...proposal.values()].sort((a, b) => b.n - a.n);
-  const kept = ranked.filter((m, rank) => rank < minClusters || m.n >= (options.minSize ?? 4));
+  const minSize = options.minSize ?? Math.min(4, Math.max(2, Math.ceil(sample.length / 10)));
+  const kept = ranked.filter((m, rank) => rank < minClusters || m.n >= minSize);
   const keptCentroids = kept.map((m) => m.sum);
   const labels = points.map((p) => nearest(p, keptCentroids));
   let stats = moments(points, labels);
   const prior = pooledVariance(stats, points[0]?.length ?? 0);
+  const { evidence, significance = Number.POSITIVE_INFINITY, overlap = 1 } = options;
+  // Two clusters are distinct speakers only when they are both well separated (Fisher ratio less
+  // what one speaker would score at these sizes: it does not grow with duration) and their
+  // difference is established by the speech at hand (block t^2, which grows with duration). On long
+  // audio the t^2 is large and the Fisher ratio decides; on a short clip a few overlapping windows
+  // make any split look separated, and the t^2 decides.
+  const blocks = evidence ? evidenceByLabel(evidence, labels) : null;
   while (stats.size > minClusters) {
     let pair: [number, number] | null = null;
     let lowest = Number.POSITIVE_INFINITY;
     for (const [a, ma] of stats) {
       for (const [b, mb] of stats) {
-        const separation = a < b ? fisherSeparation(ma, mb, prior) : Number.POSITIVE_INFINITY;
-        if (separation < lowest) [lowest, pair] = [separation, [a, b]];
+        if (a >= b) continue;
+        const separated = fisherSeparation(ma, mb, prior) - overlap * (1 / ma.n + 1 / mb.n);
+        const [ea, eb] = [blocks?.get(a), blocks?.get(b)];
+        const tested = ea && eb ? blockT2(ea, eb) / significance : Number.POSITIVE_INFINITY;
+        const distinctness = Math.min(separated / options.separation, tested);
+        if (distinctness < lowest) [lowest, pair] = [distinctness, [a, b]];
       }
     }
-    if (!pair || (lowest >= options.separation && stats.size <= maxClusters)) break;
+    if (!pair || (lowest >= 1 && stats.size <= maxClusters)) break;
     const [a, b] = pair;
     for (const [i, label] of labels.entries()) if (label === b) labels[i] = a;
     stats = moments(points, labels);
+    blocks?.set(a, mergeEvidence(blocks.get(a), blocks.get(b)));
+    blocks?.delete(b);
   }
   const renumber = new Map<number, number>();
   return Int32Array.from(labels, (c) => {

@@ -1,9 +1,10 @@
 /**
- * Synthetic dialogues for diarization tests and benchmarks: espeak-ng voices that differ in pitch and
- * timbre take turns reading sentences, resampled by ffmpeg to 16 kHz mono float32, joined with pauses
- * (some shorter than the VAD hangover, so a change can fall inside one speech interval) over a faint
- * noise floor. The reference turns are the exact extents of each utterance with its edge silence
- * trimmed. Utterances are cached by content hash in the OS temp dir.
+ * Synthetic dialogues for diarization tests and benchmarks: voices of two synthesizers (espeak-ng
+ * variants and Debian's festival voices) take turns reading sentences, resampled by ffmpeg to 16 kHz
+ * mono float32, joined with pauses (some shorter than the VAD hangover, so a change can fall inside
+ * one speech interval) over a faint noise floor, optionally with pink background noise at a given
+ * SNR. The reference turns are the exact extents of each utterance with its edge silence trimmed.
+ * Utterances are cached by content hash in the OS temp dir.
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -18,14 +19,23 @@ const CACHE = path.join(tmpdir(), "voxedge-dialogue");
 const RATE = 16_000;
 let tempCounter = 0; // makes temp names unique when one process synthesizes the same text twice at once
 
-/** An espeak-ng voice: `-v voice`, plus optional pitch (0-99) and words per minute. */
+/**
+ * A synthetic speaker. espeak-ng (the default engine): `-v voice`, optional pitch (`-p`, 0-99) and
+ * words per minute (`-s`). festival: `voice` names a festival voice (`kal_diphone`, `ked_diphone`,
+ * `cmu_us_slt_arctic_hts`); `speed` becomes its Duration_Stretch (FESTIVAL_WPM / speed) and `pitch`
+ * is not supported.
+ */
 export interface Voice {
   label: string;
   voice: string;
+  engine?: "espeak-ng" | "festival";
   pitch?: number;
   speed?: number;
   gain: number;
 }
+
+/** Words per minute festival's English voices speak at Duration_Stretch 1 (about). */
+const FESTIVAL_WPM = 175;
 
 /**
  * Voices chosen to differ audibly: a British female (F0 about 190 Hz), a US male (about 90 Hz) and a
@@ -71,7 +81,8 @@ const SENTENCES = [
   "Perfect, then let us wrap up here. Thanks everyone.",
 ];
 
-function mulberry32(seed: number): () => number {
+/** Deterministic uniform numbers in [0, 1) for a seed (mulberry32). */
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -82,39 +93,82 @@ function mulberry32(seed: number): () => number {
   };
 }
 
+/** Writes `text` spoken by `voice` to the WAV file `wav` with the voice's engine. */
+async function speak(text: string, voice: Voice, wav: string): Promise<void> {
+  if (voice.engine === "festival") {
+    if (voice.pitch !== undefined) throw new Error(`festival voice ${voice.voice}: pitch is not supported`);
+    const script = `${wav}.txt`;
+    await writeFile(script, text);
+    const stretch = voice.speed === undefined ? 1 : FESTIVAL_WPM / voice.speed;
+    await run("text2wave", [
+      "-eval",
+      `(voice_${voice.voice})`,
+      "-eval",
+      `(Parameter.set 'Duration_Stretch ${stretch.toFixed(3)})`,
+      "-o",
+      wav,
+      script,
+    ]);
+    await rm(script, { force: true });
+    return;
+  }
+  const args = ["-v", voice.voice, "-w", wav];
+  if (voice.pitch !== undefined) args.push("-p", String(voice.pitch));
+  if (voice.speed !== undefined) args.push("-s", String(voice.speed));
+  await run("espeak-ng", [...args, text]);
+}
+
 /** 16 kHz mono float32 speech of `text` in `voice`, edge silence trimmed (cached). */
 export async function synthesize(text: string, voice: Voice): Promise<Float32Array> {
   await mkdir(CACHE, { recursive: true });
-  const key = JSON.stringify([voice.voice, voice.pitch, voice.speed, text]);
+  // espeak-ng keys keep their original shape so existing cache entries stay valid.
+  const key = JSON.stringify(
+    voice.engine === "festival"
+      ? ["festival-2", voice.voice, voice.speed, text]
+      : [voice.voice, voice.pitch, voice.speed, text],
+  );
   const file = path.join(CACHE, `${createHash("sha1").update(key).digest("hex").slice(0, 16)}.f32`);
   const cached = await readFile(file).catch(() => null);
-  let pcm: Float32Array;
-  if (cached) {
-    pcm = new Float32Array(cached.buffer, cached.byteOffset, cached.byteLength / 4);
-  } else {
-    const unique = `${process.pid}.${++tempCounter}`;
-    const wav = `${file}.${unique}.wav`;
-    const args = ["-v", voice.voice, "-w", wav];
-    if (voice.pitch !== undefined) args.push("-p", String(voice.pitch));
-    if (voice.speed !== undefined) args.push("-s", String(voice.speed));
-    await run("espeak-ng", [...args, text]);
-    const { stdout } = await run(
-      "ffmpeg",
-      ["-v", "error", "-i", wav, "-ar", String(RATE), "-ac", "1", "-f", "f32le", "pipe:1"],
-      { encoding: "buffer", maxBuffer: 1 << 28 },
-    );
-    await rm(wav, { force: true });
-    const raw = new Float32Array(stdout.buffer, stdout.byteOffset, stdout.byteLength / 4);
-    let first = 0;
-    let last = raw.length;
-    while (first < last && Math.abs(raw[first]!) < 1e-3) first++;
-    while (last > first && Math.abs(raw[last - 1]!) < 1e-3) last--;
-    pcm = raw.slice(first, last);
-    const tmp = `${file}.${unique}.tmp`;
-    await writeFile(tmp, pcm);
-    await rename(tmp, file);
-  }
+  if (cached) return new Float32Array(cached.buffer, cached.byteOffset, cached.byteLength / 4);
+  const unique = `${process.pid}.${++tempCounter}`;
+  const wav = `${file}.${unique}.wav`;
+  await speak(text, voice, wav);
+  const { stdout } = await run(
+    "ffmpeg",
+    ["-v", "error", "-i", wav, "-ar", String(RATE), "-ac", "1", "-f", "f32le", "pipe:1"],
+    { encoding: "buffer", maxBuffer: 1 << 28 },
+  );
+  await rm(wav, { force: true });
+  const raw = new Float32Array(stdout.buffer, stdout.byteOffset, stdout.byteLength / 4);
+  let first = 0;
+  let last = raw.length;
+  while (first < last && Math.abs(raw[first]!) < 1e-3) first++;
+  while (last > first && Math.abs(raw[last - 1]!) < 1e-3) last--;
+  const pcm =
+    voice.engine === "festival" ? trimQuietEdges(raw.subarray(first, last)) : raw.slice(first, last);
+  const tmp = `${file}.${unique}.tmp`;
+  await writeFile(tmp, pcm);
+  await rename(tmp, file);
   return pcm;
+}
+
+/**
+ * Copy of `pcm` without leading and trailing 10 ms frames more than 40 dB below its loudest frame:
+ * festival pads utterances with 0.2-0.4 s of near-silence (about -55 dBFS) that a sample threshold
+ * keeps, and that would otherwise count as speech in the reference turns.
+ */
+function trimQuietEdges(pcm: Float32Array): Float32Array {
+  const frame = RATE / 100;
+  const energies: number[] = [];
+  for (let at = 0; at < pcm.length; at += frame) {
+    let sum = 0;
+    for (let s = at; s < Math.min(pcm.length, at + frame); s++) sum += pcm[s]! ** 2;
+    energies.push(sum / frame);
+  }
+  const floor = Math.max(...energies) * 1e-4;
+  const first = energies.findIndex((e) => e >= floor);
+  const last = energies.findLastIndex((e) => e >= floor);
+  return pcm.slice(first * frame, Math.min(pcm.length, (last + 1) * frame));
 }
 
 /** A dialogue's audio and its reference turns (speaker = voice label). */
@@ -124,14 +178,43 @@ export interface Dialogue {
   seconds: number;
 }
 
+/** One utterance of a planned exchange and the pause after it, in seconds. */
+export interface Utterance {
+  voice: Voice;
+  text: string;
+  pause: number;
+}
+
+/** Options of {@link buildExchange}. */
+export interface ExchangeOptions {
+  /** Seed of the noise floor and the background noise. Default 1. */
+  seed?: number;
+  /** Adds pink background noise this many dB below the speech power (over the speech samples). */
+  noiseSnrDb?: number;
+}
+
+/**
+ * A dialogue of the given utterances in order, after 0.5 s of lead-in. Deterministic for a plan
+ * and seed.
+ *
+ * @example
+ * const call = await buildExchange([
+ *   { voice: { label: "m", voice: "en-us+m3", gain: 0.8 }, text: "Are you coming?", pause: 0.4 },
+ *   { voice: { label: "f", voice: "kal_diphone", engine: "festival", gain: 0.8 }, text: "Yes.", pause: 0 },
+ * ], { noiseSnrDb: 10 });
+ */
+export async function buildExchange(plan: Utterance[], options: ExchangeOptions = {}): Promise<Dialogue> {
+  return assemble(plan, seededRandom(options.seed ?? 1), options.noiseSnrDb);
+}
+
 /**
  * A dialogue of `turns` turns among the first `speakers` voices: the next speaker is drawn among the
  * others, each turn reads 1-3 sentences, pauses are 0.1-1.0 s. Deterministic for a given seed.
  */
 export async function buildDialogue(speakers: number, turns: number, seed = 1): Promise<Dialogue> {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const voices = VOICES.slice(0, speakers);
-  const plan: { voice: Voice; text: string; pause: number }[] = [];
+  const plan: Utterance[] = [];
   let current = -1;
   let sentence = Math.floor(random() * SENTENCES.length);
   for (let t = 0; t < turns; t++) {
@@ -142,6 +225,11 @@ export async function buildDialogue(speakers: number, turns: number, seed = 1): 
     const pause = random() < 0.25 ? 0.1 + 0.1 * random() : 0.3 + 0.7 * random();
     plan.push({ voice: voices[current]!, text, pause });
   }
+  return assemble(plan, random);
+}
+
+/** Synthesizes and lays out `plan`; `random` continues into the noise floor. */
+async function assemble(plan: Utterance[], random: () => number, noiseSnrDb?: number): Promise<Dialogue> {
   const clips: Float32Array[] = [];
   for (let i = 0; i < plan.length; i += 4) {
     const batch = plan.slice(i, i + 4).map((p) => synthesize(p.text, p.voice));
@@ -152,13 +240,44 @@ export async function buildDialogue(speakers: number, turns: number, seed = 1): 
   const pcm = new Float32Array(length);
   const reference: SpeakerTurn[] = [];
   let at = lead;
+  let speechEnergy = 0;
+  let speechSamples = 0;
   for (const [i, p] of plan.entries()) {
     const clip = clips[i]!;
-    for (let s = 0; s < clip.length; s++) pcm[at + s] = clip[s]! * p.voice.gain;
+    for (let s = 0; s < clip.length; s++) {
+      pcm[at + s] = clip[s]! * p.voice.gain;
+      speechEnergy += pcm[at + s]! ** 2;
+    }
+    speechSamples += clip.length;
     reference.push({ start: at / RATE, end: (at + clip.length) / RATE, speaker: p.voice.label });
     at += clip.length + Math.round(p.pause * RATE);
   }
   // A faint white-noise floor (about -60 dBFS) so silence is not digital zero.
   for (let s = 0; s < pcm.length; s++) pcm[s] = pcm[s]! + (random() - 0.5) * 0.0035;
+  if (noiseSnrDb !== undefined) {
+    const noise = pinkNoise(pcm.length, random);
+    const noisePower = noise.reduce((sum, x) => sum + x * x, 0) / noise.length;
+    const target = speechEnergy / Math.max(1, speechSamples) / 10 ** (noiseSnrDb / 10);
+    const scale = Math.sqrt(target / noisePower);
+    for (let s = 0; s < pcm.length; s++) pcm[s] = pcm[s]! + noise[s]! * scale;
+  }
   return { pcm, turns: reference, seconds: pcm.length / RATE };
+}
+
+/** Pink (1/f) noise by Paul Kellet's filter of white noise; unnormalized. */
+function pinkNoise(length: number, random: () => number): Float32Array {
+  const out = new Float32Array(length);
+  let [b0, b1, b2, b3, b4, b5, b6] = [0, 0, 0, 0, 0, 0, 0];
+  for (let s = 0; s < length; s++) {
+    const white = random() * 2 - 1;
+    b0 = 0.99886 * b0 + white * 0.0555179;
+    b1 = 0.99332 * b1 + white * 0.0750759;
+    b2 = 0.969 * b2 + white * 0.153852;
+    b3 = 0.8665 * b3 + white * 0.3104856;
+    b4 = 0.55 * b4 + white * 0.5329522;
+    b5 = -0.7616 * b5 - white * 0.016898;
+    out[s] = b0 + b1 + b2 + b3 + b4 + b5 + b6 + white * 0.5362;
+    b6 = white * 0.115926;
+  }
+  return out;
 }

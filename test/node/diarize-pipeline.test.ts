@@ -130,10 +130,10 @@ describe("Diarizer memory", () => {
     // Documented bound: BYTES_PER_AUDIO_MINUTE of block statistics (plus at most one partly used
     // page), and 16 bytes per speech interval.
     const intervals = (minutes * 60) / 4.5;
-    const bound = BYTES_PER_AUDIO_MINUTE * minutes + 256 * 39 * 4 + 16 * intervals;
+    const bound = BYTES_PER_AUDIO_MINUTE * minutes + 256 * 42 * 4 + 16 * intervals;
     expect(diarizer.featureBytes).toBeGreaterThan(BYTES_PER_AUDIO_MINUTE * minutes * 0.99);
     expect(diarizer.featureBytes).toBeLessThanOrEqual(bound);
-    expect(BYTES_PER_AUDIO_MINUTE).toBe(37_440);
+    expect(BYTES_PER_AUDIO_MINUTE).toBe(40_320);
     const turns = diarizer.finish();
     expect(turns.length).toBeGreaterThan(700);
     expect(speakers(turns)).toBe(2);

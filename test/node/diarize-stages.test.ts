@@ -41,7 +41,8 @@ function blockStats(blockMeans: number[][], seed = 1): BlockStats {
       }
     }
   }
-  return { dims, counts, sums, sumsq };
+  const none = () => new Float64Array(blockMeans.length);
+  return { dims, counts, sums, sumsq, pitch: { counts: none(), sums: none(), sumsq: none() } };
 }
 
 describe("cosineDistance", () => {
@@ -140,7 +141,7 @@ describe("BlockStore", () => {
     for (const pair of [frames.slice(0, 3), frames.slice(3)]) {
       const sums = Float64Array.from([0, 1], (d) => pair.reduce((s, f) => s + f[d]!, 0));
       const sumsq = Float64Array.from([0, 1], (d) => pair.reduce((s, f) => s + f[d]! ** 2, 0));
-      store.append(pair.length, sums, sumsq);
+      store.append(pair.length, sums, sumsq, [pair.length, 5 * pair.length, 25 * pair.length]);
     }
     const stats = store.normalized()!;
     for (let d = 0; d < 2; d++) {
@@ -152,15 +153,18 @@ describe("BlockStore", () => {
       expect(stats.sumsq[2 + d]).toBeCloseTo(z[3]! ** 2, 5);
     }
     expect([...stats.counts]).toEqual([3, 1]);
+    // Log pitch is kept as stored (not normalized): its absolute differences are musical intervals.
+    expect([...stats.pitch.counts]).toEqual([3, 1]);
+    expect([...stats.pitch.sums]).toEqual([15, 5]);
   });
 
   it("returns null when nothing was voiced and allocates whole pages", () => {
     const store = new BlockStore(2);
-    store.append(0, new Float64Array(2), new Float64Array(2));
+    store.append(0, new Float64Array(2), new Float64Array(2), [0, 0, 0]);
     expect(store.normalized()).toBeNull();
     const page = store.bytes;
-    expect(page).toBe(256 * 5 * 4);
-    for (let i = 0; i < 256; i++) store.append(1, new Float64Array(2), new Float64Array(2));
+    expect(page).toBe(256 * 8 * 4);
+    for (let i = 0; i < 256; i++) store.append(1, new Float64Array(2), new Float64Array(2), [0, 0, 0]);
     expect(store.bytes).toBe(2 * page);
   });
 });
@@ -184,7 +188,8 @@ describe("windowEmbeddings", () => {
       [3, 6],
       [10, 6],
     ]);
-    expect(windows[0]!.embedding).toHaveLength(4);
+    // Means and spreads of both cepstra, then the mean log pitch.
+    expect(windows[0]!.embedding).toHaveLength(5);
   });
 });
 
