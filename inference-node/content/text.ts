@@ -127,8 +127,8 @@ export const PHRASE_MAX_CHARS = 24;
  * punctuation first, then at PHRASE_MAX_WORDS / PHRASE_MAX_CHARS.
  *
  * @example
- * splitPhrases("The Mekong, a long river, flows through six countries.");
- * // ["The Mekong,", "a long river,", "flows through six countries."]
+ * splitPhrases("The Mekong, a long river, flows through six countries of Asia.");
+ * // ["The Mekong,", "a long river,", "flows through six", "countries of Asia."]
  */
 export function splitPhrases(sentence: string): string[] {
   const phrases: string[] = [];
