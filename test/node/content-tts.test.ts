@@ -167,7 +167,8 @@ describe("OpenAI-compatible speech synthesizer", () => {
           input: wav,
         });
         res.writeHead(200, { "content-type": "audio/mpeg" });
-        return res.end(mp3);
+        res.end(mp3);
+        return;
       }
       res.writeHead(200, { "content-type": "audio/wav" });
       res.end(wav);
