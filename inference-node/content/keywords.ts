@@ -4,19 +4,28 @@
  */
 import { splitWords, termOf } from "./text.ts";
 
-const STOPWORDS = new Set(
-  (
-    "a an the and or but if of to in on at by for with from as is are was were be been being it its this that these those " +
-    "he she they we you i his her their our your them us there here which who whom what when where why how not no nor so " +
-    "than then too very can will would should could may might must do does did done has have had having also into about " +
-    "over under after before between through during each other some such more most many much any all both only own same " +
-    "just one two up down out off again further once because while until against above below " +
-    "là của và các những một có được trong cho với không này đã để người khi từ theo về cũng như thì ra đến nhiều lại sẽ " +
-    "đó nào mà nhưng hay hoặc vì nên nếu rất đang bị do tại trên dưới sau trước giữa cả mỗi chỉ còn vẫn thể "
-  ).split(/\s+/),
-);
+const STOPWORDS_BY_LANGUAGE: Readonly<Record<"en" | "vi", ReadonlySet<string>>> = {
+  en: new Set(
+    (
+      "a an the and or but if of to in on at by for with from as is are was were be been being it its this that these those " +
+      "he she they we you i his her their our your them us there here which who whom what when where why how not no nor so " +
+      "than then too very can will would should could may might must do does did done has have had having also into about " +
+      "over under after before between through during each other some such more most many much any all both only own same " +
+      "just one two up down out off again further once because while until against above below"
+    ).split(" "),
+  ),
+  vi: new Set(
+    (
+      "là của và các những một có được trong cho với không này đã để người khi từ theo về cũng như thì ra đến nhiều lại sẽ " +
+      "đó nào mà nhưng hay hoặc vì nên nếu rất đang bị do tại trên dưới sau trước giữa cả mỗi chỉ còn vẫn thể"
+    ).split(" "),
+  ),
+};
+const ANY_STOPWORD = new Set([...STOPWORDS_BY_LANGUAGE.en, ...STOPWORDS_BY_LANGUAGE.vi]);
 
-export const isStopword = (term: string) => STOPWORDS.has(term);
+/** A function word of `language` (of either language when not given: sentence ranking mixes them). */
+export const isStopword = (term: string, language?: "en" | "vi") =>
+  (language ? STOPWORDS_BY_LANGUAGE[language] : ANY_STOPWORD).has(term);
 
 function termVector(sentence: string, idf: Map<string, number>): Map<string, number> {
   const vector = new Map<string, number>();
@@ -110,14 +119,14 @@ export function keyTerms(sentence: string, language: "en" | "vi"): KeyTerm[] {
     }
     // "The Mekong" asks for "Mekong": a leading function word stays in the question.
     let from = i;
-    while (from < j - 1 && isStopword(termOf(words[from] ?? ""))) from += 1;
+    while (from < j - 1 && isStopword(termOf(words[from] ?? ""), language)) from += 1;
     const run = words.slice(from, j).map(bare);
-    if (run.length > 1 || (run.length === 1 && from > 0 && !isStopword(termOf(run[0] ?? ""))))
+    if (run.length > 1 || (run.length === 1 && from > 0 && !isStopword(termOf(run[0] ?? ""), language)))
       add(run.join(" "), "name");
     i = Math.max(j, i + 1);
   }
   const isContent = (w: string) =>
-    Boolean(w) && !isStopword(termOf(w)) && !/\p{N}/u.test(w) && !isCapitalised(w);
+    Boolean(w) && !isStopword(termOf(w), language) && !/\p{N}/u.test(w) && !isCapitalised(w);
   if (language === "vi") {
     // Vietnamese words are mostly two syllables: pair adjacent content syllables of one clause.
     for (let i = 0; i + 1 < words.length; i += 1) {

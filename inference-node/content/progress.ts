@@ -13,6 +13,7 @@ export type StageKey =
   | "tts"
   | "render_video"
   | "render_audio"
+  | "translate"
   | "slides";
 
 /** Seconds per unit before anything is measured (bench/content.ts on 2 shared cores). */
@@ -22,6 +23,7 @@ const DEFAULT_SECONDS_PER_UNIT: Readonly<Record<StageKey, number>> = {
   tts: 0.002,
   render_video: 0.45,
   render_audio: 0.01,
+  translate: 0.0005,
   slides: 0.05,
 };
 

@@ -122,7 +122,12 @@ export function extractiveQuestions(
       const sameKind = pool.filter((t) => t.kind === answer.kind).map((t) => t.text);
       const others = [...sameKind, ...(answer.kind === "number" ? numberVariants(answer.text) : [])];
       const distractors: string[] = [];
-      for (const text of seededShuffle(others, `${seed}:${index}`)) {
+      // Distractors shaped like the answer (as many words) are the least obvious.
+      const size = splitWords(answer.text).length;
+      const ordered = seededShuffle(others, `${seed}:${index}`).sort(
+        (a, b) => Math.abs(splitWords(a).length - size) - Math.abs(splitWords(b).length - size),
+      );
+      for (const text of ordered) {
         const option = foldForCompare(text);
         if (
           !option ||

@@ -16,7 +16,7 @@ import { llmConfigFromEnv } from "./llm.ts";
 import { ProgressTracker, processSpeeds, type StageKey } from "./progress.ts";
 import { runQuizVideo } from "./run-quiz.ts";
 import { runShorts } from "./run-shorts.ts";
-import { runSlides } from "./run-slides.ts";
+import { needsTranslation, runSlides } from "./run-slides.ts";
 import type { TranslateFn } from "./script.ts";
 import type { ContentDeps, ContentOutput, ContentTaskContext } from "./task-types.ts";
 import { synthesizerFromEnv } from "./tts/index.ts";
@@ -64,12 +64,10 @@ function planFor(job: ContentJob, deps: ContentDeps): { step: ContentStep; key: 
     { step: first, key: script, units: 1 },
   ];
   if (job.kind === "slide") {
-    const translating = job.params.language !== null && job.params.language !== job.params.note.language;
-    plan.push({
-      step: translating ? "translating" : "building_slides",
-      key: "slides",
-      units: job.params.slide_count.max,
-    });
+    if (needsTranslation(job.params)) {
+      plan.push({ step: "translating", key: "translate", units: job.params.note.content.length });
+    }
+    plan.push({ step: "building_slides", key: "slides", units: job.params.slide_count.max });
     return plan;
   }
   const seconds = job.kind === "shorts" ? job.params.clip_duration : 45;

@@ -12,6 +12,12 @@ export const MAX_QUIZ_QUESTIONS = 5;
 /** Seconds of video per question besides its narration (countdown, pauses). */
 const QUESTION_OVERHEAD_SEC = 4.5;
 
+/**
+ * Questions (3-5, by note length), then narration and the video.
+ *
+ * @example
+ * const output = await runQuizVideo(params, deps, signal, workDir, tracker);
+ */
 export async function runQuizVideo(
   params: QuizVideoParams,
   deps: ContentDeps,

@@ -19,6 +19,13 @@ const TITLE_ALLOWANCE_SEC = 0.5;
 
 const asSentence = (text: string) => (/[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
+/**
+ * Script sized to clip_duration at the voice's measured speaking rate, narration (cut at a sentence
+ * end to fit), then the video or the audio.
+ *
+ * @example
+ * const output = await runShorts(params, deps, signal, workDir, tracker);
+ */
 export async function runShorts(
   params: ShortsParams,
   deps: ContentDeps,

@@ -7,10 +7,24 @@ import { layoutDeck } from "./slides-layout.ts";
 import { writePdf } from "./slides-pdf.ts";
 import { writePptx } from "./slides-pptx.ts";
 import type { ContentDeps, ContentOutput } from "./task-types.ts";
+import { noteLanguage } from "./text.ts";
 import { slideTheme } from "./themes.ts";
 
 export const PPTX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.presentationml.presentation";
 
+/** The deck is asked in another language than the note's. */
+export function needsTranslation(params: SlideParams): boolean {
+  return (
+    params.language !== null && params.language !== noteLanguage(params.note.language, params.note.content)
+  );
+}
+
+/**
+ * Outline, translation when asked, then the PPTX and the PDF from one layout.
+ *
+ * @example
+ * const output = await runSlides(params, deps, signal, workDir, tracker);
+ */
 export async function runSlides(
   params: SlideParams,
   deps: ContentDeps,
@@ -25,9 +39,14 @@ export async function runSlides(
   tracker.resize("slides", outline.slides.length);
   tracker.finish();
 
-  tracker.start("slides");
-  const translated = await translateOutline(outline, language, deps.translate, signal);
+  let translated = outline;
+  if (language !== outline.language) {
+    tracker.start("translate");
+    translated = await translateOutline(outline, language, deps.translate, signal);
+    tracker.finish();
+  }
   signal.throwIfAborted();
+  tracker.start("slides");
   const layouts = layoutDeck(translated, theme);
   const firstSlide = translated.slides[0];
   const title = params.note.title.trim() || (firstSlide?.kind === "title" ? firstSlide.title : "Slides");

@@ -89,6 +89,7 @@ function known(templateId: string, kind: "slide" | "quiz_video"): void {
   }
 }
 
+/** The look of a slide template; ContentError `invalid_params` for an unknown id. */
 export function slideTheme(templateId: string): SlideTheme {
   known(templateId, "slide");
   const theme = SLIDE_THEMES[templateId];
@@ -96,6 +97,7 @@ export function slideTheme(templateId: string): SlideTheme {
   return theme;
 }
 
+/** The look of a quiz-video template; ContentError `invalid_params` for an unknown id. */
 export function quizTheme(templateId: string): QuizTheme {
   known(templateId, "quiz_video");
   const theme = QUIZ_THEMES[templateId];

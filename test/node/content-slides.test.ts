@@ -115,13 +115,16 @@ describe("slide decks", () => {
       code: "translation_unavailable",
     });
     const translator = createTranslator({ backend: "libretranslate", url: libre.url })!;
+    const { reports, ctx } = recordingContext();
     const result = await runContentTask(
       { kind: "slide", params },
       { ...deps(), translate: (text, from, to, signal) => translator.translate(text, from, to, signal) },
-      recordingContext().ctx,
+      ctx,
     );
     try {
       expect(result.data.language).toBe("en");
+      const steps = reports.map((r) => r.step).filter((step, i, all) => step !== all[i - 1]);
+      expect(steps).toEqual(["building_slides", "translating", "building_slides"]);
       const text = (await slideXml(fileOf(result, "pptx"))).join("\n");
       // The fake LibreTranslate tags what it translated: every bullet went through it.
       expect(text).toContain("&lt;en&gt;Đồng bằng sông Cửu Long");
