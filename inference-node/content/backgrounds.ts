@@ -34,18 +34,26 @@ const SOURCES: Readonly<Record<string, Source>> = {
 };
 
 /**
- * The lavfi source graph for `bgId`, at the output size and frame rate.
+ * The lavfi source graph for `bgId`, at the output size and frame rate. `halfSizeFilters` run on
+ * the frames at half the output size before the final upscale (quiz cards: card-boxes.ts).
  *
  * @example
  * backgroundGraph("aurora", { width: 1080, height: 1920, fps: 24, durationSec: 30 });
  * // "gradients=s=270x480:r=24:d=30.000:...,scale=1080:1920:flags=bilinear"
  */
-export function backgroundGraph(bgId: string, spec: FrameSpec): string {
+export function backgroundGraph(
+  bgId: string,
+  spec: FrameSpec,
+  halfSizeFilters: readonly string[] = [],
+): string {
   const source = SOURCES[bgId];
   if (!source || !BACKGROUNDS.some((b) => b.bg_id === bgId)) {
     throw new ContentError("invalid_params", `unknown bg_id "${bgId}"`);
   }
   const w = Math.max(16, Math.round(spec.width / DOWNSCALE / 2) * 2);
   const h = Math.max(16, Math.round(spec.height / DOWNSCALE / 2) * 2);
-  return `${source(w, h, spec.fps, spec.durationSec.toFixed(3))},format=yuv420p,scale=${spec.width}:${spec.height}:flags=bilinear,setsar=1`;
+  const generated = `${source(w, h, spec.fps, spec.durationSec.toFixed(3))},format=yuv420p`;
+  const full = `scale=${spec.width}:${spec.height}:flags=bilinear,setsar=1`;
+  if (halfSizeFilters.length === 0) return `${generated},${full}`;
+  return `${generated},scale=${spec.width / 2}:${spec.height / 2}:flags=bilinear,${halfSizeFilters.join(",")},${full}`;
 }

@@ -8,12 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BACKGROUNDS, DEFAULT_BG_ID, TEMPLATES, VOICES } from "../../protocol/content.ts";
 import { backgroundGraph } from "./backgrounds.ts";
+import { cardBoxFilters } from "./card-boxes.ts";
 import type { DeckOutline } from "./deck.ts";
 import { type RenderTools, runFfmpeg } from "./ffmpeg.ts";
 import { BOLD_FONT_DIR, filterPath } from "./fonts.ts";
 import { runTool } from "./process.ts";
 import type { QuizQuestion } from "./quiz.ts";
-import { QUIZ_HEIGHT, QUIZ_WIDTH, quizAss } from "./quiz-card.ts";
+import { QUIZ_HEIGHT, QUIZ_WIDTH, quizOverlay } from "./quiz-card.ts";
 import { layoutDeck } from "./slides-layout.ts";
 import { writePdf } from "./slides-pdf.ts";
 import { quizTheme, slideTheme } from "./themes.ts";
@@ -107,11 +108,10 @@ export async function buildPreviews(outDir: string, deps: PreviewDeps): Promise<
           questions: [{ askStart: 0, countdownStart: 0.5, revealStart: 3.5, end: 6 }],
           end: 6,
         };
-        await writeFile(
-          assPath,
-          quizAss("Preview", [SAMPLE_QUESTION], timeline, quizTheme(template.template_id)),
-        );
-        const graph = `${backgroundGraph(DEFAULT_BG_ID, thumbSpec)},ass=${filterPath(assPath)}:fontsdir=${filterPath(BOLD_FONT_DIR)},scale=${THUMB_WIDTH}:${THUMB_HEIGHT}`;
+        const overlay = quizOverlay("Preview", [SAMPLE_QUESTION], timeline, quizTheme(template.template_id));
+        await writeFile(assPath, overlay.ass);
+        const background = backgroundGraph(DEFAULT_BG_ID, thumbSpec, cardBoxFilters(overlay.boxes));
+        const graph = `${background},ass=${filterPath(assPath)}:fontsdir=${filterPath(BOLD_FONT_DIR)},scale=${THUMB_WIDTH}:${THUMB_HEIGHT}`;
         await runFfmpeg(
           tools,
           ["-f", "lavfi", "-i", graph, "-ss", "1", "-frames:v", "1", join(outDir, file)],

@@ -3,7 +3,8 @@
  * question card with four options, a 3-2-1 countdown, and the reveal (correct option in the
  * template's colour, the rest dimmed, the explanation below). The template picks colours and layout.
  */
-import { type AssEvent, type AssStyle, assBox, assDocument, assText, inlineColor } from "./ass.ts";
+import { type AssEvent, type AssStyle, assDocument, assText, inlineColor } from "./ass.ts";
+import type { CardBox } from "./card-boxes.ts";
 import type { QuizQuestion } from "./quiz.ts";
 import type { QuizTheme } from "./themes.ts";
 
@@ -74,13 +75,16 @@ function questionEvents(
   total: number,
   t: QuestionTimes,
   theme: QuizTheme,
+  boxes: CardBox[],
 ): AssEvent[] {
   const events: AssEvent[] = [];
-  const outline = theme.outline ? { color: theme.outline, width: 4 } : undefined;
+  const outline = theme.outline ? { outline: theme.outline } : {};
+  const box = (start: number, end: number, r: Rect, fill: string, alpha = 0) =>
+    boxes.push({ start, end, ...r, fill, alpha, ...outline });
   const at = (start: number, end: number, style: string, text: string, layer: number) =>
     events.push({ start, end, style, text, layer });
   at(t.askStart, t.end, "Header", `${index + 1} / ${total}`, 1);
-  at(t.askStart, t.end, "Box", assBox(70, 380, 940, 540, theme.card, 0, outline), 0);
+  box(t.askStart, t.end, { x: 70, y: 380, w: 940, h: 540 }, theme.card);
   at(t.askStart, t.end, "Question", `{\\pos(540,650)}${assText(q.question)}`, 1);
   const { rects, grid } = optionRects(theme, q.options);
   q.options.forEach((option, i) => {
@@ -91,15 +95,9 @@ function questionEvents(
       : `{\\pos(${r.x + 40},${r.y + r.h / 2})}`;
     const style = grid ? "OptionGrid" : "Option";
     const correct = i === q.answer_index;
-    at(t.askStart, t.revealStart, "Box", assBox(r.x, r.y, r.w, r.h, theme.option, 0, outline), 0);
+    box(t.askStart, t.revealStart, r, theme.option);
     at(t.askStart, t.revealStart, style, `${textPos}${label}`, 1);
-    at(
-      t.revealStart,
-      t.end,
-      "Box",
-      assBox(r.x, r.y, r.w, r.h, correct ? theme.correct : theme.dimmed, correct ? 0 : 0x60, outline),
-      0,
-    );
+    box(t.revealStart, t.end, r, correct ? theme.correct : theme.dimmed, correct ? 0 : 0x60);
     at(
       t.revealStart,
       t.end,
@@ -117,26 +115,28 @@ function questionEvents(
   return events;
 }
 
+/** A quiz video's overlay: the text and small shapes as ASS, the cards as boxes. */
+export interface QuizOverlay {
+  ass: string;
+  boxes: CardBox[];
+}
+
 /**
- * The ASS document of a whole quiz video.
+ * The overlay of a whole quiz video.
  *
  * @example
- * const ass = quizAss("Rivers", questions, timeline, quizTheme("quiz-classic"));
+ * const { ass, boxes } = quizOverlay("Rivers", questions, timeline, quizTheme("quiz-classic"));
  */
-export function quizAss(
+export function quizOverlay(
   title: string,
   questions: readonly QuizQuestion[],
   timeline: QuizTimeline,
   theme: QuizTheme,
-): string {
+): QuizOverlay {
+  const boxes: CardBox[] = [
+    { start: 0, end: timeline.introEnd, x: 90, y: 640, w: 900, h: 640, fill: theme.card, alpha: 0x30 },
+  ];
   const events: AssEvent[] = [
-    {
-      start: 0,
-      end: timeline.introEnd,
-      style: "Box",
-      text: assBox(90, 640, 900, 640, theme.card, 0x30),
-      layer: 0,
-    },
     {
       start: 0,
       end: timeline.introEnd,
@@ -147,7 +147,7 @@ export function quizAss(
   ];
   questions.forEach((q, i) => {
     const times = timeline.questions[i];
-    if (times) events.push(...questionEvents(q, i, questions.length, times, theme));
+    if (times) events.push(...questionEvents(q, i, questions.length, times, theme, boxes));
   });
-  return assDocument(QUIZ_WIDTH, QUIZ_HEIGHT, styles(theme), events);
+  return { ass: assDocument(QUIZ_WIDTH, QUIZ_HEIGHT, styles(theme), events), boxes };
 }

@@ -7,10 +7,11 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Voice } from "../../protocol/content.ts";
 import { backgroundGraph } from "./backgrounds.ts";
+import { cardBoxFilters } from "./card-boxes.ts";
 import { AAC_ARGS, H264_ARGS, type RenderTools, runFfmpeg } from "./ffmpeg.ts";
 import { BOLD_FONT_DIR, filterPath } from "./fonts.ts";
 import { BLANK, type QuizQuestion } from "./quiz.ts";
-import { LETTERS, QUIZ_HEIGHT, QUIZ_WIDTH, type QuizTimeline, quizAss } from "./quiz-card.ts";
+import { LETTERS, QUIZ_HEIGHT, QUIZ_WIDTH, type QuizTimeline, quizOverlay } from "./quiz-card.ts";
 import type { RenderedMedia } from "./render-short.ts";
 import { VIDEO_FPS } from "./render-short.ts";
 import type { ContentLanguage } from "./script.ts";
@@ -129,15 +130,15 @@ export async function renderQuiz(
   const { timeline, wavPath, characters } = await narrate(input);
   input.signal.throwIfAborted();
   const assPath = join(input.workDir, "quiz.ass");
-  await writeFile(assPath, quizAss(input.title, input.questions, timeline, input.theme));
+  const overlay = quizOverlay(input.title, input.questions, timeline, input.theme);
+  await writeFile(assPath, overlay.ass);
   const path = join(input.workDir, "quiz.mp4");
   const duration = timeline.end;
-  const background = backgroundGraph(input.bgId, {
-    width: QUIZ_WIDTH,
-    height: QUIZ_HEIGHT,
-    fps: VIDEO_FPS,
-    durationSec: duration,
-  });
+  const background = backgroundGraph(
+    input.bgId,
+    { width: QUIZ_WIDTH, height: QUIZ_HEIGHT, fps: VIDEO_FPS, durationSec: duration },
+    cardBoxFilters(overlay.boxes),
+  );
   await runFfmpeg(
     input.tools,
     [
