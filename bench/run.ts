@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { api } from "./api.ts";
+import { content } from "./content.ts";
 import { decode } from "./decode.ts";
 import { diarize } from "./diarize.ts";
 import { live } from "./live.ts";
@@ -12,7 +13,7 @@ import { pipeline } from "./pipeline.ts";
 import { sync } from "./sync.ts";
 import type { BenchGroup, BenchResult } from "./types.ts";
 
-const GROUPS: Record<string, BenchGroup> = { api, decode, diarize, pipeline, sync, live };
+const GROUPS: Record<string, BenchGroup> = { api, decode, diarize, pipeline, sync, live, content };
 
 function format(value: number | null): string {
   if (value === null || Number.isNaN(value)) return "-";

@@ -1,0 +1,99 @@
+/**
+ * Shared pieces of the content tests: sample notes, real ffprobe/pdfinfo readers, and an abort-free
+ * context that records progress reports.
+ */
+import { execFileSync } from "node:child_process";
+import { parseAssTime } from "../../inference-node/content/ass.ts";
+import type { ContentProgress } from "../../inference-node/content/progress.ts";
+import type { NoteSnapshot } from "../../protocol/content.ts";
+
+export const ENGLISH_NOTE: NoteSnapshot = {
+  note_id: "note-en-1",
+  title: "The Mekong River",
+  language: "en",
+  content: `# Overview
+The Mekong is one of the longest rivers in Asia. It flows about 4,350 kilometres through six countries, from the Tibetan Plateau to the South China Sea.
+Around 60 million people depend on the river for food, water and transport.
+
+# Ecology
+The Mekong has more fish species than any river except the Amazon. The giant catfish can weigh 300 kilograms.
+Floods every monsoon season bring sediment that keeps the delta fertile. Rice farmers in Vietnam rely on this cycle.
+
+# Threats
+Dams in China and Laos hold back sediment and block fish migration. Sea level rise pushes salt water into the delta.
+Scientists warn that the delta could shrink by half before 2100.`,
+};
+
+export const VIETNAMESE_NOTE: NoteSnapshot = {
+  note_id: "note-vi-1",
+  title: "Sông Mê Kông",
+  language: "vi",
+  content: `# Tổng quan
+Sông Mê Kông là một trong những con sông dài nhất châu Á. Sông chảy qua sáu quốc gia, từ cao nguyên Tây Tạng đến Biển Đông.
+Khoảng 60 triệu người sống nhờ nguồn nước và thủy sản của dòng sông.
+
+# Đồng bằng
+Đồng bằng sông Cửu Long là vựa lúa lớn nhất Việt Nam. Lũ hằng năm mang phù sa bồi đắp cho ruộng đồng.
+Nông dân ở Cần Thơ và An Giang trồng lúa theo mùa nước nổi.
+
+# Thách thức
+Các đập thủy điện ở Trung Quốc và Lào giữ lại phù sa. Nước biển dâng đẩy nước mặn vào sâu trong đồng bằng.
+Các nhà khoa học cảnh báo đồng bằng có thể bị thu hẹp trước năm 2100.`,
+};
+
+export interface Probe {
+  duration: number;
+  streams: { codec_type: string; codec_name: string; width?: number; height?: number; pix_fmt?: string }[];
+}
+
+/** ffprobe's view of a media file. */
+export function probe(path: string): Probe {
+  const out = execFileSync("ffprobe", [
+    "-v",
+    "error",
+    "-show_entries",
+    "format=duration:stream=codec_type,codec_name,width,height,pix_fmt",
+    "-of",
+    "json",
+    path,
+  ]);
+  const json = JSON.parse(out.toString("utf8")) as {
+    format: { duration: string };
+    streams: Probe["streams"];
+  };
+  return { duration: Number(json.format.duration), streams: json.streams };
+}
+
+/** Page count of a PDF, from poppler's pdfinfo. */
+export function pdfPages(path: string): number {
+  const out = execFileSync("pdfinfo", [path]).toString("utf8");
+  return Number(/^Pages:\s+(\d+)/m.exec(out)?.[1]);
+}
+
+/** A task context whose reports are kept for assertions. */
+export function recordingContext(signal: AbortSignal = new AbortController().signal) {
+  const reports: ContentProgress[] = [];
+  return { reports, ctx: { signal, report: (update: ContentProgress) => reports.push(update) } };
+}
+
+/** Dialogue events of an ASS document: start, end, style and text. */
+export function assEvents(ass: string): { start: number; end: number; style: string; text: string }[] {
+  return ass
+    .split("\n")
+    .filter((line) => line.startsWith("Dialogue:"))
+    .map((line) => {
+      const fields = line.slice("Dialogue:".length).split(",");
+      return {
+        start: parseAssTime(fields[1] ?? ""),
+        end: parseAssTime(fields[2] ?? ""),
+        style: fields[3] ?? "",
+        text: fields.slice(9).join(","),
+      };
+    });
+}
+
+/** Command lines of running processes that mention `needle` (e.g. a task's temp folder). */
+export function processesMentioning(needle: string): string[] {
+  const out = execFileSync("ps", ["-eo", "args"]).toString("utf8");
+  return out.split("\n").filter((line) => line.includes(needle) && !line.includes("ps -eo"));
+}
