@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../platform/config.ts";
+import type { ProgressReport } from "../platform/task-store.ts";
 import type { TaskRecord } from "../protocol/task.ts";
 import type { TranscriptionDetail } from "../protocol/transcription-detail.ts";
 
@@ -68,11 +69,20 @@ export class JobState extends DurableObject<Env> {
     return (await this.ctx.storage.get<TranscriptionDetail>(DETAIL_KEY)) ?? null;
   }
 
-  /** Updates progress only: it is not a status change, so neither updated_at nor the expiry moves. */
-  async setProgress(progress: number): Promise<void> {
+  /**
+   * Updates a running task's progress (never lowered: a retried attempt starts where the last one
+   * got to in the client's eyes), step and estimate. Not a status change, so neither updated_at nor
+   * the expiry moves.
+   */
+  async setProgress(report: ProgressReport): Promise<void> {
     const record = await this.read();
     if (record && record.status === "processing") {
-      await this.ctx.storage.put(RECORD_KEY, { ...record, progress });
+      await this.ctx.storage.put(RECORD_KEY, {
+        ...record,
+        progress: Math.max(record.progress, report.progress),
+        step: report.step ?? record.step,
+        eta_sec: report.etaSec ?? record.eta_sec,
+      });
     }
   }
 

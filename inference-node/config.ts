@@ -16,6 +16,8 @@ export const NodeConfig = z.object({
   modelPath: z.string().optional(),
   modelsDir: z.string(),
   concurrency: z.coerce.number().int().min(1).max(16),
+  /** Content renders at once (their own loop); 0 = this node renders none. */
+  contentConcurrency: z.coerce.number().int().min(0).max(16),
   threads: z.coerce.number().int().min(1).max(64),
   heartbeatMs: z.coerce.number().int().min(200),
   diarize: z.boolean(),
@@ -58,6 +60,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     modelPath: values.model ?? env.VOXEDGE_MODEL,
     modelsDir: values["models-dir"] ?? env.VOXEDGE_MODELS_DIR ?? "models",
     concurrency: values.concurrency ?? env.VOXEDGE_CONCURRENCY ?? 1,
+    contentConcurrency: env.VOXEDGE_CONTENT_CONCURRENCY ?? 1,
     threads: values.threads ?? env.VOXEDGE_THREADS ?? Math.max(1, Math.min(4, availableParallelism())),
     heartbeatMs: env.VOXEDGE_HEARTBEAT_MS ?? 5000,
     diarize: values["no-diarize"] ? false : bool(env.VOXEDGE_DIARIZE, true),

@@ -10,8 +10,11 @@ export type TaskRunner = (lease: Lease, context: TaskContext) => Promise<Complet
 export interface TaskContext {
   /** Aborted when the lease is lost or the node stops. */
   signal: AbortSignal;
-  /** Reports progress 0..100; sent with the next heartbeat. */
-  progress: (percent: number) => void;
+  /**
+   * Reports progress 0..100 (never lowered), and optionally what the task is doing and the seconds it
+   * expects to need; sent with the next heartbeat.
+   */
+  progress: (percent: number, detail?: { step?: string; etaSec?: number }) => void;
 }
 
 export interface LeaseLoopOptions {
@@ -99,9 +102,9 @@ export class LeaseLoop {
   private async runTask(lease: Lease, abort: AbortController): Promise<void> {
     const { client, logger } = this.options;
     const log = logger.child({ task_id: lease.task_id, lease_id: lease.lease_id, attempt: lease.attempt });
-    let progress = 0;
+    const report: { progress: number; step?: string; estimated_time_sec?: number } = { progress: 0 };
     const heartbeat = setInterval(() => {
-      client.heartbeat(lease.lease_id, { node: this.options.health(), progress }).then(
+      client.heartbeat(lease.lease_id, { node: this.options.health(), ...report }).then(
         (answer) => {
           // The task already ended as failed on the Worker; aborting stops the decode.
           if (answer.cancel && !abort.signal.aborted) {
@@ -124,8 +127,11 @@ export class LeaseLoop {
     try {
       const result = await this.options.run(lease, {
         signal: abort.signal,
-        progress: (percent) => {
-          progress = Math.max(progress, Math.min(100, percent));
+        progress: (percent, detail) => {
+          report.progress = Math.max(report.progress, Math.min(100, percent));
+          if (detail?.step) report.step = detail.step;
+          if (detail?.etaSec !== undefined)
+            report.estimated_time_sec = Math.max(0, Math.round(detail.etaSec));
         },
       });
       if (abort.signal.reason instanceof TaskCancelledError) {

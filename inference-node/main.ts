@@ -1,6 +1,7 @@
 /**
  * The inference node: loads the default model once, pulls transcription leases from the Worker and
- * runs them. Needs only outbound HTTP(S) to the Worker.
+ * runs them; beside them, unless VOXEDGE_CONTENT_CONCURRENCY=0, it renders content tasks (shorts, quiz
+ * videos, slide decks) in a loop of their own and publishes the catalog previews once. Needs only outbound HTTP(S) to the Worker.
  *
  *   npm run node -- --worker-url http://127.0.0.1:8787 --token $NODE_TOKEN [--model models/ggml-base.bin]
  *
@@ -12,14 +13,22 @@
  */
 
 import type { NodeHealth } from "../protocol/node.ts";
+import { CONTENT_KINDS } from "../protocol/task.ts";
 import { loadConfig } from "./config.ts";
+import { publishMissingPreviews } from "./content/publish-previews.ts";
+import { contentDepsFromEnv } from "./content/run-content-task.ts";
 import { LeaseLoop } from "./lease-loop.ts";
 import { liveOptionsFromEnv } from "./live/options.ts";
 import { startLiveService } from "./live/service.ts";
 import { logger } from "./logger.ts";
 import { loadResidentModel } from "./model.ts";
+import { renderTask } from "./pipeline/render-task.ts";
 import { transcribe } from "./pipeline/transcribe-task.ts";
 import { TaskFailureError } from "./task-failure.ts";
+
+const unsupported = (kind: string) =>
+  new TaskFailureError("unsupported_kind", `this loop of the node does not run ${kind} tasks`);
+
 import { createTranslator, translatorConfigFromEnv } from "./translate/config.ts";
 import { WorkerClient } from "./worker-client.ts";
 
@@ -56,21 +65,45 @@ async function main(): Promise<void> {
     },
     logger,
   };
-  const loop = new LeaseLoop({
-    client,
-    health,
-    kinds: ["transcribe"],
-    concurrency: config.concurrency,
-    heartbeatMs: config.heartbeatMs,
-    logger,
-    run: async (lease, context) => {
-      if (lease.kind !== "transcribe") {
-        throw new TaskFailureError("unsupported_kind", `this node does not run ${lease.kind} tasks`);
-      }
-      return { kind: "transcribe", result: await transcribe(lease, deps, context) };
-    },
-  });
-  loop.start();
+  // Two loops, so a long render never holds a transcription slot and the other way round.
+  const loops = [
+    new LeaseLoop({
+      client,
+      health,
+      kinds: ["transcribe"],
+      concurrency: config.concurrency,
+      heartbeatMs: config.heartbeatMs,
+      logger,
+      run: async (lease, context) => {
+        if (lease.kind !== "transcribe") throw unsupported(lease.kind);
+        return { kind: "transcribe", result: await transcribe(lease, deps, context) };
+      },
+    }),
+  ];
+  if (config.contentConcurrency > 0) {
+    const content = contentDepsFromEnv(
+      process.env,
+      translator ? (...args) => translator.translate(...args) : undefined,
+    );
+    loops.push(
+      new LeaseLoop({
+        client,
+        health,
+        kinds: [...CONTENT_KINDS],
+        concurrency: config.contentConcurrency,
+        heartbeatMs: config.heartbeatMs,
+        logger,
+        run: async (lease, context) => {
+          if (lease.kind === "transcribe") throw unsupported(lease.kind);
+          return renderTask(lease, { content, client }, context);
+        },
+      }),
+    );
+    publishMissingPreviews(client, { ...content, signal: new AbortController().signal }, logger).catch(
+      (error: unknown) => logger.warn({ err: String(error) }, "catalog previews not published"),
+    );
+  }
+  for (const loop of loops) loop.start();
   logger.info(
     { worker: config.workerUrl, node_id: config.nodeId, concurrency: config.concurrency },
     "pulling work",
@@ -94,8 +127,8 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, active: loop.activeTasks }, "draining");
-    await Promise.all([loop.drain(drainMs), live?.stop()]);
+    logger.info({ signal, active: loops.reduce((n, loop) => n + loop.activeTasks, 0) }, "draining");
+    await Promise.all([...loops.map((loop) => loop.drain(drainMs)), live?.stop()]);
     await model.whisper.dispose();
     logger.info("stopped");
     process.exit(0);

@@ -1,3 +1,7 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { Readable } from "node:stream";
+import { z } from "zod";
 import {
   type CompleteRequest,
   type FailRequest,
@@ -8,6 +12,10 @@ import {
   type NodeHealth,
 } from "../protocol/node.ts";
 import type { TaskKind } from "../protocol/task.ts";
+
+/** What the Worker answers for a stored output file. */
+const OutputReceipt = z.object({ object_key: z.string(), bytes: z.number(), content_type: z.string() });
+export type OutputReceipt = z.infer<typeof OutputReceipt>;
 
 /** The lease is gone (expired and handed back, or released): stop working on the task. */
 export class LeaseGoneError extends Error {
@@ -27,10 +35,14 @@ export class WorkerClient {
     private readonly token: string,
   ) {}
 
-  private async request(path: string, init: RequestInit & { signal?: AbortSignal } = {}): Promise<Response> {
+  /** A request to the Worker; a streamed body needs `duplex: "half"` (Node's fetch). */
+  private async request(
+    path: string,
+    init: RequestInit & { signal?: AbortSignal; duplex?: "half" } = {},
+  ): Promise<Response> {
     const headers = new Headers(init.headers);
     headers.set("authorization", `Bearer ${this.token}`);
-    if (init.body) headers.set("content-type", "application/json");
+    if (init.body && !headers.has("content-type")) headers.set("content-type", "application/json");
     return fetch(new URL(path, this.baseUrl), { ...init, headers });
   }
 
@@ -81,6 +93,47 @@ export class WorkerClient {
       body: JSON.stringify(failure),
     });
     await this.expectOk(response, "fail", leaseId);
+  }
+
+  /** Uploads one output file of a leased render; the answer is what the completion lists. */
+  async uploadOutput(
+    leaseId: string,
+    name: string,
+    file: string,
+    contentType: string,
+  ): Promise<OutputReceipt> {
+    const response = await this.putFile(
+      `/internal/v1/leases/${leaseId}/outputs/${encodeURIComponent(name)}`,
+      file,
+      contentType,
+    );
+    await this.expectOk(response, "output upload", leaseId);
+    return OutputReceipt.parse(await response.json());
+  }
+
+  /** The catalog preview files the Worker already holds. */
+  async storedPreviews(): Promise<string[]> {
+    const response = await this.request("/internal/v1/previews");
+    await this.expectOk(response, "previews");
+    return z.object({ files: z.array(z.string()) }).parse(await response.json()).files;
+  }
+
+  async uploadPreview(name: string, file: string, contentType: string): Promise<void> {
+    await this.expectOk(
+      await this.putFile(`/internal/v1/previews/${encodeURIComponent(name)}`, file, contentType),
+      "preview upload",
+    );
+  }
+
+  /** PUTs a file's bytes, streamed, with its length declared (R2 wants it up front). */
+  private async putFile(path: string, file: string, contentType: string): Promise<Response> {
+    const { size } = await stat(file);
+    return this.request(path, {
+      method: "PUT",
+      headers: { "content-type": contentType, "content-length": String(size) },
+      body: Readable.toWeb(createReadStream(file)) as ReadableStream,
+      duplex: "half",
+    });
   }
 
   /** Streams a leased task's stored media (the lease's `source_path`). */

@@ -38,6 +38,9 @@ export const jobs = sqliteTable(
     error: text("error"),
     error_code: text("error_code", { enum: TASK_FAILURE_CODES }),
     progress: integer("progress").notNull().default(0),
+    /** What a running task is doing now (content renders report it), and its estimate of the rest. */
+    step: text("step"),
+    eta_sec: real("eta_sec"),
     created_at: integer("created_at").notNull(),
     updated_at: integer("updated_at").notNull(),
   },

@@ -19,20 +19,20 @@ import { jobState } from "./stubs.ts";
  * columns are the record's fields, so both stores hold the same value.
  */
 
-export type NewTask = {
-  [K in TaskKind]: {
-    ownerKeyId: string;
-    kind: K;
-    lane: Lane;
-    params: TaskParams<K>;
-    source: TaskSource;
-  };
-}[TaskKind];
+/** A task to create; its params must be its kind's (checked when the record is built). */
+export interface NewTask {
+  ownerKeyId: string;
+  kind: TaskKind;
+  lane: Lane;
+  params: TaskParams;
+  source: TaskSource;
+}
 
 /** Writes a new queued task to both stores and returns it. */
 export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> {
   const now = Date.now();
-  const record: TaskRecord = {
+  // parse() pairs the input's kind with its params' type, checking them once more.
+  const record = TaskRecord.parse({
     task_id: crypto.randomUUID(),
     owner_key_id: input.ownerKeyId,
     kind: input.kind,
@@ -44,9 +44,11 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
     error: null,
     error_code: null,
     progress: 0,
+    step: null,
+    eta_sec: null,
     created_at: now,
     updated_at: now,
-  };
+  });
   await db(env).insert(jobs).values(record);
   await jobState(env, record.task_id).write(record);
   return record;
@@ -71,8 +73,12 @@ export interface TaskFailure {
   message: string;
 }
 
+/**
+ * A move to another status. Progress is kept across a retry (queued again, processing again): a client
+ * never sees it go back.
+ */
 export type StatusChange =
-  | { status: "queued" | "processing"; progress?: number }
+  | { status: "queued" | "processing" }
   | { status: "done"; result: TaskResult }
   | { status: "failed"; failure: TaskFailure };
 
@@ -93,6 +99,8 @@ export async function changeTaskStatus(
       error: next.error,
       error_code: next.error_code,
       progress: next.progress,
+      step: next.step,
+      eta_sec: next.eta_sec,
       updated_at: next.updated_at,
     })
     .where(eq(jobs.task_id, taskId));
@@ -101,7 +109,13 @@ export async function changeTaskStatus(
 }
 
 function applyChange(current: TaskRecord, change: StatusChange, now: number): TaskRecord {
-  const base = { ...current, status: change.status as TaskStatus, updated_at: now };
+  const base = {
+    ...current,
+    status: change.status as TaskStatus,
+    updated_at: now,
+    step: null,
+    eta_sec: null,
+  };
   switch (change.status) {
     case "done":
       return TaskRecord.parse({
@@ -114,13 +128,20 @@ function applyChange(current: TaskRecord, change: StatusChange, now: number): Ta
     case "failed":
       return { ...base, error: change.failure.message, error_code: change.failure.code };
     default:
-      return { ...base, progress: change.progress ?? current.progress };
+      return base;
   }
 }
 
+/** A running task's latest report: progress (only ever raised), its step, the time it expects to need. */
+export interface ProgressReport {
+  progress: number;
+  step?: string;
+  etaSec?: number;
+}
+
 /** Records progress in the fast store only; the permanent row keeps status changes. */
-export async function reportProgress(env: Env, taskId: string, progress: number): Promise<void> {
-  await jobState(env, taskId).setProgress(progress);
+export async function reportProgress(env: Env, taskId: string, report: ProgressReport): Promise<void> {
+  await jobState(env, taskId).setProgress(report);
 }
 
 /**

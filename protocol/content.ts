@@ -5,6 +5,7 @@
  * the node, so zod only. Preview URLs are the Worker's business and are not here.
  */
 import { z } from "zod";
+import type { TaskFailureCode } from "./task-failure.ts";
 
 /** The note as the Worker snapshots it when the task is created; the node never reads D1. */
 export const NoteSnapshot = z.object({
@@ -177,29 +178,22 @@ export const CONTENT_STEPS = [
 export const ContentStep = z.enum(CONTENT_STEPS);
 export type ContentStep = z.infer<typeof ContentStep>;
 
-/** Stable `error_key` values of a failed content task. */
+/**
+ * The failure codes a content render can end with (their meanings and retry rules are in
+ * protocol/task-failure.ts); the content API shows them as `error_key`.
+ */
 export const CONTENT_ERROR_CODES = [
-  /** The params did not parse (unknown voice, background or template; bad range). */
   "invalid_params",
-  /** The note has too little text for what was asked (e.g. fewer key sentences than quiz questions). */
   "note_too_short",
-  /** No speech engine on this node: espeak-ng is not installed, or the TTS server cannot be reached. */
   "tts_unavailable",
-  /** The speech engine ran but failed or returned unusable audio. */
   "tts_failed",
-  /** The configured LLM failed or answered something unusable. */
   "llm_failed",
-  /** The output language differs from the note's and no translator for the pair is configured. */
   "translation_unavailable",
-  /** The translator was asked and failed. */
   "translation_failed",
-  /** ffmpeg is missing from this node. */
   "renderer_unavailable",
-  /** ffmpeg failed while rendering the video or audio. */
   "render_failed",
-  /** Building the PPTX or PDF failed. */
   "slides_failed",
-] as const;
+] as const satisfies readonly TaskFailureCode[];
 export const ContentErrorCode = z.enum(CONTENT_ERROR_CODES);
 export type ContentErrorCode = z.infer<typeof ContentErrorCode>;
 
@@ -216,3 +210,46 @@ export function parseSlideCountRange(text: string): SlideCountRange | null {
   const parsed = SlideCountRange.safeParse({ min: Number(match[1]), max: Number(match[2]) });
   return parsed.success ? parsed.data : null;
 }
+
+/** The files a content task produces. */
+export const CONTENT_OUTPUT_ROLES = ["video", "audio", "pptx", "pdf"] as const;
+
+/** One uploaded output file: where it is stored and what it is. */
+export const ContentOutputFile = z.object({
+  role: z.enum(CONTENT_OUTPUT_ROLES),
+  object_key: z.string().max(300),
+  content_type: z.string().max(200),
+  bytes: z.number().int().min(0),
+});
+export type ContentOutputFile = z.infer<typeof ContentOutputFile>;
+
+/**
+ * What a finished content task keeps (and what its node reports): the note it came from, what was
+ * made, and the uploaded files. Extra fields a renderer adds (the script, the quiz questions) are
+ * kept as they are.
+ */
+export const ContentTaskResult = z.looseObject({
+  note_id: z.string(),
+  title: z.string(),
+  language: z.string().nullable(),
+  /** Seconds, for videos and audio. */
+  duration: z.number().min(0).optional(),
+  slide_count: z.number().int().min(1).optional(),
+  question_count: z.number().int().min(1).optional(),
+  outputs: z.array(ContentOutputFile).min(1).max(4),
+});
+export type ContentTaskResult = z.infer<typeof ContentTaskResult>;
+
+/** Catalog preview files as nodes upload them and the Worker links them. */
+export const previewFile = {
+  background: (bgId: string) => `bg-${bgId}.png`,
+  template: (templateId: string) => `template-${templateId}.png`,
+  voice: (voiceId: string) => `voice-${voiceId}.mp3`,
+} as const;
+
+/** Every preview file the catalogs name: what nodes render and upload, and all the Worker serves. */
+export const PREVIEW_FILES: ReadonlySet<string> = new Set([
+  ...VOICES.map((voice) => previewFile.voice(voice.voice_id)),
+  ...BACKGROUNDS.map((bg) => previewFile.background(bg.bg_id)),
+  ...TEMPLATES.map((template) => previewFile.template(template.template_id)),
+]);

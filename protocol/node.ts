@@ -44,12 +44,18 @@ const leaseFields = {
   expires_at: z.number().int(),
 };
 
-function leaseOf<K extends TaskKind>(kind: K) {
-  return z.object({ ...leaseFields, kind: z.literal(kind), params: TASK_CONTRACTS[kind].params });
+/** One kind's lease; the schema comes in as an argument so each variant keeps its own types. */
+function leaseOf<K extends TaskKind, P extends z.ZodType>(kind: K, contract: { params: P }) {
+  return z.object({ ...leaseFields, kind: z.literal(kind), params: contract.params });
 }
 
 /** A work order: the task's kind and its params, typed by that kind. */
-export const Lease = z.discriminatedUnion("kind", [leaseOf("transcribe")]);
+export const Lease = z.discriminatedUnion("kind", [
+  leaseOf("transcribe", TASK_CONTRACTS.transcribe),
+  leaseOf("shorts", TASK_CONTRACTS.shorts),
+  leaseOf("quiz_video", TASK_CONTRACTS.quiz_video),
+  leaseOf("slide", TASK_CONTRACTS.slide),
+]);
 export type Lease = z.infer<typeof Lease>;
 export type LeaseOf<K extends TaskKind> = Extract<Lease, { kind: K }>;
 
@@ -59,6 +65,10 @@ export type LeaseResponse = z.infer<typeof LeaseResponse>;
 export const HeartbeatRequest = z.strictObject({
   node: NodeHealth,
   progress: z.number().min(0).max(100).default(0),
+  /** What the task is doing now (e.g. a content step such as `rendering_video`). */
+  step: z.string().min(1).max(64).optional(),
+  /** Seconds the node expects the task still needs. */
+  estimated_time_sec: z.number().min(0).max(86_400).optional(),
 });
 export type HeartbeatRequest = z.input<typeof HeartbeatRequest>;
 
@@ -72,12 +82,17 @@ export const HeartbeatResponse = z.object({
 });
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponse>;
 
-function completionOf<K extends TaskKind>(kind: K) {
-  return z.strictObject({ kind: z.literal(kind), result: TASK_CONTRACTS[kind].completion });
+function completionOf<K extends TaskKind, C extends z.ZodType>(kind: K, contract: { completion: C }) {
+  return z.strictObject({ kind: z.literal(kind), result: contract.completion });
 }
 
 /** A finished task's outcome; `kind` must be the lease's. */
-export const CompleteRequest = z.discriminatedUnion("kind", [completionOf("transcribe")]);
+export const CompleteRequest = z.discriminatedUnion("kind", [
+  completionOf("transcribe", TASK_CONTRACTS.transcribe),
+  completionOf("shorts", TASK_CONTRACTS.shorts),
+  completionOf("quiz_video", TASK_CONTRACTS.quiz_video),
+  completionOf("slide", TASK_CONTRACTS.slide),
+]);
 export type CompleteRequest = z.infer<typeof CompleteRequest>;
 
 export const FailRequest = z.strictObject({

@@ -39,6 +39,27 @@ export const TASK_FAILURES = {
     meaning: "the job queue could not deliver the task to the scheduler",
   },
   internal_error: { retryable: true, meaning: "an unexpected error on the inference node" },
+  note_too_short: {
+    retryable: false,
+    meaning: "the note has too little text for what was asked (e.g. fewer key sentences than questions)",
+  },
+  tts_unavailable: {
+    retryable: true,
+    meaning: "no speech engine on the node (espeak-ng missing, or the TTS server unreachable)",
+  },
+  tts_failed: { retryable: true, meaning: "the speech engine failed or returned unusable audio" },
+  llm_failed: {
+    retryable: true,
+    meaning: "the configured language model failed or answered something unusable",
+  },
+  translation_unavailable: {
+    retryable: true,
+    meaning: "the output language differs from the note's and no translator for the pair is configured",
+  },
+  translation_failed: { retryable: true, meaning: "the translator failed" },
+  renderer_unavailable: { retryable: true, meaning: "ffmpeg is missing on the node" },
+  render_failed: { retryable: true, meaning: "ffmpeg failed while rendering the video or audio" },
+  slides_failed: { retryable: true, meaning: "building the PPTX or PDF failed" },
 } as const satisfies Record<string, { retryable: boolean; meaning: string }>;
 
 export type TaskFailureCode = keyof typeof TASK_FAILURES;

@@ -1,4 +1,11 @@
 import { z } from "zod";
+import {
+  type ContentKind,
+  ContentTaskResult,
+  QuizVideoParams,
+  ShortsParams,
+  SlideParams,
+} from "./content.ts";
 import { TaskFailureCode } from "./task-failure.ts";
 import { TranscribeParams } from "./transcribe-params.ts";
 import { TranscriptionResult } from "./transcription.ts";
@@ -16,6 +23,24 @@ export const TASK_CONTRACTS = {
     params: TranscribeParams,
     completion: DetailedTranscriptionResult,
     result: TranscriptionResult,
+  },
+  shorts: {
+    workClass: "render",
+    params: ShortsParams,
+    completion: ContentTaskResult,
+    result: ContentTaskResult,
+  },
+  quiz_video: {
+    workClass: "render",
+    params: QuizVideoParams,
+    completion: ContentTaskResult,
+    result: ContentTaskResult,
+  },
+  slide: {
+    workClass: "render",
+    params: SlideParams,
+    completion: ContentTaskResult,
+    result: ContentTaskResult,
   },
 } as const;
 
@@ -36,6 +61,9 @@ export type WorkClass = "speech" | "render";
 export function workClassOf(kind: TaskKind): WorkClass {
   return TASK_CONTRACTS[kind].workClass;
 }
+
+/** The kinds a content node renders (notes into media). */
+export const CONTENT_KINDS = ["shorts", "quiz_video", "slide"] as const satisfies readonly ContentKind[];
 
 /** The kinds that draw on one capacity. */
 export function kindsOf(workClass: WorkClass): TaskKind[] {
@@ -69,13 +97,21 @@ const recordFields = {
   error: z.string().nullable(),
   /** Set with `error` when the task failed. */
   error_code: TaskFailureCode.nullable(),
+  /** 0..100; it never goes back, not even when a lost attempt is retried. */
   progress: z.number().min(0).max(100),
+  /** What a running task is doing now (content renders report it); null otherwise. */
+  step: z.string().nullable(),
+  /** The node's estimate of the seconds left, as of its last report; null when it gave none. */
+  eta_sec: z.number().min(0).nullable(),
   created_at: z.number().int(),
   updated_at: z.number().int(),
 };
 
-function recordOf<K extends TaskKind>(kind: K) {
-  const contract = TASK_CONTRACTS[kind];
+/** One kind's record; the schemas come in as arguments so each variant keeps its own types. */
+function recordOf<K extends TaskKind, P extends z.ZodType, R extends z.ZodType>(
+  kind: K,
+  contract: { params: P; result: R },
+) {
   return z.object({
     ...recordFields,
     kind: z.literal(kind),
@@ -88,7 +124,12 @@ function recordOf<K extends TaskKind>(kind: K) {
  * A task as both stores keep it (the D1 `jobs` row has exactly these columns). Times are Unix
  * milliseconds. Told apart by `kind`, so params and result are typed per kind.
  */
-export const TaskRecord = z.discriminatedUnion("kind", [recordOf("transcribe")]);
+export const TaskRecord = z.discriminatedUnion("kind", [
+  recordOf("transcribe", TASK_CONTRACTS.transcribe),
+  recordOf("shorts", TASK_CONTRACTS.shorts),
+  recordOf("quiz_video", TASK_CONTRACTS.quiz_video),
+  recordOf("slide", TASK_CONTRACTS.slide),
+]);
 export type TaskRecord = z.infer<typeof TaskRecord>;
 export type TaskRecordOf<K extends TaskKind> = Extract<TaskRecord, { kind: K }>;
 

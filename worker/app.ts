@@ -9,6 +9,7 @@ import { requestLog } from "./middleware/request-log.ts";
 import { OPENAI_PREFIX, openAIErrorResponse, usesOpenAIEnvelope } from "./openai/errors.ts";
 import { createRouter } from "./router.ts";
 import { mountConsole } from "./routes/console.ts";
+import { catalogRoutes, createRoutes, createTaskRoutes } from "./routes/content.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { mountDocs } from "./routes/docs.ts";
 import { historyRoutes } from "./routes/history.ts";
@@ -53,7 +54,10 @@ app.route("/history", historyRoutes);
 app.route("/uploads", uploadRoutes); // POST /uploads/presign, PUT /uploads/put/{key}
 app.route("/media", mediaRoutes); // GET /media/{key}
 app.route("/ws", liveRoutes); // the live microphone
-app.route("/v1/notes", noteRoutes); // content generation's notes
+app.route("/v1/notes", noteRoutes); // content generation: notes
+app.route("/v1", catalogRoutes); // content: /v1/voices, /backgrounds, /templates, /catalog/previews/{file}
+app.route("/v2/create", createRoutes); // content: POST /v2/create/shorts, /quiz-video, /slide
+app.route("/v1/create/tasks", createTaskRoutes); // content: GET /v1/create/tasks/{id}/result
 app.route(OPENAI_PREFIX, openaiRoutes); // /v1/audio/*, /v1/models
 app.route("/internal/v1", internalRoutes); // nodes: leases
 app.route("/internal/v1/live", liveNodeRoutes); // nodes: live sockets

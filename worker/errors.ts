@@ -9,6 +9,7 @@ export const ErrorCode = z.enum([
   "conflict",
   "gone",
   "payload_too_large",
+  "unsupported_media_type",
   "validation_error",
   "rate_limited",
   "client_closed",
@@ -46,6 +47,7 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   gone: 410,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   validation_error: 422,
   rate_limited: 429,
   /** nginx's 499: the caller went away before the answer (a cancelled synchronous task). */

@@ -180,7 +180,7 @@ export class Dispatcher extends DurableObject<Env> {
       } else {
         this.queue.push(lease, lease.seq);
         this.leases.delete(lease.lease_id);
-        await changeTaskStatus(this.env, lease.task_id, { status: "queued", progress: 0 });
+        await changeTaskStatus(this.env, lease.task_id, { status: "queued" });
       }
     }
     this.leases.pruneFinished(now - FINISHED_MEMORY_MS);

@@ -6,7 +6,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BACKGROUNDS, DEFAULT_BG_ID, TEMPLATES, VOICES } from "../../protocol/content.ts";
+import { BACKGROUNDS, DEFAULT_BG_ID, previewFile, TEMPLATES, VOICES } from "../../protocol/content.ts";
 import { backgroundGraph } from "./backgrounds.ts";
 import { cardBoxFilters } from "./card-boxes.ts";
 import type { DeckOutline } from "./deck.ts";
@@ -79,7 +79,7 @@ export async function buildPreviews(outDir: string, deps: PreviewDeps): Promise<
   const thumbSpec = { width: QUIZ_WIDTH, height: QUIZ_HEIGHT, fps: 1, durationSec: 3 };
   try {
     for (const bg of BACKGROUNDS) {
-      const file = `bg-${bg.bg_id}.png`;
+      const file = previewFile.background(bg.bg_id);
       await runFfmpeg(
         tools,
         [
@@ -100,7 +100,7 @@ export async function buildPreviews(outDir: string, deps: PreviewDeps): Promise<
       manifest.backgrounds.push({ bg_id: bg.bg_id, file });
     }
     for (const template of TEMPLATES) {
-      const file = `template-${template.template_id}.png`;
+      const file = previewFile.template(template.template_id);
       if (template.kind === "quiz_video") {
         const assPath = join(work, `${template.template_id}.ass`);
         const timeline = {
@@ -139,7 +139,7 @@ export async function buildPreviews(outDir: string, deps: PreviewDeps): Promise<
       manifest.templates.push({ template_id: template.template_id, file });
     }
     for (const voice of VOICES) {
-      const file = `voice-${voice.voice_id}.mp3`;
+      const file = previewFile.voice(voice.voice_id);
       const speech = await deps.synthesizer.synthesize(
         VOICE_SAMPLES[voice.language],
         voice,

@@ -11,6 +11,7 @@ import type {
   FailRequest,
   HeartbeatResponse,
   Lease,
+  LeaseOf,
   NodeHealth,
 } from "../../protocol/node.ts";
 import { repeatTo, speechPcm } from "../native/audio.ts";
@@ -201,7 +202,7 @@ describe("a cancelled task on the real pipeline", () => {
       client,
       health: () => health,
       run: (leased, context) =>
-        transcribe(leased, deps, {
+        transcribe(leased as LeaseOf<"transcribe">, deps, {
           ...context,
           progress: (percent) => {
             progress = percent;

@@ -224,10 +224,18 @@ describe("what API users expect besides the spec", () => {
       "/uploads/put/{object_key}",
       "/v1/audio/transcriptions",
       "/v1/audio/translations",
+      "/v1/backgrounds",
+      "/v1/catalog/previews/{file}",
+      "/v1/create/tasks/{task_id}/result",
       "/v1/models",
       "/v1/models/{model}",
       "/v1/notes",
       "/v1/notes/{note_id}",
+      "/v1/templates",
+      "/v1/voices",
+      "/v2/create/quiz-video",
+      "/v2/create/shorts",
+      "/v2/create/slide",
       "/ws",
     ]);
     for (const name of [

@@ -42,6 +42,16 @@ const SYNC_STATUS: Record<TaskFailureCode, number> = {
   queue_unavailable: 503,
   queue_undeliverable: 503,
   internal_error: 500,
+  // Content-render codes never end a transcription; if one did, it is the server's fault.
+  note_too_short: 500,
+  tts_unavailable: 500,
+  tts_failed: 500,
+  llm_failed: 500,
+  translation_unavailable: 500,
+  translation_failed: 500,
+  renderer_unavailable: 500,
+  render_failed: 500,
+  slides_failed: 500,
 };
 
 /** Fails every attempt of the next task with `code`; returns how many attempts it took. */

@@ -8,8 +8,8 @@ import { env, exports } from "cloudflare:workers";
 import { db } from "../../platform/db.ts";
 import { apiKeys } from "../../platform/schema.ts";
 import { dispatcher } from "../../platform/stubs.ts";
-import { createTask } from "../../platform/task-store.ts";
-import type { Lane } from "../../protocol/task.ts";
+import { createTask, readTask } from "../../platform/task-store.ts";
+import type { Lane, TaskRecordOf } from "../../protocol/task.ts";
 import type { TranscribeParams } from "../../protocol/transcribe-params.ts";
 import { generateApiKey } from "../../worker/auth/key-material.ts";
 import worker from "../../worker/index.ts";
@@ -98,4 +98,11 @@ export async function createTranscription(ownerKeyId: string, lane: Lane = "batc
     params: TRANSCRIBE_PARAMS,
     source: { type: "none" },
   });
+}
+
+/** A stored transcription task (failing the test if the id names another kind). */
+export async function readTranscription(taskId: string): Promise<TaskRecordOf<"transcribe"> | null> {
+  const record = await readTask(env, taskId);
+  if (record && record.kind !== "transcribe") throw new Error(`${taskId} is a ${record.kind} task`);
+  return record;
 }

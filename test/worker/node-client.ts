@@ -1,4 +1,5 @@
 import type { Lease, NodeHealth } from "../../protocol/node.ts";
+import type { TaskKind } from "../../protocol/task.ts";
 import type { TaskFailureCode } from "../../protocol/task-failure.ts";
 import { call, NODE_TOKEN } from "./helpers.ts";
 
@@ -27,18 +28,35 @@ export class TestNode {
     });
   }
 
-  async lease(capacity = 1, waitMs = 0): Promise<Lease[]> {
-    const response = await this.post("/lease", { node: this.health, capacity, wait_ms: waitMs });
+  async lease(capacity = 1, waitMs = 0, kinds: TaskKind[] = ["transcribe"]): Promise<Lease[]> {
+    const response = await this.post("/lease", { node: this.health, capacity, wait_ms: waitMs, kinds });
     if (response.status !== 200) throw new Error(`lease: ${response.status} ${await response.text()}`);
     return ((await response.json()) as { leases: Lease[] }).leases;
   }
 
-  heartbeat(leaseId: string, progress: number): Promise<Response> {
-    return this.post(`/leases/${leaseId}/heartbeat`, { node: this.health, progress });
+  heartbeat(leaseId: string, progress: number, detail: { step?: string; estimated_time_sec?: number } = {}) {
+    return this.post(`/leases/${leaseId}/heartbeat`, { node: this.health, progress, ...detail });
   }
 
-  complete(leaseId: string, result: Record<string, unknown>): Promise<Response> {
-    return this.post(`/leases/${leaseId}/complete`, { kind: "transcribe", result });
+  complete(
+    leaseId: string,
+    result: Record<string, unknown>,
+    kind: TaskKind = "transcribe",
+  ): Promise<Response> {
+    return this.post(`/leases/${leaseId}/complete`, { kind, result });
+  }
+
+  /** Uploads an output file of a leased render, as a node does before completing. */
+  uploadOutput(leaseId: string, name: string, bytes: Uint8Array, contentType: string): Promise<Response> {
+    return call(`/internal/v1/leases/${leaseId}/outputs/${name}`, {
+      method: "PUT",
+      headers: {
+        authorization: `Bearer ${NODE_TOKEN}`,
+        "content-type": contentType,
+        "content-length": String(bytes.byteLength),
+      },
+      body: bytes,
+    });
   }
 
   fail(leaseId: string, code: TaskFailureCode, message: string): Promise<Response> {

@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import { beforeEach, describe, expect, it } from "vitest";
 import { readTask } from "../../platform/task-store.ts";
 import type { Lease } from "../../protocol/node.ts";
-import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
+import { bearer, call, createKey, readTranscription, resetDispatcher } from "./helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 import { clip, OPENAI_BASE, openai } from "./openai-helpers.ts";
 
@@ -101,7 +101,11 @@ describe("POST /v1/audio/transcriptions with the OpenAI SDK", () => {
       response_format: "json",
       word_timestamps: false,
     });
-    expect(lease.source).toEqual({ type: "object", object_key: lease.params.object_key });
+    expect(lease.kind).toBe("transcribe");
+    expect(lease.source).toEqual({
+      type: "object",
+      object_key: (await readTranscription(lease.task_id))?.params.object_key,
+    });
     const record = await readTask(env, lease.task_id);
     expect(record).toMatchObject({ owner_key_id: id, lane: "interactive", status: "done" });
     const history = (await (await call("/history", { headers: bearer(key) })).json()) as {

@@ -1,7 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { readTask } from "../../platform/task-store.ts";
-import { bearer, call, createKey } from "./helpers.ts";
+import { bearer, call, createKey, readTranscription } from "./helpers.ts";
 import { accepted, bytes, errorOf, sha256 } from "./ingest-helpers.ts";
 
 type Field = [name: string, value: string | File];
@@ -31,7 +30,7 @@ describe("POST /transcribe/upload", () => {
         ["file", audio(data)],
       ]),
     );
-    const record = await readTask(env, task.task_id);
+    const record = await readTranscription(task.task_id);
     const objectKey = record?.params.object_key as string;
     expect(objectKey).toMatch(/^uploads\/[0-9a-f-]{36}\/talk-1\.mp3$/);
     expect(record).toMatchObject({
@@ -56,7 +55,7 @@ describe("POST /transcribe/upload", () => {
         ["context", "x"],
       ]),
     );
-    const record = await readTask(env, task.task_id);
+    const record = await readTranscription(task.task_id);
     expect(record?.params).toMatchObject({ language: "ko", context: "x" });
     const object = await env.MEDIA.get(record?.params.object_key as string);
     expect(new Uint8Array(await object!.arrayBuffer())).toEqual(data);

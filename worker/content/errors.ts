@@ -16,6 +16,7 @@ const CONTENT_PREFIXES = [
   "/v1/voices",
   "/v1/backgrounds",
   "/v1/templates",
+  "/v1/catalog",
   "/v1/create",
   "/v2/create",
 ];

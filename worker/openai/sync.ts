@@ -126,6 +126,9 @@ async function reply(
   if (!record) throw new OpenAIError("internal_error", "the task disappeared", { retryable: false });
   const taskId = record.task_id;
   const headers = { [TASK_ID_HEADER]: taskId };
+  if (record.kind !== "transcribe") {
+    throw new OpenAIError("internal_error", "the task is not a transcription", { retryable: false }, headers);
+  }
   if (record.status === "done" && record.result) {
     const detail = await jobState(env, taskId).readDetail();
     return renderTranscript(request.format, record.result, detail, {

@@ -7,11 +7,19 @@ import {
   LeaseRequest,
   LeaseResponse,
 } from "../../protocol/node.ts";
+import { storedPreviews, storePreview } from "../content/catalog.ts";
 import { ApiError, ErrorBody, HTTPValidationError } from "../errors.ts";
 import { streamObject } from "../media/r2-stream.ts";
 import { nodeAuth } from "../middleware/node-auth.ts";
 import { createRouter } from "../router.ts";
-import { completeLease, failLease, heartbeatLease, leasedTaskSource, leaseTasks } from "../tasks/leasing.ts";
+import {
+  completeLease,
+  failLease,
+  heartbeatLease,
+  leasedTaskSource,
+  leaseTasks,
+  storeLeaseOutput,
+} from "../tasks/leasing.ts";
 
 /** Mounted at /internal/v1: routes for inference nodes (NODE_TOKEN); hidden from the public OpenAPI document. */
 
@@ -67,13 +75,50 @@ const sourceRoute = createRoute({
   responses: { 200: { description: "media bytes (Range honoured)" }, ...errors },
 });
 
+const OutputParam = LeaseParam.extend({ name: z.string().min(1).max(80) });
+const outputRoute = createRoute({
+  method: "put",
+  path: "/leases/{lease_id}/outputs/{name}",
+  hide: true,
+  request: { params: OutputParam },
+  responses: {
+    200: {
+      description: "stored; list it in the completion",
+      content: json(z.object({ object_key: z.string(), bytes: z.number(), content_type: z.string() })),
+    },
+    ...errors,
+  },
+});
+
+const PreviewFileParam = z.object({ file: z.string().min(1).max(100) });
+const previewsRoute = createRoute({
+  method: "get",
+  path: "/previews",
+  hide: true,
+  responses: {
+    200: {
+      description: "catalog previews already stored",
+      content: json(z.object({ files: z.array(z.string()) })),
+    },
+    ...errors,
+  },
+});
+const previewUploadRoute = createRoute({
+  method: "put",
+  path: "/previews/{file}",
+  hide: true,
+  request: { params: PreviewFileParam },
+  responses: { 204: { description: "stored" }, ...errors },
+});
+
 export const internalRoutes = createRouter();
 internalRoutes.use("*", nodeAuth());
 internalRoutes
   .openapi(leaseRoute, async (c) => c.json({ leases: await leaseTasks(c.env, c.req.valid("json")) }, 200))
   .openapi(heartbeatRoute, async (c) => {
-    const { node, progress } = c.req.valid("json");
-    return c.json(await heartbeatLease(c.env, c.req.valid("param").lease_id, node, progress), 200);
+    const { node, progress, step, estimated_time_sec } = c.req.valid("json");
+    const report = { progress, step, etaSec: estimated_time_sec };
+    return c.json(await heartbeatLease(c.env, c.req.valid("param").lease_id, node, report), 200);
   })
   .openapi(completeRoute, async (c) => {
     await completeLease(c.env, c.req.valid("param").lease_id, c.req.valid("json"));
@@ -82,6 +127,15 @@ internalRoutes
   .openapi(failRoute, async (c) =>
     c.json(await failLease(c.env, c.req.valid("param").lease_id, c.req.valid("json")), 200),
   )
+  .openapi(outputRoute, async (c) => {
+    const { lease_id, name } = c.req.valid("param");
+    return c.json(await storeLeaseOutput(c.env, lease_id, name, c.req.raw), 200);
+  })
+  .openapi(previewsRoute, async (c) => c.json({ files: await storedPreviews(c.env) }, 200))
+  .openapi(previewUploadRoute, async (c) => {
+    await storePreview(c.env, c.req.valid("param").file, c.req.raw);
+    return c.body(null, 204);
+  })
   .openapi(sourceRoute, async (c) => {
     const source = await leasedTaskSource(c.env, c.req.valid("param").lease_id);
     if (source.type !== "object") throw new ApiError("not_found", "this task has no stored media");

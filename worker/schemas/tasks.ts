@@ -18,6 +18,9 @@ export const TaskStatusResponse = z
       description: "why the task failed, as a stable code (set with error); docs/api.md lists them",
     }),
     queue: QueueStats.nullable().optional(),
+    progress: z.number().min(0).max(100).optional().openapi({
+      description: "0..100 as the node last reported it (never goes back); 100 once done",
+    }),
   })
   .meta({ id: "TaskStatusResponse" });
 export type TaskStatusResponse = z.infer<typeof TaskStatusResponse>;

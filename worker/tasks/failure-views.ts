@@ -11,30 +11,54 @@ export interface SyncFailureView {
   param: string | null;
 }
 
+/** How a failure code reads on each public API. */
+export interface FailureView {
+  sync: SyncFailureView;
+  /** The content API's short `error` (its `error_key` is the code itself, `message` the stored text). */
+  content: string;
+}
+
 const inputFile = { error: "bad_request", openaiCode: "invalid_file", param: "file" } as const;
 const serverFault = { error: "internal_error", openaiCode: null, param: null } as const;
 const noCapacity = { error: "service_unavailable", openaiCode: "service_unavailable", param: null } as const;
 
 /**
  * The one table from a task's failure code to what each public API shows. The asynchronous
- * speech-to-text API shows the code itself (`error_code` beside `error`, status 200 `failed`).
+ * speech-to-text API shows the code itself (`error_code` beside `error`, status 200 `failed`); the
+ * content API shows it as `error_key` with the short `error` below.
  */
-export const FAILURE_VIEWS: Record<TaskFailureCode, { sync: SyncFailureView }> = {
-  media_unreachable: { sync: inputFile },
-  media_unreadable: { sync: inputFile },
-  media_empty: { sync: inputFile },
-  media_too_large: { sync: { error: "payload_too_large", openaiCode: null, param: "file" } },
+export const FAILURE_VIEWS: Record<TaskFailureCode, FailureView> = {
+  media_unreachable: { sync: inputFile, content: "media unreachable" },
+  media_unreadable: { sync: inputFile, content: "unreadable media" },
+  media_empty: { sync: inputFile, content: "no audio in the media" },
+  media_too_large: {
+    sync: { error: "payload_too_large", openaiCode: null, param: "file" },
+    content: "media too large",
+  },
   unsupported_language: {
     sync: { error: "bad_request", openaiCode: "unsupported_value", param: "language" },
+    content: "unsupported language",
   },
-  language_required: { sync: { error: "bad_request", openaiCode: null, param: "language" } },
-  invalid_params: { sync: serverFault },
-  unsupported_kind: { sync: noCapacity },
-  decoder_error: { sync: serverFault },
-  cancelled: { sync: { error: "client_closed", openaiCode: "cancelled", param: null } },
-  node_lost: { sync: noCapacity },
-  node_shutdown: { sync: noCapacity },
-  queue_unavailable: { sync: noCapacity },
-  queue_undeliverable: { sync: noCapacity },
-  internal_error: { sync: serverFault },
+  language_required: {
+    sync: { error: "bad_request", openaiCode: null, param: "language" },
+    content: "language required",
+  },
+  invalid_params: { sync: serverFault, content: "invalid task parameters" },
+  unsupported_kind: { sync: noCapacity, content: "no node for this task" },
+  decoder_error: { sync: serverFault, content: "recognition failed" },
+  cancelled: { sync: { error: "client_closed", openaiCode: "cancelled", param: null }, content: "cancelled" },
+  node_lost: { sync: noCapacity, content: "inference node lost" },
+  node_shutdown: { sync: noCapacity, content: "inference node shut down" },
+  queue_unavailable: { sync: noCapacity, content: "job queue unavailable" },
+  queue_undeliverable: { sync: noCapacity, content: "job queue undeliverable" },
+  internal_error: { sync: serverFault, content: "internal error" },
+  note_too_short: { sync: serverFault, content: "note too short" },
+  tts_unavailable: { sync: serverFault, content: "speech engine unavailable" },
+  tts_failed: { sync: serverFault, content: "speech synthesis failed" },
+  llm_failed: { sync: serverFault, content: "text generation failed" },
+  translation_unavailable: { sync: serverFault, content: "no translator for the language" },
+  translation_failed: { sync: serverFault, content: "translation failed" },
+  renderer_unavailable: { sync: serverFault, content: "renderer unavailable" },
+  render_failed: { sync: serverFault, content: "rendering failed" },
+  slides_failed: { sync: serverFault, content: "slide building failed" },
 };

@@ -4,6 +4,7 @@ import { dispatcher, jobState } from "../../platform/stubs.ts";
 import {
   changeTaskStatus,
   failUnlessEnded,
+  type ProgressReport,
   readTask,
   reportProgress,
   type TaskFailure,
@@ -18,6 +19,7 @@ import {
 import type { TaskRecord, TaskResult } from "../../protocol/task.ts";
 import { CANCELLED_FAILURE, isRetryable } from "../../protocol/task-failure.ts";
 import { ApiError } from "../errors.ts";
+import { checkOutputs, storeOutput } from "./outputs.ts";
 
 /**
  * The Worker's half of the node protocol. Stores are always written before the Dispatcher lets go
@@ -43,7 +45,7 @@ async function startTask(env: Env, row: LeaseRow): Promise<Lease | null> {
     await dispatcher(env).release(row.lease_id, "finished");
     return null;
   }
-  await changeTaskStatus(env, row.task_id, { status: "processing", progress: 0 });
+  await changeTaskStatus(env, row.task_id, { status: "processing" });
   return workOrder(record, row);
 }
 
@@ -100,7 +102,7 @@ export async function heartbeatLease(
   env: Env,
   leaseId: string,
   node: NodeHealth,
-  progress: number,
+  report: ProgressReport,
 ): Promise<HeartbeatResponse> {
   const lease = await dispatcher(env).heartbeat(leaseId, node);
   if (!lease) throw leaseGone();
@@ -108,7 +110,7 @@ export async function heartbeatLease(
     await endCancelledLease(env, lease);
     return { expires_at: lease.expires_at, cancel: true };
   }
-  await reportProgress(env, lease.task_id, progress);
+  await reportProgress(env, lease.task_id, report);
   return { expires_at: lease.expires_at, cancel: false };
 }
 
@@ -122,6 +124,7 @@ export async function completeLease(env: Env, leaseId: string, completion: Compl
   if (completion.kind !== lease.kind) {
     throw new ApiError("conflict", `lease ${leaseId} is a ${lease.kind} task, not ${completion.kind}`);
   }
+  await checkOutputs(env, lease.task_id, completion);
   const result = await storedResult(env, lease.task_id, completion);
   await changeTaskStatus(env, lease.task_id, { status: "done", result });
   await dispatcher(env).release(leaseId, "finished");
@@ -129,6 +132,7 @@ export async function completeLease(env: Env, leaseId: string, completion: Compl
 
 /** What the stores keep of a completion; parts meant for the fast store only are written there. */
 async function storedResult(env: Env, taskId: string, completion: CompleteRequest): Promise<TaskResult> {
+  if (completion.kind !== "transcribe") return completion.result;
   const { detail, ...result } = completion.result;
   if (detail) await jobState(env, taskId).writeDetail(detail);
   return result;
@@ -143,12 +147,18 @@ export async function failLease(
   const lease = await liveLease(env, leaseId);
   const requeue = isRetryable(failure.code) && lease.attempts < workerConfig(env).maxTaskAttempts;
   if (requeue) {
-    await changeTaskStatus(env, lease.task_id, { status: "queued", progress: 0 });
+    await changeTaskStatus(env, lease.task_id, { status: "queued" });
   } else {
     await changeTaskStatus(env, lease.task_id, { status: "failed", failure });
   }
   await dispatcher(env).release(leaseId, requeue ? "requeue" : "finished");
   return { requeued: requeue };
+}
+
+/** Stores an output file of the task behind a live lease (a render uploads its files before it completes). */
+export async function storeLeaseOutput(env: Env, leaseId: string, name: string, request: Request) {
+  const lease = await liveLease(env, leaseId);
+  return storeOutput(env, lease.task_id, name, request);
 }
 
 /** The task behind a live lease, for streaming its stored media. */

@@ -22,6 +22,7 @@ export async function toTaskStatus(
     error: record.error,
     error_code: record.error_code,
     queue: active ? queue : null,
+    progress: record.progress,
   };
 }
 

@@ -1,0 +1,165 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { publicBaseUrl } from "../../platform/config.ts";
+import { readTask } from "../../platform/task-store.ts";
+import type { ContentKind } from "../../protocol/content.ts";
+import { backgroundCatalog, servePreview, templateCatalog, voiceCatalog } from "../content/catalog.ts";
+import { createContentTask } from "../content/create.ts";
+import { ContentApiError } from "../content/errors.ts";
+import { readCreateForm } from "../content/form.ts";
+import { toTaskResult } from "../content/task-result.ts";
+import type { AppEnv } from "../env.ts";
+import { mediaUrlMinter } from "../media/media-url.ts";
+import { apiKeyAuth } from "../middleware/api-key-auth.ts";
+import { enqueueRateLimit } from "../middleware/rate-limit.ts";
+import { createRouter } from "../router.ts";
+import { apiKeySecurity } from "../schemas/common.ts";
+import {
+  BackgroundList,
+  CreateAccepted,
+  PreviewParam,
+  QuizVideoForm,
+  ShortsForm,
+  SlideForm,
+  TaskIdParam,
+  TaskResultResponse,
+  TemplateList,
+  VoiceList,
+} from "../schemas/content.ts";
+import { contentError } from "../schemas/content-common.ts";
+import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../tasks/idempotency.ts";
+
+/**
+ * The content service, in three routers for the spec's three prefixes: the catalogs and their
+ * previews (mounted at /v1), the create endpoints (at /v2/create) and task polling (at
+ * /v1/create/tasks).
+ */
+
+const secured = { tags: ["content"], security: apiKeySecurity };
+const unauthorized = { 401: contentError("missing or invalid API key (error_key unauthorized)") };
+const json = <T>(schema: T) => ({ "application/json": { schema } });
+
+const catalogRoute = (
+  path: string,
+  summary: string,
+  schema: typeof VoiceList | typeof BackgroundList | typeof TemplateList,
+) =>
+  createRoute({
+    ...secured,
+    middleware: [apiKeyAuth()] as const,
+    method: "get",
+    path,
+    summary,
+    responses: { 200: { description: "the catalog", content: json(schema) }, ...unauthorized },
+  });
+
+const voicesRoute = catalogRoute("/voices", "Narration voices, each with a spoken sample", VoiceList);
+const backgroundsRoute = catalogRoute(
+  "/backgrounds",
+  "Video backgrounds, each with a thumbnail",
+  BackgroundList,
+);
+const templatesRoute = catalogRoute(
+  "/templates",
+  "Slide and quiz-video templates, each with a thumbnail",
+  TemplateList,
+);
+
+const createResponses = {
+  200: { description: "queued; poll GET /v1/create/tasks/{task_id}/result", content: json(CreateAccepted) },
+  400: contentError(
+    "a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, " +
+      "invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language",
+  ),
+  ...unauthorized,
+  404: contentError("no such note for this API key (note_not_found)"),
+  409: contentError("a request with the same Idempotency-Key is still in progress"),
+  413: contentError("the form is over 16 KB"),
+  415: contentError("not a form body (unsupported_media_type)"),
+  422: contentError("the Idempotency-Key was used with a different request"),
+  429: contentError("rate limit exceeded for this API key (see Retry-After)"),
+  503: contentError("the job queue is unavailable"),
+};
+
+const createRouteFor = (
+  path: string,
+  summary: string,
+  form: typeof ShortsForm | typeof QuizVideoForm | typeof SlideForm,
+) =>
+  createRoute({
+    ...secured,
+    middleware: [apiKeyAuth(), enqueueRateLimit()] as const,
+    method: "post",
+    path,
+    summary,
+    request: { body: { required: true, content: { "application/x-www-form-urlencoded": { schema: form } } } },
+    responses: createResponses,
+  });
+
+const shortsRoute = createRouteFor(
+  "/shorts",
+  "Make a narrated vertical short (or its audio) from a note",
+  ShortsForm,
+);
+const quizRoute = createRouteFor("/quiz-video", "Make a quiz video from a note", QuizVideoForm);
+const slideRoute = createRouteFor("/slide", "Make a slide deck (PPTX and PDF) from a note", SlideForm);
+
+const resultRoute = createRoute({
+  ...secured,
+  middleware: [apiKeyAuth()] as const,
+  method: "get",
+  path: "/{task_id}/result",
+  summary: "Poll a task: PENDING, PROCESSING (step, progress, estimated_time), SUCCESS (data) or FAILURE",
+  request: { params: TaskIdParam },
+  responses: {
+    200: { description: "where the task stands", content: json(TaskResultResponse) },
+    ...unauthorized,
+    404: contentError("unknown task, or another key's (task_not_found)"),
+  },
+});
+
+/** Handler of the three create routes: read the form, create, answer the spec's acknowledgement. */
+const create = (kind: ContentKind) => async (c: Context<AppEnv>) => {
+  const fields = await readCreateForm(c.req.raw);
+  const caller = { ownerKeyId: c.get("apiKey").id, idempotencyKey: c.req.header(IDEMPOTENCY_HEADER) ?? null };
+  const { accepted, replayed } = await createContentTask(c.env, caller, kind, fields);
+  return c.json(accepted, 200, replayed ? { [REPLAYED_HEADER]: "true" } : {});
+};
+
+const previewRoute = createRoute({
+  tags: ["content"],
+  method: "get",
+  path: "/catalog/previews/{file}",
+  summary: "A catalog preview (voice sample or thumbnail); no API key, so media elements can load it",
+  request: { params: PreviewParam },
+  responses: {
+    200: { description: "the file (image/png or audio/mpeg), cacheable" },
+    404: contentError("no such preview, or no node has rendered it yet (preview_not_found)"),
+  },
+});
+
+export const catalogRoutes = createRouter()
+  .openapi(voicesRoute, (c) => c.json(voiceCatalog(publicBaseUrl(c.env, c.req.url)), 200))
+  .openapi(backgroundsRoute, (c) => c.json(backgroundCatalog(publicBaseUrl(c.env, c.req.url)), 200))
+  .openapi(templatesRoute, (c) => c.json(templateCatalog(publicBaseUrl(c.env, c.req.url)), 200))
+  .openapi(previewRoute, async (c) => servePreview(c.env, c.req.valid("param").file));
+
+/**
+ * Documented from the form schemas, served by plain handlers: the form is read here (bounded, one
+ * error_key per problem) rather than by the schema validator, which would answer a missing field with
+ * a generic 422 and read bodies of any size.
+ */
+export const createRoutes = createRouter();
+for (const route of [shortsRoute, quizRoute, slideRoute]) createRoutes.openAPIRegistry.registerPath(route);
+createRoutes
+  .post("/shorts", apiKeyAuth(), enqueueRateLimit(), create("shorts"))
+  .post("/quiz-video", apiKeyAuth(), enqueueRateLimit(), create("quiz_video"))
+  .post("/slide", apiKeyAuth(), enqueueRateLimit(), create("slide"));
+
+export const createTaskRoutes = createRouter().openapi(resultRoute, async (c) => {
+  const record = await readTask(c.env, c.req.valid("param").task_id);
+  if (!record || record.owner_key_id !== c.get("apiKey").id) {
+    throw new ContentApiError("not_found", "task_not_found", "no such task for this API key");
+  }
+  return c.json(await toTaskResult(record, mediaUrlMinter(c.env, c.req.url)), 200);
+});
