@@ -100,6 +100,7 @@ export const live: BenchGroup = async () => {
     modelId: "synthetic-base",
     model,
     options: DEFAULT_LIVE_OPTIONS,
+    translator: null,
     logger: logger.child({}, { level: "warn" }),
     onDecode: (stat) => decodes.push(stat),
   });

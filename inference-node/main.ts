@@ -23,6 +23,7 @@ import { MediaError } from "./media/media-error.ts";
 import { loadResidentModel } from "./model.ts";
 import { TaskInputError, transcribe } from "./pipeline/transcribe-task.ts";
 import { createTranslator, translatorConfigFromEnv } from "./translate/config.ts";
+import { MtStatus } from "./translate/mt-status.ts";
 import { WorkerClient } from "./worker-client.ts";
 
 /** Failures that another attempt cannot fix. */
@@ -38,8 +39,13 @@ function isPermanent(error: unknown): boolean {
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2));
-  const translator = createTranslator(translatorConfigFromEnv(process.env));
+  const translator = createTranslator(
+    translatorConfigFromEnv(process.env, { workerUrl: config.workerUrl, token: config.token }),
+  );
+  const mt = new MtStatus(translator, logger);
+  const mtReady = mt.start();
   const model = await loadResidentModel(config);
+  await mtReady;
   logger.info(
     { model: model.id, path: model.path, info: model.whisper.info, threads: config.threads },
     "model loaded",
@@ -52,8 +58,7 @@ async function main(): Promise<void> {
     asr_model: model.id,
     models_ready: [model.id],
     gpu_free_gb: 0,
-    mt_loaded: translator !== null,
-    mt_model: translator?.model ?? "",
+    ...mt.health,
   });
   const deps = {
     model,
@@ -96,6 +101,7 @@ async function main(): Promise<void> {
           modelId: model.id,
           model: model.whisper,
           options: liveOptions,
+          translator,
           logger,
         })
       : null;
@@ -106,6 +112,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, active: loop.activeTasks }, "draining");
+    mt.stop();
     await Promise.all([loop.drain(drainMs), live?.stop()]);
     await model.whisper.dispose();
     logger.info("stopped");
