@@ -14,7 +14,9 @@ import { mediaRoutes } from "./routes/media.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import { transcribeRoutes } from "./routes/transcribe.ts";
+import { translationRoutes } from "./routes/translation.ts";
 import { uploadRoutes } from "./routes/uploads.ts";
+import { translationErrorResponse, usesTranslationEnvelope } from "./translation/errors.ts";
 import { malformedJsonError } from "./validation.ts";
 
 /** The public API: every route is mounted here, and here alone errors become HTTP responses. */
@@ -45,6 +47,7 @@ app.route("/", transcribeRoutes);
 app.route("/", uploadRoutes);
 app.route("/", mediaRoutes);
 app.route("/", liveRoutes);
+app.route("/", translationRoutes);
 app.route(OPENAI_PREFIX, openaiRoutes);
 app.route("/internal/v1", internalRoutes);
 mountDocs(app);
@@ -60,8 +63,10 @@ app.onError((err, c) => {
       JSON.stringify({ request_id: c.get("requestId"), error: String(err), stack: (err as Error).stack }),
     );
   }
-  // The OpenAI-compatible API (/v1) keeps OpenAI's error envelope; everything else {detail, code}.
+  // One envelope per API, chosen by path: the OpenAI-compatible API (/v1) keeps OpenAI's, the
+  // real-time translation API (/api/v1) its spec's {error, code}, everything else {detail, code}.
   if (usesOpenAIEnvelope(c.req.path)) return openAIErrorResponse(c, error);
+  if (usesTranslationEnvelope(c.req.path)) return translationErrorResponse(c, error);
   return c.json(error.body(), error.status as ContentfulStatusCode, error.headers);
 });
 

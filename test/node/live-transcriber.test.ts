@@ -102,7 +102,7 @@ describe("LiveTranscriber", () => {
     await feed((c) => t.push(c), concat(quiet(300), tone(2500), quiet(900), tone(2500), quiet(900)));
     await t.flush();
     const ids = messages.map((m) =>
-      m.type === "error" ? null : (m as { utterance_id: string }).utterance_id,
+      m.type === "error" ? null : (m as unknown as { utterance_id: string }).utterance_id,
     );
     const finals = messages.flatMap((m, i) => (m.type === "final" ? [i] : []));
     expect(finals).toHaveLength(2);

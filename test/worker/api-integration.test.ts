@@ -163,6 +163,7 @@ describe("GET /health and GET /models", () => {
       gpu_free_gb: 11.5,
       mt_loaded: true,
       mt_model: "libretranslate",
+      mt_pairs: [["vi", "en"]],
     });
     await node.lease(1, 0);
     const after = (await (await call("/health")).json()) as Record<string, unknown>;
