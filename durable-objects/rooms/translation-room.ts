@@ -78,6 +78,8 @@ export function roomRequest(original: Request, join: RoomJoin): Request {
 export class TranslationRoom extends DurableObject<Env> {
   readonly #store: RoomStore;
   readonly #book = new StreamBook();
+  /** Engine results are handled one at a time, in arrival order (each reads storage before it sends). */
+  #engineQueue: Promise<void> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -108,7 +110,11 @@ export class TranslationRoom extends DurableObject<Env> {
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const conn = connOf(ws);
     if (conn?.role === "client") await this.#fromParticipant(ws, conn.client_id, message);
-    else if (conn?.role === "stream") await this.#fromEngine(ws, conn, message);
+    else if (conn?.role === "stream") {
+      const handled = this.#engineQueue.then(() => this.#fromEngine(ws, conn, message));
+      this.#engineQueue = handled.catch(() => undefined);
+      await handled;
+    }
     else if (conn?.role === "link" && typeof message === "string")
       await this.#fromLink(ws, conn.link_id, message);
   }
@@ -139,7 +145,7 @@ export class TranslationRoom extends DurableObject<Env> {
     if (!session) return;
     const now = Date.now();
     if (now >= (await this.#store.expiresAt(this.#ttlMs()))) return this.#expire();
-    const participants = await this.#store.participants();
+    const participants = await this.#reconcile(now);
     const gone = participants.filter((p) => p.left_at !== null && now - p.left_at >= RECONNECT_GRACE_MS);
     if (gone.length > 0) await this.#leave(gone.map((p) => p.client_id));
     for (const late of this.#book.expired(now)) {
@@ -180,7 +186,7 @@ export class TranslationRoom extends DurableObject<Env> {
     }
     const clientId = asked ?? crypto.randomUUID();
     const now = Date.now();
-    const participants = await this.#store.participants();
+    const participants = await this.#reconcile(now);
     const known = participants.find((p) => p.client_id === clientId);
     if (!known && participants.length >= this.#maxParticipants()) {
       return refuse(RoomClose.full, `the room is full (${this.#maxParticipants()} participants)`);
@@ -218,6 +224,21 @@ export class TranslationRoom extends DurableObject<Env> {
     if (changed) this.#configureStreams(everyone, session);
     await this.#replayHistory(me, everyone, session);
     await this.#schedule();
+  }
+
+  /**
+   * Participants that look connected but have no socket (the object was reset and never heard their
+   * close) start their reconnect grace now.
+   */
+  async #reconcile(now: number): Promise<Participant[]> {
+    const participants = await this.#store.participants();
+    const ghosts = participants.filter(
+      (p) => p.left_at === null && clientSockets(this.ctx, p.client_id).length === 0,
+    );
+    if (ghosts.length === 0) return participants;
+    const fixed = participants.map((p) => (ghosts.includes(p) ? { ...p, left_at: now } : p));
+    await this.#store.saveParticipants(fixed);
+    return fixed;
   }
 
   /** A participant's socket closed: a normal close leaves now, a drop keeps the place for the grace. */

@@ -139,6 +139,7 @@ export class FakeNode {
   }
 
   reportLoad(): void {
+    if (this.hub.ws.readyState !== WebSocket.OPEN) return; // disconnected: nothing to report to
     this.hub.send({ type: "load", active: this.active, assigned: this.assigned });
   }
 

@@ -93,6 +93,8 @@ describe("speech", () => {
     await until(a.socket, "partner_language");
 
     a.socket.send(pcmFrame(false)); // quiet: no stream yet
+    // frames sent back to back from the test isolate may reach the object out of order: space them
+    await new Promise((resolve) => setTimeout(resolve, 50));
     a.socket.send(pcmFrame(true));
     const { session, mode } = await node.acceptAssignment();
     expect(mode).toBe("stream");
