@@ -109,14 +109,15 @@ export class TranslationRoom extends DurableObject<Env> {
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const conn = connOf(ws);
-    if (conn?.role === "client") await this.#fromParticipant(ws, conn.client_id, message);
-    else if (conn?.role === "stream") {
+    if (conn?.role === "client") {
+      await this.#fromParticipant(ws, conn.client_id, message);
+    } else if (conn?.role === "stream") {
       const handled = this.#engineQueue.then(() => this.#fromEngine(ws, conn, message));
       this.#engineQueue = handled.catch(() => undefined);
       await handled;
-    }
-    else if (conn?.role === "link" && typeof message === "string")
+    } else if (conn?.role === "link" && typeof message === "string") {
       await this.#fromLink(ws, conn.link_id, message);
+    }
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
