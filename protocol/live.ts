@@ -108,13 +108,13 @@ export const NodeRegister = z.object({
 });
 export type NodeRegister = z.infer<typeof NodeRegister>;
 /**
- * The node's running streams, sent whenever the count changes and after every `stream` assignment:
- * `assigned` counts the stream assignments received on this socket, so the hub can tell which of its
- * own assignments the figure already includes (an assignment in flight still takes a slot).
+ * The node's running streams (their session ids), sent whenever the set changes and after every
+ * `stream` assignment: `assigned` counts the stream assignments received on this socket, so the hub
+ * can tell which of its own assignments the report already includes (one in flight still takes a slot).
  */
 export const NodeLoad = z.object({
   type: z.literal("load"),
-  active: z.number().int().min(0).max(1024),
+  streams: z.array(z.string().max(128)).max(1024),
   assigned: z.number().int().min(0),
 });
 export type NodeLoad = z.infer<typeof NodeLoad>;

@@ -17,8 +17,12 @@ export interface NodeAttachment {
   assigned_at: number;
   /** Stream assignments sent on this socket. */
   assigned_total: number;
-  /** The node's last load report (none yet: nothing running, nothing seen). */
-  load: Omit<NodeLoad, "type"> | null;
+  /** Ids of stream assignments the node has not acknowledged in a load report yet. */
+  unacked: string[];
+  /** The streams the node last reported running. */
+  running: string[];
+  /** Streams their objects said are over, which the node has not reported gone yet. */
+  ended: string[];
 }
 
 export interface EngineNode {
@@ -29,7 +33,55 @@ export interface EngineNode {
 
 /** A fresh node socket's attachment. */
 export function newNodeAttachment(now: number): NodeAttachment {
-  return { connected_at: now, registered: null, assigned_at: 0, assigned_total: 0, load: null };
+  return {
+    connected_at: now,
+    registered: null,
+    assigned_at: 0,
+    assigned_total: 0,
+    unacked: [],
+    running: [],
+    ended: [],
+  };
+}
+
+/** The streams an engine holds: reported running or assigned since, less those known to be over. */
+export function usedStreams(attachment: Pick<NodeAttachment, "unacked" | "running" | "ended">): Set<string> {
+  const used = new Set([...attachment.running, ...attachment.unacked]);
+  for (const id of attachment.ended) used.delete(id);
+  return used;
+}
+
+/**
+ * The attachment after a load report: assignments the report covers are no longer pending, and
+ * ended streams the node no longer runs are forgotten.
+ */
+export function applyLoad(attachment: NodeAttachment, load: Omit<NodeLoad, "type">): NodeAttachment {
+  const acknowledged = Math.max(0, load.assigned - (attachment.assigned_total - attachment.unacked.length));
+  const unacked = attachment.unacked.slice(acknowledged);
+  const held = new Set([...load.streams, ...unacked]);
+  return {
+    ...attachment,
+    unacked,
+    running: load.streams,
+    ended: attachment.ended.filter((id) => held.has(id)),
+  };
+}
+
+/** The attachment after a stream was assigned. */
+export function withAssigned(attachment: NodeAttachment, streamId: string, now: number): NodeAttachment {
+  return {
+    ...attachment,
+    assigned_at: now,
+    assigned_total: attachment.assigned_total + 1,
+    unacked: [...attachment.unacked, streamId],
+  };
+}
+
+/** The attachment after the object that hosted `streamId` said it is over (unchanged if not ours). */
+export function withEnded(attachment: NodeAttachment, streamId: string): NodeAttachment | null {
+  const ours = attachment.running.includes(streamId) || attachment.unacked.includes(streamId);
+  if (!ours || attachment.ended.includes(streamId)) return null;
+  return { ...attachment, ended: [...attachment.ended, streamId] };
 }
 
 /** Registered nodes with a loaded engine (capacity > 0) that pinged recently. */
@@ -47,19 +99,19 @@ export function liveEngines(ctx: DurableObjectState, now: number): EngineNode[] 
 }
 
 /**
- * Stream slots an engine has left: its capacity less the streams it reported running, less the
- * assignments it has not acknowledged yet (sent after its last report).
+ * Stream slots an engine has left: its capacity less the streams it holds (reported running, or
+ * assigned since its last report, and not known to be over).
  *
  * @example
- * // capacity 2, one stream reported, one assignment since: nothing left
- * freeSlots({ registered: { capacity: 2 }, attachment: { assigned_total: 3, load: { active: 1, assigned: 2 } } }); // 0
+ * // capacity 2, one stream reported, one assigned since: nothing left
+ * freeSlots({ registered: { capacity: 2 }, attachment: { running: ["a"], unacked: ["b"], ended: [] } }); // 0
  */
 export function freeSlots(
-  engine: Pick<EngineNode, "registered"> & { attachment: Pick<NodeAttachment, "assigned_total" | "load"> },
+  engine: Pick<EngineNode, "registered"> & {
+    attachment: Pick<NodeAttachment, "unacked" | "running" | "ended">;
+  },
 ): number {
-  const { assigned_total, load } = engine.attachment;
-  const pending = Math.max(0, assigned_total - (load?.assigned ?? 0));
-  return engine.registered.capacity - (load?.active ?? 0) - pending;
+  return engine.registered.capacity - usedStreams(engine.attachment).size;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   parseLiveMessage,
 } from "../../protocol/live.ts";
 import {
+  applyLoad,
   type EngineNode,
   liveEngines,
   NODE_TAG,
@@ -15,6 +16,8 @@ import {
   newNodeAttachment,
   olderSockets,
   pickEngine,
+  withAssigned,
+  withEnded,
 } from "./engine-nodes.ts";
 import { SessionGate } from "./session-gate.ts";
 import { closeSocket, sendJson } from "./sockets.ts";
@@ -130,8 +133,17 @@ export class LiveHub extends DurableObject<Env> {
     return this.gate.renew(sessionId, Date.now());
   }
 
-  /** Opens the gate when `sessionId` holds it. Idempotent. */
+  /**
+   * A stream is over (its session finished, or its room let it go): its engine's slot is free at once,
+   * without waiting for the node's next report. Opens the live-mic gate when `sessionId` holds it.
+   * Idempotent.
+   */
   async release(sessionId: string): Promise<void> {
+    for (const ws of this.ctx.getWebSockets(NODE_TAG)) {
+      const attachment = ws.deserializeAttachment() as NodeAttachment | null;
+      const ended = attachment ? withEnded(attachment, sessionId) : null;
+      if (ended) ws.serializeAttachment(ended satisfies NodeAttachment);
+    }
     await this.gate.release(sessionId);
   }
 
@@ -150,10 +162,7 @@ export class LiveHub extends DurableObject<Env> {
     const attachment = ws.deserializeAttachment() as NodeAttachment;
     const said = parsed.value;
     if (said.type === "load") {
-      ws.serializeAttachment({
-        ...attachment,
-        load: { active: said.active, assigned: said.assigned },
-      } satisfies NodeAttachment);
+      ws.serializeAttachment(applyLoad(attachment, said) satisfies NodeAttachment);
       return;
     }
     const { type: _type, ...registered } = said;
@@ -184,11 +193,9 @@ export class LiveHub extends DurableObject<Env> {
     const assign: AssignMessage = { type: "assign", ...ask };
     if (!sendJson(engine.ws, assign)) return false;
     if (ask.mode === "stream") {
-      engine.ws.serializeAttachment({
-        ...engine.attachment,
-        assigned_at: now,
-        assigned_total: engine.attachment.assigned_total + 1,
-      } satisfies NodeAttachment);
+      engine.ws.serializeAttachment(
+        withAssigned(engine.attachment, ask.session_id, now) satisfies NodeAttachment,
+      );
     }
     return true;
   }

@@ -271,7 +271,8 @@ export class LiveSession extends DurableObject<Env> {
     const node = this.open(NODE_TAG);
     if (node) closeSocket(node, LiveClose.normal, "session over");
     await this.ctx.storage.deleteAlarm();
-    if (meta.mode === "mic") await liveHub(this.env).release(meta.session_id);
+    // frees the engine's slot at once (and the live-mic gate)
+    await liveHub(this.env).release(meta.session_id);
   }
 
   /** The open socket of one side, if any (a closing one no longer counts). */

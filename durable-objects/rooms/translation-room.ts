@@ -156,7 +156,7 @@ export class TranslationRoom extends DurableObject<Env> {
       if (conn.ending_since === null && now - this.#book.lastVoiced(conn.client_id, now) > STREAM_IDLE_MS) {
         this.#endStream(ws, conn, now);
       } else if (conn.ending_since !== null && now - conn.ending_since > STREAM_FLUSH_TIMEOUT_MS) {
-        closeSocket(ws, RoomClose.normal, "stream over");
+        await this.#letGo(ws, conn);
       }
     }
     for (const link of this.#book.links.values()) {
@@ -354,6 +354,16 @@ export class TranslationRoom extends DurableObject<Env> {
     }
   }
 
+  /** Closes a stream and tells the hub its engine slot is free (at once, before the node's report). */
+  async #letGo(ws: WebSocket, conn: StreamConn): Promise<void> {
+    closeSocket(ws, RoomClose.normal, "stream over");
+    await this.#hub()
+      .release(conn.stream_id)
+      .catch((error: unknown) =>
+        console.error(JSON.stringify({ room: "release failed", error: String(error) })),
+      );
+  }
+
   /** Asks the engine to finish (its last final comes, then `ended`). */
   #endStream(ws: WebSocket, conn: StreamConn, now: number): void {
     if (conn.ending_since !== null) return;
@@ -368,7 +378,7 @@ export class TranslationRoom extends DurableObject<Env> {
       return;
     }
     const message = parsed.value;
-    if (message.type === "ended") return closeSocket(ws, RoomClose.normal, "stream over");
+    if (message.type === "ended") return this.#letGo(ws, conn);
     if (message.type === "translated") return;
     if (message.type === "error") return this.#warn(conn.client_id, "engine_error", message.message, true);
     const session = await this.#store.session();

@@ -19,8 +19,8 @@ export interface HubLinkOptions {
   register: NodeRegister;
   /** Called for every assignment; a `stream` one must be followed by {@link HubLink.reportLoad}. */
   onAssign: (assign: AssignMessage) => void;
-  /** The streams running now (reported at every (re)connect). */
-  activeStreams: () => number;
+  /** Ids of the streams running now (reported at every (re)connect). */
+  activeStreams: () => string[];
   logger: Logger;
 }
 
@@ -53,11 +53,11 @@ export class HubLink {
     this.#ws?.close(1000, "node stopping");
   }
 
-  /** Tells the hub how many streams run now; call it whenever the count changes. */
+  /** Tells the hub which streams run now; call it whenever the set changes. */
   reportLoad(): void {
     const ws = this.#ws;
     if (ws?.readyState !== WebSocket.OPEN) return;
-    const load: NodeLoad = { type: "load", active: this.options.activeStreams(), assigned: this.#assigned };
+    const load: NodeLoad = { type: "load", streams: this.options.activeStreams(), assigned: this.#assigned };
     ws.send(JSON.stringify(load));
   }
 

@@ -40,7 +40,7 @@ export function startLiveService(o: LiveServiceOptions): LiveService {
   const base = o.workerUrl.replace(/^http/, "ws").replace(/\/+$/, "");
   const stopping = new AbortController();
   const sessions = new Set<Promise<void>>();
-  let streams = 0;
+  const streams = new Set<string>();
   const deps = {
     model: o.model,
     options: o.options,
@@ -53,7 +53,7 @@ export function startLiveService(o: LiveServiceOptions): LiveService {
     token: o.token,
     register: { type: "register", node_id: o.nodeId, model: o.modelId, capacity: o.options.capacity },
     logger: o.logger,
-    activeStreams: () => streams,
+    activeStreams: () => [...streams],
     onAssign: ({ session_id, path, mode }) => {
       o.logger.info({ session_id, mode }, "live: assigned");
       const url = `${base}${path}`;
@@ -61,12 +61,13 @@ export function startLiveService(o: LiveServiceOptions): LiveService {
       if (mode === "translate") {
         run = serveTranslateLink(url, o.token, deps, stopping.signal);
       } else {
-        streams++;
+        streams.add(session_id);
         hub.reportLoad();
-        run = serveSession(url, o.token, deps, stopping.signal).finally(() => {
-          streams--;
-          hub.reportLoad();
-        });
+        // the slot is free as soon as the link closes (the engine's states are then disposed)
+        const linkClosed = () => {
+          if (streams.delete(session_id)) hub.reportLoad();
+        };
+        run = serveSession(url, o.token, deps, stopping.signal, linkClosed).finally(linkClosed);
       }
       const tracked = run
         .catch((error: unknown) => o.logger.error({ session_id, err: String(error) }, "live: link failed"))

@@ -26,6 +26,7 @@ async function runLink(
   token: string,
   signal: AbortSignal,
   open: (send: Send) => Handler,
+  onClose?: () => void,
 ): Promise<void> {
   const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
   const send: Send = (message) => {
@@ -37,7 +38,10 @@ async function runLink(
   try {
     await new Promise<void>((resolve, reject) => {
       ws.on("message", (data: Buffer, isBinary) => handle(data, isBinary));
-      ws.once("close", () => resolve());
+      ws.once("close", () => {
+        onClose?.();
+        resolve();
+      });
       ws.on("error", reject);
     });
   } finally {
@@ -56,42 +60,49 @@ export async function serveSession(
   token: string,
   deps: SessionDeps,
   signal: AbortSignal,
+  onClose?: () => void,
 ): Promise<void> {
   const [interim, final] = await Promise.all([deps.model.createStream(), deps.model.createStream()]);
   const closers: (() => void)[] = [];
   try {
-    await runLink(url, token, signal, (send) => {
-      const out = new StreamTranslation(send, deps.mt, deps.logger);
-      const engine = new LiveTranscriber(
-        { interim, final },
-        { send: (m) => out.push(m), ...(deps.onDecode && { decoded: deps.onDecode }) },
-        deps.options,
-      );
-      closers.push(
-        () => engine.close(),
-        () => out.close(),
-      );
-      return (data, isBinary) => {
-        if (isBinary) return engine.push(pcm16ToFloat32(data));
-        const parsed = parseLiveMessage(SessionToNode, data.toString("utf8"));
-        if (!parsed.ok) return deps.logger.warn({ url, error: parsed.error }, "live: bad session message");
-        const message = parsed.value;
-        if (message.type === "config") {
-          engine.setLanguage(message.language);
-          out.configure(message.targets ?? [], message.interim_target ?? null);
-        } else if (message.type === "translate") {
-          void translateBatch(deps.mt, message).then(send);
-        } else {
-          engine
-            .flush()
-            .then(() => out.drain())
-            .then(
-              () => send({ type: "ended" }),
-              (error: unknown) => deps.logger.error({ url, err: String(error) }, "live: flush failed"),
-            );
-        }
-      };
-    });
+    await runLink(
+      url,
+      token,
+      signal,
+      (send) => {
+        const out = new StreamTranslation(send, deps.mt, deps.logger);
+        const engine = new LiveTranscriber(
+          { interim, final },
+          { send: (m) => out.push(m), ...(deps.onDecode && { decoded: deps.onDecode }) },
+          deps.options,
+        );
+        closers.push(
+          () => engine.close(),
+          () => out.close(),
+        );
+        return (data, isBinary) => {
+          if (isBinary) return engine.push(pcm16ToFloat32(data));
+          const parsed = parseLiveMessage(SessionToNode, data.toString("utf8"));
+          if (!parsed.ok) return deps.logger.warn({ url, error: parsed.error }, "live: bad session message");
+          const message = parsed.value;
+          if (message.type === "config") {
+            engine.setLanguage(message.language);
+            out.configure(message.targets ?? [], message.interim_target ?? null);
+          } else if (message.type === "translate") {
+            void translateBatch(deps.mt, message).then(send);
+          } else {
+            engine
+              .flush()
+              .then(() => out.drain())
+              .then(
+                () => send({ type: "ended" }),
+                (error: unknown) => deps.logger.error({ url, err: String(error) }, "live: flush failed"),
+              );
+          }
+        };
+      },
+      onClose,
+    );
   } finally {
     for (const close of closers) close();
     await Promise.all([interim.dispose(), final.dispose()]);

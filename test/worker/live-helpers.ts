@@ -95,9 +95,9 @@ export async function connectClient(key: string, query = ""): Promise<TestSocket
  * each assignment, and reports its running streams (so the hub counts its capacity) as a real node does.
  */
 export class FakeNode {
-  /** Stream assignments received, and streams running (the fake's load report). */
+  /** Stream assignments received, and the streams running (the fake's load report). */
   private assigned = 0;
-  active = 0;
+  readonly running = new Set<string>();
 
   private constructor(readonly hub: TestSocket) {}
 
@@ -124,14 +124,14 @@ export class FakeNode {
     const mode = assign.mode ?? "stream";
     if (mode === "stream") {
       this.assigned++;
-      this.active++;
+      this.running.add(assign.session_id);
       this.reportLoad();
     }
     const { socket } = await upgrade(assign.path, { authorization: `Bearer ${NODE_TOKEN}` });
     if (!socket) throw new Error("the session refused the fake node");
     if (mode === "stream") {
       void socket.closed.then(() => {
-        this.active--;
+        this.running.delete(assign.session_id);
         this.reportLoad();
       });
     }
@@ -140,7 +140,7 @@ export class FakeNode {
 
   reportLoad(): void {
     if (this.hub.ws.readyState !== WebSocket.OPEN) return; // disconnected: nothing to report to
-    this.hub.send({ type: "load", active: this.active, assigned: this.assigned });
+    this.hub.send({ type: "load", streams: [...this.running], assigned: this.assigned });
   }
 
   async disconnect(): Promise<void> {

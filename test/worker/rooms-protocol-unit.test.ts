@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { freeSlots, pickEngine } from "../../durable-objects/live/engine-nodes.ts";
+import {
+  applyLoad,
+  type EngineNode,
+  freeSlots,
+  type NodeAttachment,
+  newNodeAttachment,
+  pickEngine,
+  usedStreams,
+  withAssigned,
+  withEnded,
+} from "../../durable-objects/live/engine-nodes.ts";
 import { PendingAudio } from "../../durable-objects/live/pending-audio.ts";
 import { readSingleFrame, singleTranscript } from "../../durable-objects/live/single-mode.ts";
 import {
@@ -158,28 +168,36 @@ describe("single mode", () => {
 });
 
 describe("engine capacity", () => {
-  const engine = (
-    capacity: number,
-    assigned_total: number,
-    load: { active: number; assigned: number } | null,
-    at = 0,
-  ) => ({
+  const attachment = (over: Partial<NodeAttachment> = {}): NodeAttachment => ({
+    ...newNodeAttachment(0),
+    ...over,
+  });
+  const engine = (capacity: number, over: Partial<NodeAttachment> = {}): EngineNode => ({
     ws: {} as WebSocket,
-    registered: { node_id: `n${capacity}-${at}`, model: "m", capacity },
-    attachment: { connected_at: 0, registered: null, assigned_at: at, assigned_total, load },
+    registered: { node_id: `n${capacity}`, model: "m", capacity },
+    attachment: attachment(over),
   });
 
-  it("counts reported streams and assignments not yet acknowledged", () => {
-    expect(freeSlots(engine(2, 0, null))).toBe(2);
-    expect(freeSlots(engine(2, 1, null))).toBe(1); // sent, not reported yet
-    expect(freeSlots(engine(2, 3, { active: 1, assigned: 2 }))).toBe(0);
-    expect(freeSlots(engine(2, 3, { active: 0, assigned: 3 }))).toBe(2);
+  it("counts reported streams and assignments not reported yet, less streams known to be over", () => {
+    let a = withAssigned(attachment(), "s1", 1);
+    expect(freeSlots({ registered: { node_id: "n", model: "m", capacity: 2 }, attachment: a })).toBe(1);
+    a = withAssigned(a, "s2", 2);
+    // the node's report covers s1 only: s2 is still in flight
+    a = applyLoad(a, { streams: ["s1"], assigned: 1 });
+    expect([...usedStreams(a)].sort()).toEqual(["s1", "s2"]);
+    // s1's session ended: free at once, before the node says so
+    a = withEnded(a, "s1") ?? a;
+    expect([...usedStreams(a)]).toEqual(["s2"]);
+    expect(withEnded(a, "unknown")).toBeNull();
+    // the node's next report agrees; the ended id is forgotten
+    a = applyLoad(a, { streams: ["s2"], assigned: 2 });
+    expect(a).toMatchObject({ unacked: [], running: ["s2"], ended: [] });
   });
 
   it("picks the engine with the most room, then the longest idle; none when all are full", () => {
-    const full = engine(1, 1, { active: 1, assigned: 1 });
-    const roomy = engine(4, 1, { active: 1, assigned: 1 }, 5);
-    const idle = engine(4, 1, { active: 1, assigned: 1 }, 1);
+    const full = engine(1, { running: ["x"] });
+    const roomy = engine(4, { running: ["y"], assigned_at: 5 });
+    const idle = engine(4, { running: ["z"], assigned_at: 1 });
     expect(pickEngine([full, roomy, idle])).toBe(idle);
     expect(pickEngine([full])).toBeNull();
     expect(pickEngine([full], false)).toBe(full); // translate-only links need no slot
