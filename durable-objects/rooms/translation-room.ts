@@ -1,10 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import {
-  NodeToSession,
-  parseLiveMessage,
-  type SessionToNode,
-  type TranslatedBatch,
-} from "../../protocol/live.ts";
+import { NodeToSession, parseLiveMessage, type SessionToNode } from "../../protocol/live.ts";
 import {
   CLIENT_ID,
   LIVE_FORMAT,
@@ -24,17 +19,16 @@ import {
   clientSockets,
   clients,
   connOf,
-  linkSockets,
   liveStream,
   type StreamConn,
   streams,
   tell,
   tellEach,
 } from "./connections.ts";
+import { RoomHistory } from "./room-history.ts";
 import {
   finalFor,
   frameLevelDb,
-  type HistoryEntry,
   historyEntry,
   interimFor,
   type Participant,
@@ -78,12 +72,14 @@ export function roomRequest(original: Request, join: RoomJoin): Request {
 export class TranslationRoom extends DurableObject<Env> {
   readonly #store: RoomStore;
   readonly #book = new StreamBook();
+  readonly #history: RoomHistory;
   /** Engine results are handled one at a time, in arrival order (each reads storage before it sends). */
   #engineQueue: Promise<void> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new RoomStore(ctx.storage);
+    this.#history = new RoomHistory({ ctx, store: this.#store, book: this.#book, hub: () => this.#hub() });
   }
 
   /** Creates the session (POST /api/v1/session/create). */
@@ -116,7 +112,7 @@ export class TranslationRoom extends DurableObject<Env> {
       this.#engineQueue = handled.catch(() => undefined);
       await handled;
     } else if (conn?.role === "link" && typeof message === "string") {
-      await this.#fromLink(ws, conn.link_id, message);
+      await this.#history.fromLink(ws, conn.link_id, message);
     }
   }
 
@@ -133,7 +129,7 @@ export class TranslationRoom extends DurableObject<Env> {
         "the streaming engine disconnected; speak again to reconnect",
       );
     } else if (conn?.role === "link") {
-      await this.#answerLink(conn.link_id, null);
+      await this.#history.answer(conn.link_id, null);
     }
   }
 
@@ -160,7 +156,7 @@ export class TranslationRoom extends DurableObject<Env> {
       }
     }
     for (const link of this.#book.links.values()) {
-      if (now - link.requested_at > LINK_TIMEOUT_MS) await this.#answerLink(link.link_id, null);
+      if (now - link.requested_at > LINK_TIMEOUT_MS) await this.#history.answer(link.link_id, null);
     }
     await this.#schedule();
   }
@@ -223,7 +219,7 @@ export class TranslationRoom extends DurableObject<Env> {
     }
     this.#announcePartners(everyone, session, changed ? null : clientId);
     if (changed) this.#configureStreams(everyone, session);
-    await this.#replayHistory(me, everyone, session);
+    await this.#history.replay(me, everyone, session);
     await this.#schedule();
   }
 
@@ -331,7 +327,7 @@ export class TranslationRoom extends DurableObject<Env> {
     const link = this.#book.links.get(streamId);
     if (link) {
       acceptLink(this.ctx, ws, streamId, now);
-      await this.#sendLinkRequest(ws, link.link_id);
+      await this.#history.linkJoined(ws, link.link_id);
       return;
     }
     const [session, participants] = await Promise.all([this.#store.session(), this.#store.participants()]);
@@ -398,89 +394,6 @@ export class TranslationRoom extends DurableObject<Env> {
     });
     this.#store.touch(now);
     await this.#store.addHistory(entry);
-  }
-
-  // ---- history for (re)joining participants ----
-
-  /**
-   * Sends a participant the room's recent finals in its language. Missing translations are asked of
-   * an engine on a translate-only link first (once per language, whoever else waits for it).
-   */
-  async #replayHistory(
-    me: Participant,
-    participants: readonly Participant[],
-    session: RoomSession,
-  ): Promise<void> {
-    const entries = await this.#store.history();
-    if (entries.length === 0) return;
-    const missing = entries.some(
-      (e) => e.language !== me.language && e.translations[me.language] === undefined,
-    );
-    if (!missing) return this.#sendHistory(me.client_id, entries, participants, session);
-    for (const link of this.#book.links.values()) {
-      if (link.to === me.language) return void link.readers.push(me.client_id);
-    }
-    const linkId = crypto.randomUUID();
-    this.#book.links.set(linkId, {
-      link_id: linkId,
-      to: me.language,
-      readers: [me.client_id],
-      requested_at: Date.now(),
-    });
-    const path = roomStreamPath(session.conversation_id, linkId);
-    const got = await this.#hub()
-      .assign({ session_id: linkId, path, mode: "translate" })
-      .catch(() => ({ ok: false as const }));
-    if (!got.ok) await this.#answerLink(linkId, null);
-  }
-
-  #sendHistory(
-    clientId: string,
-    entries: readonly HistoryEntry[],
-    participants: readonly Participant[],
-    session: RoomSession,
-  ): void {
-    const reader = participants.find((p) => p.client_id === clientId);
-    if (!reader) return;
-    for (const entry of entries) {
-      const partner = partnerLanguage(participants, entry.speaker, session).lang;
-      tell(this.ctx, clientId, finalFor(entry, reader, partner, true));
-    }
-  }
-
-  async #sendLinkRequest(ws: WebSocket, linkId: string): Promise<void> {
-    const link = this.#book.links.get(linkId);
-    if (!link) return;
-    const items = (await this.#store.history())
-      .filter((e) => e.language !== link.to && e.translations[link.to] === undefined)
-      .map((e) => ({ id: e.utterance_id, text: e.original, from: e.language }));
-    sendJson(ws, { type: "translate", request_id: linkId, to: link.to, items } satisfies SessionToNode);
-  }
-
-  async #fromLink(ws: WebSocket, linkId: string, frame: string): Promise<void> {
-    const parsed = parseLiveMessage(NodeToSession, frame);
-    if (parsed.ok && parsed.value.type === "translated") await this.#answerLink(linkId, parsed.value);
-    closeSocket(ws, RoomClose.normal, "translated");
-  }
-
-  /** Stores what a link translated (nothing: it failed) and sends the waiting readers the history. */
-  async #answerLink(linkId: string, answer: TranslatedBatch | null): Promise<void> {
-    const link = this.#book.links.get(linkId);
-    if (!link) return;
-    this.#book.links.delete(linkId);
-    const session = await this.#store.session();
-    if (!session) return;
-    const texts = new Map(
-      (answer?.items ?? []).flatMap((i) => (i.text === null ? [] : [[i.id, i.text] as const])),
-    );
-    const entries = (await this.#store.history()).map((e) => {
-      const text = texts.get(e.utterance_id);
-      return text === undefined ? e : { ...e, translations: { ...e.translations, [link.to]: text } };
-    });
-    if (texts.size > 0) await this.#store.saveHistory(entries);
-    const participants = await this.#store.participants();
-    for (const reader of link.readers) this.#sendHistory(reader, entries, participants, session);
-    for (const ws of linkSockets(this.ctx, linkId)) closeSocket(ws, RoomClose.normal, "translated");
   }
 
   // ---- expiry and clocks ----
