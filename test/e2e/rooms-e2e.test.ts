@@ -27,7 +27,6 @@ import { type Stack, startStack } from "./stack.ts";
  */
 
 type RoomClient = LiveClient<RoomServerMessage>;
-type SingleClient = LiveClient<SingleServerMessage>;
 
 let stack: Stack;
 let apy: Apertium;

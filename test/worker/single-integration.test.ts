@@ -1,7 +1,4 @@
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { NodeAttachment } from "../../durable-objects/live/engine-nodes.ts";
 import { LIVE_MAX_FRAME_BYTES } from "../../protocol/live.ts";
 import { SingleServerMessage } from "../../protocol/rooms.ts";
 import { createKey, NODE_TOKEN } from "./helpers.ts";
