@@ -213,6 +213,11 @@ describe("what API users expect besides the spec", () => {
     };
     expect(Object.keys(doc.paths).sort()).toEqual([
       "/",
+      "/api/v1/languages",
+      "/api/v1/session/create",
+      "/api/v1/session/{conversation_id}",
+      "/api/v1/ws/single",
+      "/api/v1/ws/{conversation_id}",
       "/health",
       "/history",
       "/media/{object_key}",
@@ -245,6 +250,11 @@ describe("what API users expect besides the spec", () => {
       "OpenAITranslationForm",
       "OpenAITranscriptionVerbose",
       "OpenAIError",
+      "LanguagesResponse",
+      "SessionCreateRequest",
+      "SessionCreateResponse",
+      "SessionDetails",
+      "TranslationError",
     ]) {
       expect(doc.components.schemas).toHaveProperty(name);
     }
