@@ -219,32 +219,52 @@ describe("speech", () => {
   });
 
   it("lets two speakers talk at once while engines have room; without one the speaker is told", async () => {
-    node = await FakeNode.connect("small-engine", 1);
+    node = await FakeNode.connect("small-engine", 2);
     const id = await newSession(key);
     const a = await member(id, { language: "en", client_id: "speaker-a" });
     const b = await member(id, { language: "es", client_id: "speaker-b" });
+    const c = await member(id, { language: "fr", client_id: "speaker-c" });
     await until(a.socket, "partner_language");
+    await until(a.socket, "partner_language");
+    await until(b.socket, "partner_language");
 
     a.socket.send(pcmFrame(true));
-    const { session } = await node.acceptAssignment();
-    await session.json(); // config
+    const first = await node.acceptAssignment();
+    expect(await first.session.json()).toMatchObject({ language: "en" });
     b.socket.send(pcmFrame(true));
-    expect(await until(b.socket, "error").then((r) => r.found)).toMatchObject({
+    const second = await node.acceptAssignment();
+    expect(await second.session.json()).toMatchObject({ language: "es", targets: ["en", "fr"] });
+    // both engines' slots are taken: a third speaker is told, the others go on
+    c.socket.send(pcmFrame(true));
+    expect(await until(c.socket, "error").then((r) => r.found)).toMatchObject({
       code: "no_engine",
       message: expect.stringMatching(/every streaming engine is busy.*not transcribed/),
     });
-    // the room goes on: A's final still reaches B
-    session.send({
+    first.session.send({
       type: "final",
       text: "Still here.",
       start: 0,
       end: 1,
       language: "en",
       utterance_id: "u2",
-      translations: { es: "Todavía aquí." },
+      translations: { es: "Todavía aquí.", fr: "Toujours là." },
       translation_errors: [],
     });
-    expect((await until(b.socket, "transcript")).found).toMatchObject({ translation: "Todavía aquí." });
+    second.session.send({
+      type: "final",
+      text: "Yo también.",
+      start: 0,
+      end: 1,
+      language: "es",
+      utterance_id: "u3",
+      translations: { en: "Me too.", fr: "Moi aussi." },
+      translation_errors: [],
+    });
+    const atC = [(await until(c.socket, "transcript")).found, (await until(c.socket, "transcript")).found];
+    expect(atC.map((m) => m.type === "transcript" && m.translation).sort()).toEqual([
+      "Moi aussi.",
+      "Toujours là.",
+    ]);
   });
 });
 
