@@ -19,9 +19,10 @@ import { DEFAULT_LIVE_OPTIONS } from "../inference-node/live/options.ts";
 import { startLiveService } from "../inference-node/live/service.ts";
 import type { DecodeStat } from "../inference-node/live/transcriber.ts";
 import { logger } from "../inference-node/logger.ts";
+import type { Translator } from "../inference-node/translate/translator.ts";
 import { loadModel } from "../native/index.ts";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
-import { openLive } from "../test/e2e/live-client.ts";
+import { type LiveClient, openLive } from "../test/e2e/live-client.ts";
 import { startStack } from "../test/e2e/stack.ts";
 import { speechPcm } from "../test/native/audio.ts";
 import { percentile } from "./stats.ts";
@@ -41,9 +42,25 @@ const PHRASES = [
 ];
 const log = (msg: string) => process.stderr.write(`live: ${msg}\n`);
 
-interface Window {
+/** A word's or a phrase's place in the stream, in seconds. */
+export interface Window {
   start: number;
   end: number;
+}
+
+/** A result as a client received it: its window in stream seconds, and its arrival time. */
+export interface Timed {
+  start: number;
+  end: number;
+  /** performance.now() at arrival. */
+  at: number;
+}
+
+/** The benchmark's speech: the audio, and the windows of its words and phrases. */
+export interface SpeechStream {
+  audio: Float32Array;
+  words: Window[];
+  phrases: Window[];
 }
 
 /** One espeak-ng word without its leading and trailing silence. */
@@ -57,7 +74,7 @@ async function word(text: string): Promise<Float32Array> {
 }
 
 /** The stream, and the windows (seconds) of every word and every phrase in it. */
-async function buildStream(): Promise<{ audio: Float32Array; words: Window[]; phrases: Window[] }> {
+export async function buildStream(): Promise<SpeechStream> {
   const parts: Float32Array[] = [new Float32Array((PAUSE_MS * SR) / 1000)];
   let at = parts[0]?.length ?? 0;
   const words: Window[] = [];
@@ -87,8 +104,80 @@ async function buildStream(): Promise<{ audio: Float32Array; words: Window[]; ph
 const sentTime = (sentAt: number[], t: number) =>
   sentAt[Math.min(sentAt.length - 1, Math.floor((t * 1000) / FRAME_MS))] ?? Number.NaN;
 
-export const live: BenchGroup = async () => {
-  const { audio, words, phrases } = await buildStream();
+/**
+ * Interim latency per word: from the frame holding the word's last sample to the first interim whose
+ * window covers the word. `offset` (seconds) is where the results' clock starts in the stream (0 for
+ * /ws; a room's engine stream starts at the speaker's first loud frame, less its pre-roll).
+ */
+export function interimLatencies(
+  interims: readonly Timed[],
+  words: readonly Window[],
+  sentAt: number[],
+  offset = 0,
+) {
+  return words.flatMap((w) => {
+    const first = interims.find((r) => r.start + offset <= w.start + 0.05 && r.end + offset >= w.end);
+    return first ? [first.at - sentTime(sentAt, w.end)] : [];
+  });
+}
+
+/** Final latency per phrase: from the frame holding the phrase's end to the final covering it. */
+export function finalLatencies(
+  finals: readonly Timed[],
+  phrases: readonly Window[],
+  sentAt: number[],
+  offset = 0,
+) {
+  return phrases.flatMap((p) => {
+    const final = finals.find((r) => r.end + offset >= p.end - 0.1 && r.start + offset <= p.end);
+    return final ? [final.at - sentTime(sentAt, p.end)] : [];
+  });
+}
+
+/** Opens /ws and waits for `ready`, retrying while the engine has not registered (refused with 1013). */
+export async function openReadyWs(url: string, key: string): Promise<LiveClient> {
+  const headers = { authorization: `Bearer ${key}` };
+  for (let i = 0; i < 100; i++) {
+    const client = await openLive(`${url}/ws?language=en`, headers);
+    if (typeof client === "number") throw new Error(`/ws answered ${client}`);
+    try {
+      await client.waitFor("ready", 3_000);
+      return client;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  throw new Error("no live engine registered");
+}
+
+/** Streams `speech` through /ws at real time; the final and interim latencies of that run. */
+export async function measureWs(url: string, key: string, speech: SpeechStream) {
+  const client = await openReadyWs(url, key);
+  const sentAt = await client.stream(speech.audio, 1, FRAME_MS);
+  client.sendJson({ type: "end" });
+  await client.closeWithin(30_000);
+  const timed = (type: "interim" | "final") =>
+    client.received.flatMap((r) =>
+      r.message.type === type ? [{ start: r.message.start, end: r.message.end, at: r.at }] : [],
+    );
+  return {
+    interims: interimLatencies(timed("interim"), speech.words, sentAt),
+    finals: finalLatencies(timed("final"), speech.phrases, sentAt),
+    counts: {
+      interims: timed("interim").length,
+      finals: timed("final").length,
+      errors: client.received.filter((r) => r.message.type === "error").length,
+    },
+  };
+}
+
+/**
+ * The local platform for live benches: wrangler dev, and a streaming engine in this process (synthetic
+ * base model, 2 threads) so its decode costs can be read.
+ */
+export async function startBenchPlatform(
+  options: { translator?: Translator | null; capacity?: number } = {},
+) {
   const modelPath = await ensureSyntheticModel("base");
   const stack = await startStack({ allowlist: "", leaseTtlSec: 60 });
   const model = await loadModel(modelPath, { threads: 2 });
@@ -99,46 +188,30 @@ export const live: BenchGroup = async () => {
     nodeId: "bench-live",
     modelId: "synthetic-base",
     model,
-    options: DEFAULT_LIVE_OPTIONS,
+    options: { ...DEFAULT_LIVE_OPTIONS, capacity: options.capacity ?? DEFAULT_LIVE_OPTIONS.capacity },
+    translator: options.translator ?? null,
     logger: logger.child({}, { level: "warn" }),
     onDecode: (stat) => decodes.push(stat),
   });
-  try {
-    let client = await openLive(`${stack.url}/ws?language=en`, { authorization: `Bearer ${stack.key}` });
-    for (let i = 0; typeof client !== "number" && i < 100; i++) {
-      try {
-        await client.waitFor("ready", 3_000);
-        break;
-      } catch {
-        // the engine has not registered yet: refused with 1013; try again
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        client = await openLive(`${stack.url}/ws?language=en`, { authorization: `Bearer ${stack.key}` });
-      }
-    }
-    if (typeof client === "number") throw new Error(`/ws answered ${client}`);
-    log(`streaming ${(audio.length / SR).toFixed(1)} s of speech at real time`);
-    const sentAt = await client.stream(audio, 1, FRAME_MS);
-    client.sendJson({ type: "end" });
-    await client.closeWithin(30_000);
+  const stop = async () => {
+    await service.stop();
+    await model.dispose();
+    await stack.stop();
+  };
+  return { stack, decodes, stop };
+}
 
-    const interims = client.received.filter((r) => r.message.type === "interim");
-    const finals = client.received.filter((r) => r.message.type === "final");
-    const interimLatency = words.flatMap((w) => {
-      const first = interims.find(
-        (r) => r.message.type === "interim" && r.message.start <= w.start + 0.05 && r.message.end >= w.end,
-      );
-      return first ? [first.at - sentTime(sentAt, w.end)] : [];
-    });
-    const finalLatency = phrases.flatMap((p) => {
-      const final = finals.find(
-        (r) => r.message.type === "final" && r.message.end >= p.end - 0.1 && r.message.start <= p.end,
-      );
-      return final ? [final.at - sentTime(sentAt, p.end)] : [];
-    });
+export const live: BenchGroup = async () => {
+  const { audio, words, phrases } = await buildStream();
+  const { stack, decodes, stop } = await startBenchPlatform();
+  try {
+    log(`streaming ${(audio.length / SR).toFixed(1)} s of speech at real time`);
+    const run = await measureWs(stack.url, stack.key, { audio, words, phrases });
+    const interimLatency = run.interims;
+    const finalLatency = run.finals;
     const rtf = (kind: DecodeStat["kind"]) =>
       decodes.filter((d) => d.kind === kind).map((d) => d.decodeMs / 1000 / d.audioSec);
-    const errors = client.received.filter((r) => r.message.type === "error").length;
-    const counts = `${interims.length} interims, ${finals.length} finals, ${errors} errors`;
+    const counts = `${run.counts.interims} interims, ${run.counts.finals} finals, ${run.counts.errors} errors`;
     const out: BenchResult[] = [
       result(
         "live interim latency p50",
@@ -181,8 +254,6 @@ export const live: BenchGroup = async () => {
     ];
     return out;
   } finally {
-    await service.stop();
-    await model.dispose();
-    await stack.stop();
+    await stop();
   }
 };

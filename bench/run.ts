@@ -10,10 +10,11 @@ import { decode } from "./decode.ts";
 import { diarize } from "./diarize.ts";
 import { live } from "./live.ts";
 import { pipeline } from "./pipeline.ts";
+import { rooms } from "./rooms.ts";
 import { sync } from "./sync.ts";
 import type { BenchGroup, BenchResult } from "./types.ts";
 
-const GROUPS: Record<string, BenchGroup> = { api, decode, diarize, pipeline, sync, live, content };
+const GROUPS: Record<string, BenchGroup> = { api, decode, diarize, pipeline, sync, live, rooms, content };
 
 function format(value: number | null): string {
   if (value === null || Number.isNaN(value)) return "-";

@@ -30,12 +30,18 @@ const unsupported = (kind: string) =>
   new TaskFailureError("unsupported_kind", `this loop of the node does not run ${kind} tasks`);
 
 import { createTranslator, translatorConfigFromEnv } from "./translate/config.ts";
+import { MtStatus } from "./translate/mt-status.ts";
 import { WorkerClient } from "./worker-client.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2));
-  const translator = createTranslator(translatorConfigFromEnv(process.env));
+  const translator = createTranslator(
+    translatorConfigFromEnv(process.env, { workerUrl: config.workerUrl, token: config.token }),
+  );
+  const mt = new MtStatus(translator, logger);
+  const mtReady = mt.start();
   const model = await loadResidentModel(config);
+  await mtReady;
   logger.info(
     { model: model.id, path: model.path, info: model.whisper.info, threads: config.threads },
     "model loaded",
@@ -48,8 +54,7 @@ async function main(): Promise<void> {
     asr_model: model.id,
     models_ready: [model.id],
     gpu_free_gb: 0,
-    mt_loaded: translator !== null,
-    mt_model: translator?.model ?? "",
+    ...mt.health,
   });
   const deps = {
     model,
@@ -118,6 +123,7 @@ async function main(): Promise<void> {
           modelId: model.id,
           model: model.whisper,
           options: liveOptions,
+          translator,
           logger,
         })
       : null;
@@ -128,6 +134,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, active: loops.reduce((n, loop) => n + loop.activeTasks, 0) }, "draining");
+    mt.stop();
     await Promise.all([...loops.map((loop) => loop.drain(drainMs)), live?.stop()]);
     await model.whisper.dispose();
     logger.info("stopped");

@@ -30,6 +30,12 @@ const WorkerEnv = z.object({
   R2_BUCKET: optionalText,
   RATE_LIMIT_PERIOD_SEC: count(1),
   LIVE_IDLE_TIMEOUT_MS: count(100),
+  /** A multi-device room expires after this long without activity. */
+  ROOM_TTL_SEC: z.preprocess(absentIfEmpty, count(1).default(900)),
+  ROOM_MAX_PARTICIPANTS: z.preprocess(absentIfEmpty, count(2).default(8)),
+  /** The defaults GET /api/v1/languages suggests (when the deployment translates that pair). */
+  TRANSLATE_DEFAULT_SOURCE: z.preprocess(absentIfEmpty, z.string().default("en")),
+  TRANSLATE_DEFAULT_TARGET: z.preprocess(absentIfEmpty, z.string().default("es")),
   /** How long a live API key is cached (isolate and Cache API); 0 = every request reads D1. */
   AUTH_CACHE_TTL_SEC: z.preprocess(absentIfEmpty, z.coerce.number().min(0).default(15)),
   /** Optional: the synchronous endpoints' longest wait (default 540 s, under the SDK's 10 minutes). */
@@ -74,6 +80,9 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     urlAllowlist: parseAllowlist(v.URL_ALLOWLIST),
     rateLimitPeriodSec: v.RATE_LIMIT_PERIOD_SEC,
     liveIdleTimeoutMs: v.LIVE_IDLE_TIMEOUT_MS,
+    roomTtlMs: v.ROOM_TTL_SEC * 1000,
+    roomMaxParticipants: v.ROOM_MAX_PARTICIPANTS,
+    translateDefaults: { source: v.TRANSLATE_DEFAULT_SOURCE, target: v.TRANSLATE_DEFAULT_TARGET },
     authCacheTtlMs: v.AUTH_CACHE_TTL_SEC * 1000,
     syncWaitMaxSec: v.SYNC_WAIT_MAX_SEC,
     nodeToken: v.NODE_TOKEN ?? null,

@@ -13,12 +13,20 @@ export function dispatcher(env: Env) {
   return env.DISPATCHER.get(env.DISPATCHER.idFromName("default"));
 }
 
-/** The LiveHub (nodes' sockets, the session gate). One per deployment: the gate is global. */
+/** The name of the one LiveHub of a deployment. */
+export const LIVE_HUB_NAME = "default";
+
+/** The LiveHub (nodes' sockets, the session gate, engine capacity). One per deployment. */
 export function liveHub(env: Env) {
-  return env.LIVE_HUB.get(env.LIVE_HUB.idFromName("default"));
+  return env.LIVE_HUB.get(env.LIVE_HUB.idFromName(LIVE_HUB_NAME));
 }
 
 /** The LiveSession relaying stream `sessionId`. */
 export function liveSession(env: Env, sessionId: string) {
   return env.LIVE_SESSION.get(env.LIVE_SESSION.idFromName(sessionId));
+}
+
+/** The TranslationRoom of a multi-device conversation (its id is the conversation's UUID). */
+export function translationRoom(env: Env, conversationId: string) {
+  return env.TRANSLATION_ROOM.get(env.TRANSLATION_ROOM.idFromName(conversationId));
 }

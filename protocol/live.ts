@@ -37,7 +37,7 @@ export const LIVE_PING_INTERVAL_MS = 5_000;
 /** A node whose last ping is older than this no longer counts as connected. */
 export const LIVE_NODE_STALE_MS = 3 * LIVE_PING_INTERVAL_MS;
 
-/** Where a node holds its hub socket, and where it dials into an assigned session (NODE_TOKEN auth). */
+/** Where a node holds its hub socket, and where it dials into an assigned /ws session (NODE_TOKEN auth). */
 export const LIVE_NODE_PATH = "/internal/v1/live/node";
 export const liveSessionPath = (sessionId: string): string =>
   `/internal/v1/live/sessions/${encodeURIComponent(sessionId)}`;
@@ -99,7 +99,7 @@ export type FinalMessage = z.infer<typeof FinalMessage>;
 
 // ---- node ↔ hub (the node's one long-lived socket) ----
 
-/** First message on the hub socket: `capacity` live sessions the node's loaded engine takes (0 = none). */
+/** First message on the hub socket: `capacity` live streams the node's loaded engine takes (0 = none). */
 export const NodeRegister = z.object({
   type: z.literal("register"),
   node_id: z.string().min(1).max(128),
@@ -107,28 +107,99 @@ export const NodeRegister = z.object({
   capacity: z.number().int().min(0).max(64),
 });
 export type NodeRegister = z.infer<typeof NodeRegister>;
-export const NodeToHub = z.discriminatedUnion("type", [NodeRegister]);
+/**
+ * The node's running streams (their session ids), sent whenever the set changes and after every
+ * `stream` assignment: `assigned` counts the stream assignments received on this socket, so the hub
+ * can tell which of its own assignments the report already includes (one in flight still takes a slot).
+ */
+export const NodeLoad = z.object({
+  type: z.literal("load"),
+  streams: z.array(z.string().max(128)).max(1024),
+  assigned: z.number().int().min(0),
+});
+export type NodeLoad = z.infer<typeof NodeLoad>;
+export const NodeToHub = z.discriminatedUnion("type", [NodeRegister, NodeLoad]);
+
+/** Internal paths a node may be told to dial (relative to the Worker it already talks to). */
+const INTERNAL_PATH = /^\/internal\/v1\/[A-Za-z0-9/_.%-]+$/;
 
 /**
- * The hub hands the node a session: dial liveSessionPath(session_id). The session then sends the
- * client's `config` before any audio.
+ * The hub hands the node work: dial `path` (NODE_TOKEN). `stream` runs a streaming engine on the link
+ * (the other side sends `config` before any audio) and takes one of the node's capacity slots;
+ * `translate` only answers `translate` requests (no engine, no slot).
  */
-export const AssignMessage = z.object({ type: z.literal("assign"), session_id: z.string().min(1).max(128) });
-export type AssignMessage = z.infer<typeof AssignMessage>;
+export const AssignMessage = z.object({
+  type: z.literal("assign"),
+  session_id: z.string().min(1).max(128),
+  path: z.string().max(512).regex(INTERNAL_PATH, "an internal path"),
+  mode: z.enum(["stream", "translate"]).default("stream"),
+});
+export type AssignMessage = z.input<typeof AssignMessage>;
 export const HubToNode = z.discriminatedUnion("type", [AssignMessage]);
 
-// ---- node ↔ session (one socket per session; binary frames are the client's, relayed as is) ----
+// ---- node ↔ stream link (one socket per stream; binary frames are the client's PCM, relayed as is) ----
 
-/** Control the session relays to the node; `config.language` is already normalised (code or "auto"). */
-export const SessionToNode = ClientControl;
-export type SessionToNode = ClientControl;
+/** Languages the engine can be told to translate into at once (distinct listener languages). */
+export const MAX_TARGETS = 16;
+const code = z.string().min(2).max(16);
+
+/**
+ * The stream's settings. `language` (a code or "auto") applies from the next utterance on, so the
+ * running one is finished as it began; `targets` (finals) and `interim_target` (interims, when the
+ * backend is fast enough) apply to the next message sent. Omitted targets: transcription only.
+ */
+export const StreamConfig = z.object({
+  type: z.literal("config"),
+  language: z.string().max(64),
+  targets: z.array(code).max(MAX_TARGETS).optional(),
+  interim_target: code.nullable().optional(),
+});
+export type StreamConfig = z.infer<typeof StreamConfig>;
+/** Texts to translate into `to` (a room's history for a late joiner); answered with `translated`. */
+export const TranslateBatch = z.object({
+  type: z.literal("translate"),
+  request_id: z.string().min(1).max(64),
+  to: code,
+  items: z
+    .array(z.object({ id: z.string().min(1).max(64), text: z.string().max(4_000), from: code }))
+    .max(50),
+});
+export type TranslateBatch = z.infer<typeof TranslateBatch>;
+/** What a session or room sends the node on a link. */
+export const SessionToNode = z.discriminatedUnion("type", [StreamConfig, EndMessage, TranslateBatch]);
+export type SessionToNode = z.infer<typeof SessionToNode>;
+
+const translated = {
+  /** Target language → text, for every target translated (interims: at most the interim target). */
+  translations: z.record(z.string(), z.string()).default({}),
+  /** Targets whose translation failed; the original stands in for them. */
+  translation_errors: z.array(z.string()).default([]),
+};
+/** An interim from the engine: the /ws interim plus its utterance and optional translation. */
+export const NodeInterim = InterimMessage.extend({
+  utterance_id: z.string().min(1).max(64),
+  language: z.string().optional(),
+  ...translated,
+});
+export type NodeInterim = z.input<typeof NodeInterim>;
+/** A final from the engine, translated once into each target language. */
+export const NodeFinal = FinalMessage.extend({ utterance_id: z.string().min(1).max(64), ...translated });
+export type NodeFinal = z.input<typeof NodeFinal>;
 /** The engine's answer to `end`: every final is out, the session may close with 1000. */
 export const EndedMessage = z.object({ type: z.literal("ended") });
+/** The answer to a `translate` request; `text` is null where that item failed. */
+export const TranslatedBatch = z.object({
+  type: z.literal("translated"),
+  request_id: z.string(),
+  items: z.array(z.object({ id: z.string(), text: z.string().nullable() })),
+});
+export type TranslatedBatch = z.infer<typeof TranslatedBatch>;
 export const NodeToSession = z.discriminatedUnion("type", [
-  InterimMessage,
-  FinalMessage,
+  NodeInterim,
+  NodeFinal,
   ErrorMessage,
   EndedMessage,
+  TranslatedBatch,
 ]);
 export type NodeToSession = z.infer<typeof NodeToSession>;
 

@@ -16,6 +16,11 @@ export const NodeHealth = z.object({
   gpu_free_gb: z.number().min(0).default(0),
   mt_loaded: z.boolean().default(false),
   mt_model: z.string().default(""),
+  /** The directions the node's translation backend offers now, [from, to] as whisper codes. */
+  mt_pairs: z
+    .array(z.tuple([z.string().max(16), z.string().max(16)]))
+    .max(10_000)
+    .default([]),
 });
 export type NodeHealth = z.infer<typeof NodeHealth>;
 

@@ -5,6 +5,10 @@
  *
  * The node serves models/ggml-base.bin when present (`npm run model:download -- base`); otherwise a
  * synthetic base model with random weights, so the whole pipeline runs but transcripts are noise.
+ *
+ * Translation: when `apertium-apy` is installed (Debian: apertium-apy apertium-eng-spa) and no other
+ * backend is configured (VOXEDGE_MT_BACKEND), APy runs on a free local port and the node translates
+ * with it; it is stopped with everything else.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -12,6 +16,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
 import { hashApiKey } from "../worker/auth/key-material.ts";
 import { createKey } from "./keys.ts";
+import { apertiumInstalled, startApertium } from "./lib/apertium.ts";
 import { applyMigrations, d1Query, sqlString, startWranglerDev } from "./lib/wrangler.ts";
 
 const PORT = Number(process.env.PORT ?? 8787);
@@ -52,7 +57,12 @@ async function nodeModel(): Promise<{ path: string; synthetic: boolean }> {
   return { path: await ensureSyntheticModel("base"), synthetic: true };
 }
 
-function startNode(base: string, token: string, modelPath: string): ChildProcess {
+function startNode(
+  base: string,
+  token: string,
+  modelPath: string,
+  env: Record<string, string>,
+): ChildProcess {
   return spawn(
     process.execPath,
     [
@@ -72,6 +82,7 @@ function startNode(base: string, token: string, modelPath: string): ChildProcess
         ...process.env,
         VOXEDGE_LOG_LEVEL: process.env.VOXEDGE_LOG_LEVEL ?? "warn",
         VOXEDGE_DRAIN_MS: process.env.VOXEDGE_DRAIN_MS ?? "5000",
+        ...env,
       },
     },
   );
@@ -117,12 +128,24 @@ async function main(): Promise<void> {
 
   const base = `http://127.0.0.1:${PORT}`;
   await waitForHealth(`${base}/health`, wrangler);
-  const node = startNode(base, token, model.path);
+  const translation: Record<string, string> = {};
+  if (!process.env.VOXEDGE_MT_BACKEND && apertiumInstalled()) {
+    const apy = await startApertium();
+    children.push(apy.process);
+    apy.process.once("exit", (code) => stop(code ?? 1));
+    Object.assign(translation, { VOXEDGE_MT_BACKEND: "apertium", VOXEDGE_MT_URL: apy.url });
+  }
+  const node = startNode(base, token, model.path, translation);
   children.push(node);
   node.once("exit", (code) => stop(code ?? 1));
   console.log(`\nVoxedge is up on ${base}  (web console: ${base}/  API docs: ${base}/docs)`);
   console.log(`${created ? "Created" : "Using"} dev API key (saved in ${DEV_KEY_FILE}):`);
   console.log(`  ${key}`);
+  console.log(
+    translation.VOXEDGE_MT_URL
+      ? `Translation: Apertium APy on ${translation.VOXEDGE_MT_URL} (GET ${base}/api/v1/languages).`
+      : "Translation: none configured (install apertium-apy apertium-eng-spa, or set VOXEDGE_MT_BACKEND).",
+  );
   if (model.synthetic) {
     console.log(`Inference node: synthetic model ${model.path} (random weights: transcripts are noise).`);
     console.log("  For real transcripts: npm run model:download -- base, then restart.");

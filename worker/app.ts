@@ -19,7 +19,9 @@ import { mediaRoutes } from "./routes/media.ts";
 import { noteRoutes } from "./routes/notes.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { transcribeRoutes } from "./routes/transcribe.ts";
+import { roomNodeRoutes, translationRoutes } from "./routes/translation.ts";
 import { uploadRoutes } from "./routes/uploads.ts";
+import { translationErrorResponse, usesTranslationEnvelope } from "./translation/errors.ts";
 import { malformedJsonError } from "./validation.ts";
 
 /** The public API: every route is mounted here, and here alone errors become HTTP responses. */
@@ -59,8 +61,10 @@ app.route("/v1", catalogRoutes); // content: /v1/voices, /backgrounds, /template
 app.route("/v2/create", createRoutes); // content: POST /v2/create/shorts, /quiz-video, /slide
 app.route("/v1/create/tasks", createTaskRoutes); // content: GET /v1/create/tasks/{id}/result
 app.route(OPENAI_PREFIX, openaiRoutes); // /v1/audio/*, /v1/models
+app.route("/api/v1", translationRoutes); // real-time translation: languages, sessions, sockets
 app.route("/internal/v1", internalRoutes); // nodes: leases
 app.route("/internal/v1/live", liveNodeRoutes); // nodes: live sockets
+app.route("/internal/v1/rooms", roomNodeRoutes); // nodes: room speaker streams
 mountDocs(app); // GET /openapi.json, /docs
 
 app.notFound(() => {
@@ -75,9 +79,11 @@ app.onError((err, c) => {
     );
   }
   // Each service keeps its envelope: content {error, error_key, message}, the OpenAI-compatible API
-  // (the rest of /v1) OpenAI's, everything else {detail, code}.
+  // (the rest of /v1) OpenAI's, real-time translation (/api/v1) its spec's {error, code}, everything
+  // else {detail, code}.
   if (usesContentEnvelope(c.req.path)) return contentErrorResponse(c, error);
   if (usesOpenAIEnvelope(c.req.path)) return openAIErrorResponse(c, error);
+  if (usesTranslationEnvelope(c.req.path)) return translationErrorResponse(c, error);
   return c.json(error.body(), error.status as ContentfulStatusCode, error.headers);
 });
 

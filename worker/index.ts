@@ -7,6 +7,7 @@ export { Dispatcher } from "../durable-objects/dispatcher/dispatcher.ts";
 export { JobState } from "../durable-objects/job-state.ts";
 export { LiveHub } from "../durable-objects/live/live-hub.ts";
 export { LiveSession } from "../durable-objects/live/live-session.ts";
+export { TranslationRoom } from "../durable-objects/rooms/translation-room.ts";
 
 export default {
   fetch: app.fetch,

@@ -1,9 +1,9 @@
 /**
  * The nodes connected to the LiveHub, read straight from its hibernatable sockets: each socket's
- * attachment says what the node registered, and the runtime's auto-response timestamp says when it
- * last pinged. Nothing is kept in memory, so the hub can hibernate between events.
+ * attachment says what the node registered and how loaded it is, and the runtime's auto-response
+ * timestamp says when it last pinged. Nothing is kept in memory, so the hub can hibernate between events.
  */
-import { LIVE_NODE_STALE_MS, type NodeRegister } from "../../protocol/live.ts";
+import { LIVE_NODE_STALE_MS, type NodeLoad, type NodeRegister } from "../../protocol/live.ts";
 import { attachmentOf } from "./sockets.ts";
 
 /** Tag of node sockets on the hub. */
@@ -13,14 +13,75 @@ export const NODE_TAG = "node";
 export interface NodeAttachment {
   connected_at: number;
   registered: Omit<NodeRegister, "type"> | null;
-  /** When the hub last handed this node a session (0 = never): the next goes to the longest idle. */
+  /** When the hub last handed this node a stream (0 = never): among equals, the longest idle goes next. */
   assigned_at: number;
+  /** Stream assignments sent on this socket. */
+  assigned_total: number;
+  /** Ids of stream assignments the node has not acknowledged in a load report yet. */
+  unacked: string[];
+  /** The streams the node last reported running. */
+  running: string[];
+  /** Streams their objects said are over, which the node has not reported gone yet. */
+  ended: string[];
 }
 
 export interface EngineNode {
   ws: WebSocket;
   attachment: NodeAttachment;
   registered: Omit<NodeRegister, "type">;
+}
+
+/** A fresh node socket's attachment. */
+export function newNodeAttachment(now: number): NodeAttachment {
+  return {
+    connected_at: now,
+    registered: null,
+    assigned_at: 0,
+    assigned_total: 0,
+    unacked: [],
+    running: [],
+    ended: [],
+  };
+}
+
+/** The streams an engine holds: reported running or assigned since, less those known to be over. */
+export function usedStreams(attachment: Pick<NodeAttachment, "unacked" | "running" | "ended">): Set<string> {
+  const used = new Set([...attachment.running, ...attachment.unacked]);
+  for (const id of attachment.ended) used.delete(id);
+  return used;
+}
+
+/**
+ * The attachment after a load report: assignments the report covers are no longer pending, and
+ * ended streams the node no longer runs are forgotten.
+ */
+export function applyLoad(attachment: NodeAttachment, load: Omit<NodeLoad, "type">): NodeAttachment {
+  const acknowledged = Math.max(0, load.assigned - (attachment.assigned_total - attachment.unacked.length));
+  const unacked = attachment.unacked.slice(acknowledged);
+  const held = new Set([...load.streams, ...unacked]);
+  return {
+    ...attachment,
+    unacked,
+    running: load.streams,
+    ended: attachment.ended.filter((id) => held.has(id)),
+  };
+}
+
+/** The attachment after a stream was assigned. */
+export function withAssigned(attachment: NodeAttachment, streamId: string, now: number): NodeAttachment {
+  return {
+    ...attachment,
+    assigned_at: now,
+    assigned_total: attachment.assigned_total + 1,
+    unacked: [...attachment.unacked, streamId],
+  };
+}
+
+/** The attachment after the object that hosted `streamId` said it is over (unchanged if not ours). */
+export function withEnded(attachment: NodeAttachment, streamId: string): NodeAttachment | null {
+  const ours = attachment.running.includes(streamId) || attachment.unacked.includes(streamId);
+  if (!ours || attachment.ended.includes(streamId)) return null;
+  return { ...attachment, ended: [...attachment.ended, streamId] };
 }
 
 /** Registered nodes with a loaded engine (capacity > 0) that pinged recently. */
@@ -37,11 +98,42 @@ export function liveEngines(ctx: DurableObjectState, now: number): EngineNode[] 
   return engines;
 }
 
-/** The engine that waited longest since its last assignment, or null when none is connected. */
-export function pickEngine(engines: readonly EngineNode[]): EngineNode | null {
+/**
+ * Stream slots an engine has left: its capacity less the streams it holds (reported running, or
+ * assigned since its last report, and not known to be over).
+ *
+ * @example
+ * // capacity 2, one stream reported, one assigned since: nothing left
+ * freeSlots({ registered: { capacity: 2 }, attachment: { running: ["a"], unacked: ["b"], ended: [] } }); // 0
+ */
+export function freeSlots(
+  engine: Pick<EngineNode, "registered"> & {
+    attachment: Pick<NodeAttachment, "unacked" | "running" | "ended">;
+  },
+): number {
+  return engine.registered.capacity - usedStreams(engine.attachment).size;
+}
+
+/**
+ * The engine to take the next stream: the one with the most free slots, and among those the one
+ * idle longest; null when none has a slot. With `needsSlot: false` (translate-only links) any
+ * engine will do.
+ */
+export function pickEngine(engines: readonly EngineNode[], needsSlot = true): EngineNode | null {
   let best: EngineNode | null = null;
   for (const engine of engines) {
-    if (!best || engine.attachment.assigned_at < best.attachment.assigned_at) best = engine;
+    if (needsSlot && freeSlots(engine) < 1) continue;
+    if (!best) {
+      best = engine;
+      continue;
+    }
+    const [free, bestFree] = [freeSlots(engine), freeSlots(best)];
+    if (
+      free > bestFree ||
+      (free === bestFree && engine.attachment.assigned_at < best.attachment.assigned_at)
+    ) {
+      best = engine;
+    }
   }
   return best;
 }

@@ -3,30 +3,64 @@ import {
   type AssignMessage,
   LIVE_PING,
   LIVE_PONG,
+  liveSessionPath,
   NodeToHub,
   parseLiveMessage,
 } from "../../protocol/live.ts";
-import { liveEngines, NODE_TAG, type NodeAttachment, olderSockets, pickEngine } from "./engine-nodes.ts";
+import {
+  applyLoad,
+  type EngineNode,
+  liveEngines,
+  NODE_TAG,
+  type NodeAttachment,
+  newNodeAttachment,
+  olderSockets,
+  pickEngine,
+  withAssigned,
+  withEnded,
+} from "./engine-nodes.ts";
 import { SessionGate } from "./session-gate.ts";
 import { closeSocket, sendJson } from "./sockets.ts";
 
-/** Why /ws turned a client away. */
-export type ClaimRefusal = { ok: false; reason: "busy" | "no_engine"; message: string };
+/** Why a stream could not get an engine. */
+export type ClaimRefusal = { ok: false; reason: "busy" | "no_engine" | "full"; message: string };
 export type ClaimResult = { ok: true; session_id: string; node_id: string } | ClaimRefusal;
+export type AssignResult = { ok: true; node_id: string } | ClaimRefusal;
 
 /** What /health shows about live streaming. */
 export interface LiveStatus {
-  /** A live session holds the gate. */
+  /** A live-mic session holds the gate. */
   busy: boolean;
   /** Connected nodes with a loaded streaming engine. */
   engines: number;
 }
 
+/** What a stream asks of the hub: where the engine must dial, and what for. */
+export interface AssignAsk {
+  session_id: string;
+  /** Internal path the node dials (a LiveSession, or a room's stream). */
+  path: string;
+  /** `stream` takes a capacity slot; `translate` (a room's history) does not. */
+  mode: "stream" | "translate";
+}
+
+const NO_ENGINE: ClaimRefusal = {
+  ok: false,
+  reason: "no_engine",
+  message: "no streaming engine is connected; try again later",
+};
+const FULL: ClaimRefusal = {
+  ok: false,
+  reason: "full",
+  message: "every streaming engine is busy; try again later",
+};
+
 /**
  * The live control plane, one object per deployment. Inference nodes dial out to it and keep one
- * hibernatable WebSocket each (register, then ping); the hub holds the one-session-at-a-time gate and
- * hands a claimed session to the engine that waited longest, which then dials the session's own
- * LiveSession object. Audio never passes through here.
+ * hibernatable WebSocket each (register, ping, report their running streams); the hub counts each
+ * engine's free capacity and hands streams to engines with room, which then dial the path they are
+ * given (a LiveSession, or a TranslationRoom's stream). The live microphone (/ws) also holds the
+ * one-session-at-a-time gate kept here. Audio never passes through this object.
  */
 export class LiveHub extends DurableObject<Env> {
   private readonly gate: SessionGate;
@@ -41,14 +75,14 @@ export class LiveHub extends DurableObject<Env> {
   /** A node's hub socket (the Worker checked NODE_TOKEN and the Upgrade header). */
   override async fetch(_request: Request): Promise<Response> {
     const pair = new WebSocketPair();
-    const attachment: NodeAttachment = { connected_at: Date.now(), registered: null, assigned_at: 0 };
     this.ctx.acceptWebSocket(pair[1], [NODE_TAG]);
-    pair[1].serializeAttachment(attachment);
+    pair[1].serializeAttachment(newNodeAttachment(Date.now()));
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 
   /**
-   * Takes the gate for a new session and assigns it to an engine, or says why not.
+   * A live-mic (/ws) session: takes the gate and assigns the stream to an engine with a free slot,
+   * or says why not.
    *
    * @example
    * const claim = await hub.claim({ key_id: "key_1" });
@@ -59,29 +93,54 @@ export class LiveHub extends DurableObject<Env> {
     if (await this.gate.holder(now)) {
       return { ok: false, reason: "busy", message: "another live session is in progress; try again later" };
     }
-    const engine = pickEngine(liveEngines(this.ctx, now));
-    if (!engine) {
-      return { ok: false, reason: "no_engine", message: "no streaming engine is connected; try again later" };
-    }
+    const engine = this.#engineFor("stream", now);
+    if (!("ws" in engine)) return engine;
     const sessionId = `live_${crypto.randomUUID()}`;
     const nodeId = engine.registered.node_id;
     await this.gate.claim({ session_id: sessionId, node_id: nodeId, key_id: ask.key_id }, now);
-    const assign: AssignMessage = { type: "assign", session_id: sessionId };
-    if (!sendJson(engine.ws, assign)) {
+    if (
+      !this.#send(engine, { session_id: sessionId, path: liveSessionPath(sessionId), mode: "stream" }, now)
+    ) {
       await this.gate.release(sessionId);
       return { ok: false, reason: "no_engine", message: "the streaming engine went away; try again" };
     }
-    engine.ws.serializeAttachment({ ...engine.attachment, assigned_at: now } satisfies NodeAttachment);
     return { ok: true, session_id: sessionId, node_id: nodeId };
   }
 
-  /** Keeps a running session's claim alive; false tells the session it lost the gate. */
+  /**
+   * A stream outside the live-mic gate (a single-device session, a room speaker) or a room's
+   * translate-only link: hands it to an engine, which dials `path`.
+   *
+   * @example
+   * const got = await hub.assign({ session_id: id, path: roomStreamPath(room, id), mode: "stream" });
+   * if (!got.ok) tell(speaker, got.message);
+   */
+  async assign(ask: AssignAsk): Promise<AssignResult> {
+    const now = Date.now();
+    const engine = this.#engineFor(ask.mode, now);
+    if (!("ws" in engine)) return engine;
+    if (!this.#send(engine, ask, now)) {
+      return { ok: false, reason: "no_engine", message: "the streaming engine went away; try again" };
+    }
+    return { ok: true, node_id: engine.registered.node_id };
+  }
+
+  /** Keeps a running live-mic session's claim alive; false tells the session it lost the gate. */
   async renew(sessionId: string): Promise<boolean> {
     return this.gate.renew(sessionId, Date.now());
   }
 
-  /** Opens the gate when `sessionId` holds it. Idempotent. */
+  /**
+   * A stream is over (its session finished, or its room let it go): its engine's slot is free at once,
+   * without waiting for the node's next report. Opens the live-mic gate when `sessionId` holds it.
+   * Idempotent.
+   */
   async release(sessionId: string): Promise<void> {
+    for (const ws of this.ctx.getWebSockets(NODE_TAG)) {
+      const attachment = ws.deserializeAttachment() as NodeAttachment | null;
+      const ended = attachment ? withEnded(attachment, sessionId) : null;
+      if (ended) ws.serializeAttachment(ended satisfies NodeAttachment);
+    }
     await this.gate.release(sessionId);
   }
 
@@ -97,20 +156,44 @@ export class LiveHub extends DurableObject<Env> {
       closeSocket(ws, 1008, parsed ? parsed.error : "the hub socket takes JSON text messages");
       return;
     }
-    const { type: _type, ...registered } = parsed.value;
+    const attachment = ws.deserializeAttachment() as NodeAttachment;
+    const said = parsed.value;
+    if (said.type === "load") {
+      ws.serializeAttachment(applyLoad(attachment, said) satisfies NodeAttachment);
+      return;
+    }
+    const { type: _type, ...registered } = said;
     for (const older of olderSockets(this.ctx, ws, registered.node_id)) {
       closeSocket(older, 1000, "replaced by a newer connection of the same node");
     }
-    const attachment = ws.deserializeAttachment() as NodeAttachment;
     ws.serializeAttachment({ ...attachment, registered } satisfies NodeAttachment);
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    // the node is gone from getWebSockets() once this returns; a session it served notices on its own socket
+    // the node is gone from getWebSockets() once this returns; a stream it served notices on its own socket
     closeSocket(ws, code, reason);
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
     closeSocket(ws, 1011, "socket error");
+  }
+
+  /** The engine for a new link, or why there is none. */
+  #engineFor(mode: AssignAsk["mode"], now: number): EngineNode | ClaimRefusal {
+    const engines = liveEngines(this.ctx, now);
+    if (engines.length === 0) return NO_ENGINE;
+    return pickEngine(engines, mode === "stream") ?? FULL;
+  }
+
+  /** Sends the assignment and books it on the engine's socket; false when the socket is gone. */
+  #send(engine: EngineNode, ask: AssignAsk, now: number): boolean {
+    const assign: AssignMessage = { type: "assign", ...ask };
+    if (!sendJson(engine.ws, assign)) return false;
+    if (ask.mode === "stream") {
+      engine.ws.serializeAttachment(
+        withAssigned(engine.attachment, ask.session_id, now) satisfies NodeAttachment,
+      );
+    }
+    return true;
   }
 }

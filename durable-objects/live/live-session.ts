@@ -10,25 +10,37 @@ import {
   type ServerMessage,
   type SessionToNode,
 } from "../../protocol/live.ts";
+import type { SingleServerMessage } from "../../protocol/rooms.ts";
 import { readClientFrame } from "./client-input.ts";
+import { PendingAudio } from "./pending-audio.ts";
 import { checkTimeouts, type SessionOutcome } from "./session-timeouts.ts";
+import { readSingleFrame, singleStreamConfig, singleTranscript } from "./single-mode.ts";
 import { attachmentOf, closeSocket, sendJson, sendRaw } from "./sockets.ts";
 
 const CLIENT_TAG = "client";
 const NODE_TAG = "node";
 const META_KEY = "meta";
 
-/** Who dials into a session: the client (through /ws) or the node the hub assigned. */
+/**
+ * What a session serves: `mic`, the live microphone (/ws: transcripts, behind the one-session gate);
+ * `single`, single-device translation (/api/v1/ws/single: translated transcripts, no gate).
+ */
+export type SessionMode = "mic" | "single";
+
+/** Who dials into a session: the client (through /ws or /api/v1/ws/single) or the node the hub assigned. */
 export type SessionJoin =
-  | { role: "client"; session_id: string; key_id: string; language: string }
+  | { role: "client"; mode: SessionMode; session_id: string; key_id: string; language: string }
   | { role: "node"; session_id: string };
 
 interface ClientAttachment {
+  mode: SessionMode;
   opened_at: number;
   /** Persisted copy of the last frame time (the alarm writes it), for a wake after hibernation. */
   last_frame_at: number;
   /** Current language choice (code or "auto"); the node gets it as `config` when they pair. */
   language: string;
+  /** Single mode: the language to translate into; null until the client's first `config`. */
+  translate_language: string | null;
   ending_since: number | null;
 }
 
@@ -38,6 +50,7 @@ interface NodeAttachment {
 
 interface SessionMeta {
   session_id: string;
+  mode: SessionMode;
   finished: boolean;
 }
 
@@ -54,12 +67,16 @@ export function sessionRequest(original: Request, join: SessionJoin): Request {
 
 /**
  * One live stream: the client's socket and the assigned node's socket meet here and frames are
- * relayed as they arrive (binary audio untouched, control validated, results forwarded), nothing
- * buffered. Holds the gate claim: renews it every tick and releases it on every way out.
+ * relayed as they arrive (binary audio untouched, control validated, results forwarded). A live-mic
+ * session holds the gate claim: renews it every tick and releases it on every way out. A
+ * single-device session translates: its results go out in the spec's `{is_final, original,
+ * translation}` shape, and audio sent before the engine is in waits (bounded) instead of being dropped.
  */
 export class LiveSession extends DurableObject<Env> {
   /** Last client frame, in memory (the alarm persists it, so a frame costs no storage write). */
   #lastClientFrameAt: number | null = null;
+  /** Single mode: audio that arrived before the engine. */
+  readonly #pending = new PendingAudio();
 
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -74,14 +91,19 @@ export class LiveSession extends DurableObject<Env> {
       closeSocket(pair[1], LiveClose.normal, "session over");
       return new Response(null, { status: 101, webSocket: pair[0] });
     }
-    if (!meta) await this.ctx.storage.put<SessionMeta>(META_KEY, { session_id: sessionId, finished: false });
+    const mode: SessionMode = url.searchParams.get("mode") === "single" ? "single" : "mic";
+    if (!meta) {
+      await this.ctx.storage.put<SessionMeta>(META_KEY, { session_id: sessionId, mode, finished: false });
+    }
     if (role === "client") {
       this.ctx.acceptWebSocket(pair[1], [CLIENT_TAG]);
       const language = url.searchParams.get("language") ?? "auto";
       pair[1].serializeAttachment({
+        mode,
         opened_at: now,
         last_frame_at: now,
         language,
+        translate_language: null,
         ending_since: null,
       } satisfies ClientAttachment);
     } else {
@@ -140,7 +162,7 @@ export class LiveSession extends DurableObject<Env> {
     );
     if (!client && !node) return this.finish({ code: LiveClose.normal, reason: "nobody left" });
     if (outcome) return this.finish(outcome);
-    if (!(await liveHub(this.env).renew(meta.session_id))) {
+    if (meta.mode === "mic" && !(await liveHub(this.env).renew(meta.session_id))) {
       return this.finish({
         code: LiveClose.engineLost,
         reason: "session gate lost",
@@ -152,8 +174,10 @@ export class LiveSession extends DurableObject<Env> {
 
   private async fromClient(ws: WebSocket, frame: string | ArrayBuffer): Promise<void> {
     this.#lastClientFrameAt = Date.now();
-    const action = readClientFrame(frame);
     const attachment = attachmentOf<ClientAttachment>(ws);
+    if (!attachment) return;
+    const single = attachment.mode === "single";
+    const action = single ? readSingleFrame(frame) : readClientFrame(frame);
     const node = this.open(NODE_TAG);
     switch (action.kind) {
       case "close":
@@ -162,18 +186,21 @@ export class LiveSession extends DurableObject<Env> {
         sendJson(ws, { type: "error", message: action.message } satisfies ServerMessage);
         return;
       case "audio":
-        if (attachment?.ending_since !== null) return; // after `end` the stream takes no more audio
-        if (!node) sendJson(ws, { type: "error", message: "audio sent before `ready` is discarded" });
-        else sendRaw(node, action.data);
+        if (attachment.ending_since !== null) return; // after `end` the stream takes no more audio
+        if (single && !attachment.translate_language) {
+          sendJson(ws, { type: "error", message: "send a config message before audio: frame dropped" });
+        } else if (node) sendRaw(node, action.data);
+        else if (single) this.#pending.push(action.data);
+        else sendJson(ws, { type: "error", message: "audio sent before `ready` is discarded" });
         return;
       case "control":
-        if (!attachment) return;
         if (action.message.type === "config") {
           ws.serializeAttachment({
             ...attachment,
             language: action.message.language,
+            translate_language: action.message.interim_target ?? attachment.translate_language,
           } satisfies ClientAttachment);
-        } else {
+        } else if (action.message.type === "end") {
           ws.serializeAttachment({ ...attachment, ending_since: Date.now() } satisfies ClientAttachment);
           if (!node) return this.finish({ code: LiveClose.normal, reason: "end of stream" });
         }
@@ -187,25 +214,49 @@ export class LiveSession extends DurableObject<Env> {
       console.error(JSON.stringify({ live_session: "bad node message", error: parsed?.error ?? "binary" }));
       return;
     }
-    if (parsed.value.type === "ended")
-      return this.finish({ code: LiveClose.normal, reason: "end of stream" });
+    const message = parsed.value;
+    if (message.type === "ended") return this.finish({ code: LiveClose.normal, reason: "end of stream" });
     const client = this.open(CLIENT_TAG);
-    if (client) sendJson(client, parsed.value satisfies ServerMessage);
+    const attachment = client ? attachmentOf<ClientAttachment>(client) : null;
+    if (!client || !attachment || message.type === "translated") return;
+    if (message.type === "error") {
+      sendJson(client, message satisfies ServerMessage);
+    } else if (attachment.mode === "single") {
+      sendJson(
+        client,
+        singleTranscript(message, attachment.translate_language ?? "") satisfies SingleServerMessage,
+      );
+    } else if (message.type === "interim") {
+      const { text, start, end } = message;
+      sendJson(client, { type: "interim", text, start, end } satisfies ServerMessage);
+    } else {
+      const { text, start, end, language } = message;
+      sendJson(client, { type: "final", text, start, end, language } satisfies ServerMessage);
+    }
   }
 
-  /** Once both sides are in: the node learns the client's config, then the client hears `ready`. */
+  /**
+   * Once both sides are in: the node learns the client's config (single mode: once it sent one),
+   * the client hears `ready`, and audio that waited goes to the node.
+   */
   private pairIfBoth(sessionId: string): void {
     const client = this.open(CLIENT_TAG);
     const node = this.open(NODE_TAG);
     const attachment = client ? attachmentOf<ClientAttachment>(client) : null;
     if (!client || !node || !attachment) return;
-    sendJson(node, { type: "config", language: attachment.language } satisfies SessionToNode);
+    const { language, translate_language } = attachment;
+    if (attachment.mode === "mic") {
+      sendJson(node, { type: "config", language } satisfies SessionToNode);
+    } else if (translate_language) {
+      sendJson(node, singleStreamConfig({ language, translate_language }) satisfies SessionToNode);
+    }
     sendJson(client, {
       type: "ready",
       session_id: sessionId,
       sample_rate: LIVE_SAMPLE_RATE,
       format: LIVE_FORMAT,
     } satisfies ServerMessage);
+    for (const frame of this.#pending.take()) sendRaw(node, frame);
   }
 
   /** Ends the session once: tells and closes the client, closes the node, releases the gate. */
@@ -221,6 +272,7 @@ export class LiveSession extends DurableObject<Env> {
     const node = this.open(NODE_TAG);
     if (node) closeSocket(node, LiveClose.normal, "session over");
     await this.ctx.storage.deleteAlarm();
+    // frees the engine's slot at once (and the live-mic gate)
     await liveHub(this.env).release(meta.session_id);
   }
 

@@ -1,10 +1,12 @@
 import WebSocket from "ws";
 import {
+  type AssignMessage,
   HubToNode,
   LIVE_NODE_STALE_MS,
   LIVE_PING,
   LIVE_PING_INTERVAL_MS,
   LIVE_PONG,
+  type NodeLoad,
   type NodeRegister,
   parseLiveMessage,
 } from "../../protocol/live.ts";
@@ -15,7 +17,10 @@ export interface HubLinkOptions {
   url: string;
   token: string;
   register: NodeRegister;
-  onAssign: (sessionId: string) => void;
+  /** Called for every assignment; a `stream` one must be followed by {@link HubLink.reportLoad}. */
+  onAssign: (assign: AssignMessage) => void;
+  /** Ids of the streams running now (reported at every (re)connect). */
+  activeStreams: () => string[];
   logger: Logger;
 }
 
@@ -23,11 +28,14 @@ const MAX_BACKOFF_MS = 10_000;
 
 /**
  * The node's one outbound socket to the LiveHub: registers the engine, pings (the hub's runtime
- * answers without waking it), takes session assignments, and reconnects with backoff whenever the
- * socket drops or stops answering pings. Outbound only, like the lease loop: no inbound port.
+ * answers without waking it), takes assignments, reports how many streams run (so the hub counts
+ * capacity), and reconnects with backoff whenever the socket drops or stops answering pings.
+ * Outbound only, like the lease loop: no inbound port.
  */
 export class HubLink {
   #ws: WebSocket | null = null;
+  /** Stream assignments received on the current socket (the hub counts the ones it sent). */
+  #assigned = 0;
   #stopped = false;
   #backoffMs = 500;
   #retry: NodeJS.Timeout | null = null;
@@ -45,6 +53,14 @@ export class HubLink {
     this.#ws?.close(1000, "node stopping");
   }
 
+  /** Tells the hub which streams run now; call it whenever the set changes. */
+  reportLoad(): void {
+    const ws = this.#ws;
+    if (ws?.readyState !== WebSocket.OPEN) return;
+    const load: NodeLoad = { type: "load", streams: this.options.activeStreams(), assigned: this.#assigned };
+    ws.send(JSON.stringify(load));
+  }
+
   #connect(): void {
     const { url, token, register, logger } = this.options;
     const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
@@ -54,7 +70,9 @@ export class HubLink {
     ws.on("open", () => {
       this.#backoffMs = 500;
       lastPong = Date.now();
+      this.#assigned = 0;
       ws.send(JSON.stringify(register));
+      this.reportLoad();
       logger.info(
         { node_id: register.node_id, capacity: register.capacity },
         "live: engine registered at the hub",
@@ -72,8 +90,9 @@ export class HubLink {
         return;
       }
       const parsed = parseLiveMessage(HubToNode, text);
-      if (parsed.ok) this.options.onAssign(parsed.value.session_id);
-      else logger.warn({ error: parsed.error }, "live: bad hub message");
+      if (!parsed.ok) return logger.warn({ error: parsed.error }, "live: bad hub message");
+      if (parsed.value.mode === "stream") this.#assigned++;
+      this.options.onAssign(parsed.value);
     });
     // e.g. "Unexpected server response: 401" (wrong NODE_TOKEN); the close handler retries
     ws.on("error", (error) => logger.warn({ err: error.message }, "live: hub socket error"));

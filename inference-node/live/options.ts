@@ -3,7 +3,8 @@ import { z } from "zod";
 /**
  * Tuning of the streaming engine, from the environment:
  *
- *   VOXEDGE_LIVE_CAPACITY         live sessions this node takes at once (default 1; 0 = no live engine)
+ *   VOXEDGE_LIVE_CAPACITY         live streams this node takes at once (default 2: two room speakers
+ *                                 at once; each holds two whisper states; 0 = no live engine)
  *   VOXEDGE_LIVE_SILENCE_MS       pause that ends an utterance (default 600)
  *   VOXEDGE_LIVE_INTERIM_MS       audio between interim re-decodes (default 500)
  *   VOXEDGE_LIVE_MAX_UTTERANCE_MS an utterance is cut at this length (default 15000)
@@ -25,7 +26,7 @@ export type LiveOptions = z.infer<typeof LiveOptions>;
 
 /** Defaults: ~600 ms endpointing and two interim decodes a second, as in the anchors we compare with. */
 export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
-  capacity: 1,
+  capacity: 2,
   silenceMs: 600,
   interimMs: 500,
   maxUtteranceMs: 15_000,

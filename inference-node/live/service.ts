@@ -1,9 +1,11 @@
 import type { WhisperModel } from "../../native/index.ts";
-import { LIVE_NODE_PATH, liveSessionPath } from "../../protocol/live.ts";
+import { LIVE_NODE_PATH } from "../../protocol/live.ts";
 import type { Logger } from "../logger.ts";
+import { LatencyMeter } from "../translate/fan-out.ts";
+import type { Translator } from "../translate/translator.ts";
 import { HubLink } from "./hub-link.ts";
 import type { LiveOptions } from "./options.ts";
-import { serveSession } from "./session-link.ts";
+import { serveSession, serveTranslateLink } from "./session-link.ts";
 import type { DecodeStat } from "./transcriber.ts";
 
 export interface LiveServiceOptions {
@@ -15,6 +17,8 @@ export interface LiveServiceOptions {
   modelId: string;
   model: WhisperModel;
   options: LiveOptions;
+  /** Translates finals (and fast interims) of streams that ask for it; null: transcription only. */
+  translator: Translator | null;
   logger: Logger;
   onDecode?: (stat: DecodeStat) => void;
 }
@@ -25,35 +29,50 @@ export interface LiveService {
 }
 
 /**
- * Starts the node's live side: the hub link, and one streaming engine per assigned session.
+ * Starts the node's live side: the hub link, one streaming engine per assigned stream (a /ws or
+ * single-device session, or one speaker of a room), and translate-only links for rooms.
  *
  * @example
- * const live = startLiveService({ workerUrl, token, nodeId, modelId: "whisper-base", model, options, logger });
+ * const live = startLiveService({ workerUrl, token, nodeId, modelId: "whisper-base", model, options, translator, logger });
  * await live.stop();
  */
 export function startLiveService(o: LiveServiceOptions): LiveService {
   const base = o.workerUrl.replace(/^http/, "ws").replace(/\/+$/, "");
   const stopping = new AbortController();
   const sessions = new Set<Promise<void>>();
+  const streams = new Set<string>();
   const deps = {
     model: o.model,
     options: o.options,
     logger: o.logger,
+    mt: { translator: o.translator, meter: new LatencyMeter() },
     ...(o.onDecode && { onDecode: o.onDecode }),
   };
-  const hub = new HubLink({
+  const hub: HubLink = new HubLink({
     url: `${base}${LIVE_NODE_PATH}`,
     token: o.token,
     register: { type: "register", node_id: o.nodeId, model: o.modelId, capacity: o.options.capacity },
     logger: o.logger,
-    onAssign: (sessionId) => {
-      o.logger.info({ session_id: sessionId }, "live: session assigned");
-      const run = serveSession(`${base}${liveSessionPath(sessionId)}`, o.token, deps, stopping.signal)
-        .catch((error: unknown) =>
-          o.logger.error({ session_id: sessionId, err: String(error) }, "live: session failed"),
-        )
-        .finally(() => sessions.delete(run));
-      sessions.add(run);
+    activeStreams: () => [...streams],
+    onAssign: ({ session_id, path, mode }) => {
+      o.logger.info({ session_id, mode }, "live: assigned");
+      const url = `${base}${path}`;
+      let run: Promise<void>;
+      if (mode === "translate") {
+        run = serveTranslateLink(url, o.token, deps, stopping.signal);
+      } else {
+        streams.add(session_id);
+        hub.reportLoad();
+        // the slot is free as soon as the link closes (the engine's states are then disposed)
+        const linkClosed = () => {
+          if (streams.delete(session_id)) hub.reportLoad();
+        };
+        run = serveSession(url, o.token, deps, stopping.signal, linkClosed).finally(linkClosed);
+      }
+      const tracked = run
+        .catch((error: unknown) => o.logger.error({ session_id, err: String(error) }, "live: link failed"))
+        .finally(() => sessions.delete(tracked));
+      sessions.add(tracked);
     },
   });
   hub.start();

@@ -4,57 +4,125 @@ import { type NodeToSession, parseLiveMessage, SessionToNode } from "../../proto
 import type { Logger } from "../logger.ts";
 import type { LiveOptions } from "./options.ts";
 import { pcm16ToFloat32 } from "./pcm.ts";
+import { type LiveMt, StreamTranslation, translateBatch } from "./stream-translation.ts";
 import { type DecodeStat, LiveTranscriber } from "./transcriber.ts";
 
 export interface SessionDeps {
   model: WhisperModel;
   options: LiveOptions;
   logger: Logger;
+  /** The node's translator (null: none configured) and its call-time meter. */
+  mt: LiveMt;
   /** Sees every decode's cost (benchmarks, debug logs). */
   onDecode?: (stat: DecodeStat) => void;
 }
 
+type Send = (message: NodeToSession) => void;
+type Handler = (data: Buffer, isBinary: boolean) => void;
+
+/** Dials `url` with the node token and runs the handler `open` makes on every frame until the socket closes. */
+async function runLink(
+  url: string,
+  token: string,
+  signal: AbortSignal,
+  open: (send: Send) => Handler,
+  onClose?: () => void,
+): Promise<void> {
+  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
+  const send: Send = (message) => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
+  };
+  const handle = open(send);
+  const stop = () => ws.close(1001, "node stopping");
+  signal.addEventListener("abort", stop, { once: true });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      ws.on("message", (data: Buffer, isBinary) => handle(data, isBinary));
+      ws.once("close", () => {
+        onClose?.();
+        resolve();
+      });
+      ws.on("error", reject);
+    });
+  } finally {
+    signal.removeEventListener("abort", stop);
+  }
+}
+
 /**
- * Dials into an assigned session (`url`, NODE_TOKEN) and runs a streaming engine on it until the
- * session closes or `signal` aborts. Two whisper states per session: interims and finals never wait
- * for each other's state. Resolves once both states are freed.
+ * Dials into an assigned stream (a /ws or single-device session, or one speaker of a room) and runs
+ * a streaming engine on it until the link closes or `signal` aborts. Two whisper states per stream:
+ * interims and finals never wait for each other's state. Finals (and interims, when the backend is
+ * fast) are translated into the targets the other side configured. Resolves once both states are freed.
  */
 export async function serveSession(
   url: string,
   token: string,
   deps: SessionDeps,
   signal: AbortSignal,
+  onClose?: () => void,
 ): Promise<void> {
   const [interim, final] = await Promise.all([deps.model.createStream(), deps.model.createStream()]);
-  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
-  const send = (message: NodeToSession) => {
-    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
-  };
-  const transcriber = new LiveTranscriber(
-    { interim, final },
-    { send, ...(deps.onDecode && { decoded: deps.onDecode }) },
-    deps.options,
-  );
-  const stop = () => ws.close(1001, "node stopping");
-  signal.addEventListener("abort", stop, { once: true });
+  const closers: (() => void)[] = [];
   try {
-    await new Promise<void>((resolve, reject) => {
-      ws.on("message", (data: Buffer, isBinary) => {
-        if (isBinary) return transcriber.push(pcm16ToFloat32(data));
-        const parsed = parseLiveMessage(SessionToNode, data.toString("utf8"));
-        if (!parsed.ok) return deps.logger.warn({ url, error: parsed.error }, "live: bad session message");
-        if (parsed.value.type === "config") return transcriber.setLanguage(parsed.value.language);
-        transcriber.flush().then(
-          () => send({ type: "ended" }),
-          (error: unknown) => deps.logger.error({ url, err: String(error) }, "live: flush failed"),
+    await runLink(
+      url,
+      token,
+      signal,
+      (send) => {
+        const out = new StreamTranslation(send, deps.mt, deps.logger);
+        const engine = new LiveTranscriber(
+          { interim, final },
+          { send: (m) => out.push(m), ...(deps.onDecode && { decoded: deps.onDecode }) },
+          deps.options,
         );
-      });
-      ws.once("close", () => resolve());
-      ws.on("error", reject);
-    });
+        closers.push(
+          () => engine.close(),
+          () => out.close(),
+        );
+        return (data, isBinary) => {
+          if (isBinary) return engine.push(pcm16ToFloat32(data));
+          const parsed = parseLiveMessage(SessionToNode, data.toString("utf8"));
+          if (!parsed.ok) return deps.logger.warn({ url, error: parsed.error }, "live: bad session message");
+          const message = parsed.value;
+          if (message.type === "config") {
+            engine.setLanguage(message.language);
+            out.configure(message.targets ?? [], message.interim_target ?? null);
+          } else if (message.type === "translate") {
+            void translateBatch(deps.mt, message).then(send);
+          } else {
+            engine
+              .flush()
+              .then(() => out.drain())
+              .then(
+                () => send({ type: "ended" }),
+                (error: unknown) => deps.logger.error({ url, err: String(error) }, "live: flush failed"),
+              );
+          }
+        };
+      },
+      onClose,
+    );
   } finally {
-    signal.removeEventListener("abort", stop);
-    transcriber.close();
+    for (const close of closers) close();
     await Promise.all([interim.dispose(), final.dispose()]);
   }
+}
+
+/**
+ * Dials into a translate-only link (a room translating its history for a late joiner): no engine,
+ * no capacity slot; answers each `translate` request until the link closes.
+ */
+export async function serveTranslateLink(
+  url: string,
+  token: string,
+  deps: Pick<SessionDeps, "mt" | "logger">,
+  signal: AbortSignal,
+): Promise<void> {
+  await runLink(url, token, signal, (send) => (data, isBinary) => {
+    const parsed = isBinary ? null : parseLiveMessage(SessionToNode, data.toString("utf8"));
+    if (parsed?.ok && parsed.value.type === "translate")
+      void translateBatch(deps.mt, parsed.value).then(send);
+    else deps.logger.warn({ url }, "live: a translate link takes translate requests only");
+  });
 }

@@ -35,8 +35,13 @@ export interface DecodeStat {
   decodeMs: number;
 }
 
+/** An interim as the engine makes it: with its utterance and the language it was decoded in. */
+export type EngineInterim = InterimMessage & { utterance_id: string; language: string };
+export type EngineFinal = FinalMessage & { utterance_id: string };
+export type EngineMessage = EngineInterim | EngineFinal | Extract<ServerMessage, { type: "error" }>;
+
 export interface TranscriberSink {
-  send(message: InterimMessage | FinalMessage | Extract<ServerMessage, { type: "error" }>): void;
+  send(message: EngineMessage): void;
   decoded?(stat: DecodeStat): void;
 }
 
@@ -75,6 +80,8 @@ export class LiveTranscriber {
   /** Session sample up to which the last interim decoded: a pause adds nothing worth re-decoding. */
   #interimHeard = 0;
   #closed = false;
+  /** Per utterance: its id (interims and final share it) and the language asked for when it began. */
+  readonly #began = new WeakMap<Utterance, { id: string; language: string }>();
 
   constructor(
     private readonly decoders: { interim: LiveDecoder; final: LiveDecoder },
@@ -92,7 +99,10 @@ export class LiveTranscriber {
     this.#maybeInterim();
   }
 
-  /** Language for the following decodes: a whisper code, or "auto" (detected once per utterance). */
+  /**
+   * Language for the following utterances: a whisper code, or "auto" (detected once per utterance).
+   * The utterance being spoken keeps the language it began with.
+   */
   setLanguage(language: string): void {
     this.language = language;
   }
@@ -113,6 +123,7 @@ export class LiveTranscriber {
 
   #onSegment(event: SegmentEvent): void {
     if (event.type === "start") {
+      this.#began.set(event.utterance, { id: crypto.randomUUID(), language: this.language });
       this.#agreement.reset();
       this.#nextInterimAt = msToSamples(this.options.interimMs);
       return;
@@ -158,6 +169,7 @@ export class LiveTranscriber {
       start: seconds(utterance.speechStart),
       end: seconds(utterance.lastVoicedEnd),
       language: transcript.language,
+      utterance_id: this.#idOf(utterance),
     });
   }
 
@@ -179,7 +191,14 @@ export class LiveTranscriber {
         const settled = this.#agreement.update(hypothesis);
         if (!settled) return;
         const end = seconds(utterance.startSample + audio.length);
-        this.sink.send({ type: "interim", text: settled, start: seconds(utterance.speechStart), end });
+        this.sink.send({
+          type: "interim",
+          text: settled,
+          start: seconds(utterance.speechStart),
+          end,
+          utterance_id: this.#idOf(utterance),
+          language: transcript.language,
+        });
       })
       .catch((error: unknown) => {
         if (!(error instanceof AbortError) && !this.#closed) {
@@ -203,7 +222,8 @@ export class LiveTranscriber {
     audioCtx: number,
     signal?: AbortSignal,
   ): Promise<Transcript> {
-    const language = this.language === "auto" ? (utterance.language ?? "auto") : this.language;
+    const asked = this.#began.get(utterance)?.language ?? this.language;
+    const language = asked === "auto" ? (utterance.language ?? "auto") : asked;
     const started = performance.now();
     const transcript = await decoder.decode(audio, {
       language,
@@ -218,6 +238,10 @@ export class LiveTranscriber {
     });
     utterance.language ??= transcript.language;
     return transcript;
+  }
+
+  #idOf(utterance: Utterance): string {
+    return this.#began.get(utterance)?.id ?? "";
   }
 }
 

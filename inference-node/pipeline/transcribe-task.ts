@@ -129,7 +129,7 @@ async function translateText(
   const target = translationTarget(language);
   if (!deps.translator || !target || !text) return null;
   try {
-    return await deps.translator.translate(text, language as "vi" | "en", target, signal);
+    return await deps.translator.translate(text, language, target, signal);
   } catch (error) {
     deps.logger.warn({ err: String(error) }, "translation failed; completing without it");
     return null;

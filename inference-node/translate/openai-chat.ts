@@ -4,12 +4,14 @@
  * `choices[0].message.content`; errors come as `{error: {message}}`.
  */
 import { z } from "zod";
+import { languageName } from "../../protocol/languages.ts";
 import { translateInChunks } from "./chunk.ts";
 import { postJson } from "./http.ts";
 import {
-  assertPair,
-  LANGUAGE_NAMES,
-  type TranslateLanguage,
+  allPairs,
+  assertLanguages,
+  assertOffered,
+  type LanguagePair,
   TranslationError,
   type Translator,
 } from "./translator.ts";
@@ -24,7 +26,26 @@ export interface OpenAIChatOptions {
   timeoutMs?: number;
   /** Longest text per request (default 4000): bounds each answer's length and latency. */
   maxChunkChars?: number;
+  /** Languages offered, every direction between them (default {@link DEFAULT_CHAT_LANGUAGES}). */
+  languages?: readonly string[];
 }
+
+/** What a chat model is offered for by default: widely spoken languages LLMs translate well. */
+export const DEFAULT_CHAT_LANGUAGES = [
+  "en",
+  "vi",
+  "es",
+  "fr",
+  "de",
+  "pt",
+  "it",
+  "zh",
+  "ja",
+  "ko",
+  "ru",
+  "ar",
+  "hi",
+];
 
 const ChatResponse = z.object({
   choices: z.array(z.object({ message: z.object({ content: z.string().nullable() }) })).min(1),
@@ -33,9 +54,9 @@ const ChatResponse = z.object({
 const BACKEND = "openai";
 
 /** The system turn: a faithful translation and nothing else, so the answer can be used as is. */
-export function translationPrompt(from: TranslateLanguage, to: TranslateLanguage): string {
+export function translationPrompt(from: string, to: string): string {
   return (
-    `Translate the user's text faithfully from ${LANGUAGE_NAMES[from]} to ${LANGUAGE_NAMES[to]}. ` +
+    `Translate the user's text faithfully from ${languageName(from) ?? from} to ${languageName(to) ?? to}. ` +
     "It is a speech transcript. Keep its meaning, names, numbers and line breaks; do not summarize or add anything. " +
     "Output only the translation, with no notes, explanations or quotation marks."
   );
@@ -54,8 +75,10 @@ export class OpenAIChatTranslator implements Translator {
   readonly #apiKey: string;
   readonly #timeoutMs: number;
   readonly #maxChunkChars: number;
+  readonly #pairs: LanguagePair[];
 
   constructor(options: OpenAIChatOptions) {
+    this.#pairs = allPairs(options.languages ?? DEFAULT_CHAT_LANGUAGES);
     this.model = options.model;
     this.#endpoint = `${options.url.replace(/\/+$/, "")}/chat/completions`;
     this.#apiKey = options.apiKey;
@@ -63,14 +86,15 @@ export class OpenAIChatTranslator implements Translator {
     this.#maxChunkChars = options.maxChunkChars ?? 4000;
   }
 
-  async translate(
-    text: string,
-    from: TranslateLanguage,
-    to: TranslateLanguage,
-    signal?: AbortSignal,
-  ): Promise<string> {
-    assertPair(BACKEND, from, to);
+  /** Every direction between the configured languages (a chat model takes any pair). */
+  async pairs(): Promise<LanguagePair[]> {
+    return this.#pairs;
+  }
+
+  async translate(text: string, from: string, to: string, signal?: AbortSignal): Promise<string> {
+    assertLanguages(BACKEND, from, to);
     if (from === to) return text;
+    assertOffered(BACKEND, this.#pairs, from, to);
     const system = translationPrompt(from, to);
     return translateInChunks(text, this.#maxChunkChars, async (chunk) => {
       const body = {

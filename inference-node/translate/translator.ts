@@ -1,47 +1,45 @@
 /**
- * Text translation between Vietnamese and English, behind one interface with interchangeable HTTP
- * backends (LibreTranslate, OpenAI-compatible chat). Whisper's own translate task covers speech → English
- * without any of this; these backends translate the cleaned transcript, in both directions.
+ * Text translation behind one interface with interchangeable backends (Apertium APy, LibreTranslate,
+ * OpenAI-compatible chat, Cloudflare Workers AI through the Worker). Rooms, single-device streams and
+ * the transcription jobs' VI↔EN translation all use it. Languages are the whisper codes the API uses
+ * (`en`, `es`, `vi`...); each backend maps them to its own.
  */
+import { languageName } from "../../protocol/languages.ts";
 
-/** The languages text translation serves (the spec's VI<->EN). */
-export type TranslateLanguage = "vi" | "en";
-
-/** Display names, for prompts and messages. */
-export const LANGUAGE_NAMES: Readonly<Record<TranslateLanguage, string>> = {
-  vi: "Vietnamese",
-  en: "English",
-};
+/** A direction a backend translates: [from, to], whisper language codes. */
+export type LanguagePair = readonly [from: string, to: string];
 
 /**
  * A translation backend.
  *
- * Failure is thrown as a {@link TranslationError}, and it must never fail a transcription: the caller
- * catches it, logs it, and completes the task with `translation: null`.
+ * Failure is thrown as a {@link TranslationError}, and it must never fail a transcription or a room:
+ * the caller catches it and carries on with the original text (or `translation: null` for a task).
  *
  * @example
- * const translator = createTranslator({ backend: "libretranslate", url: "http://127.0.0.1:5000" });
- * let translation: string | null = null;
+ * const translator = createTranslator({ backend: "apertium", url: "http://127.0.0.1:2737" });
+ * const pairs = await translator.pairs(); // [["en", "es"], ["es", "en"]]
+ * let translation = text;
  * try {
- *   translation = await translator.translate(text, "vi", "en", signal);
+ *   translation = await translator.translate(text, "en", "es", signal);
  * } catch (err) {
- *   log.warn({ err }, "translation failed; completing without it");
+ *   log.warn({ err }, "translation failed; keeping the original");
  * }
  */
 export interface Translator {
-  /** The translation model id /health reports as `mt_model` ("libretranslate", or the chat model id). */
+  /** The translation model id /health reports as `mt_model` ("apertium", "libretranslate", the chat model...). */
   readonly model: string;
+  /**
+   * The directions the backend can translate now, asked of the backend itself (a server's language
+   * list, or the configured languages for backends that take any pair). Throws a TranslationError
+   * when the backend cannot be reached.
+   */
+  pairs(signal?: AbortSignal): Promise<LanguagePair[]>;
   /**
    * Translates `text`; resolves to "" for blank text and to `text` itself when `from` equals `to`,
    * without a request. Long text goes out in chunks at sentence boundaries and comes back joined.
    * `signal` cancels the whole translation; each request also has its own timeout.
    */
-  translate(
-    text: string,
-    from: TranslateLanguage,
-    to: TranslateLanguage,
-    signal?: AbortSignal,
-  ): Promise<string>;
+  translate(text: string, from: string, to: string, signal?: AbortSignal): Promise<string>;
 }
 
 /** Why a translation failed; `http` carries the status. */
@@ -60,7 +58,7 @@ export type TranslationErrorCode =
 export class TranslationError extends Error {
   override readonly name = "TranslationError";
   readonly code: TranslationErrorCode;
-  /** The backend that failed ("libretranslate", "openai"). */
+  /** The backend that failed ("apertium", "libretranslate", "openai", "workers-ai"). */
   readonly backend: string;
   /** HTTP status, for code `http`. */
   readonly status: number | undefined;
@@ -79,26 +77,49 @@ export class TranslationError extends Error {
 }
 
 /**
- * The language to translate a transcript into: English for Vietnamese, Vietnamese for English, null
- * for anything else (only VI<->EN is offered). Accepts region tags and any case.
+ * The language to translate a transcription task's text into (the speech-to-text spec's VI↔EN):
+ * English for Vietnamese, Vietnamese for English, null for anything else. Accepts region tags and any
+ * case.
  *
  * @example
  * translationTarget("vi"); // "en"
  * translationTarget("en-US"); // "vi"
  * translationTarget("ja"); // null
  */
-export function translationTarget(languageCode: string): TranslateLanguage | null {
+export function translationTarget(languageCode: string): "vi" | "en" | null {
   const base = languageCode.trim().toLowerCase().split(/[-_]/)[0];
   if (base === "vi" || base === "vietnamese") return "en";
   if (base === "en" || base === "english") return "vi";
   return null;
 }
 
-/** Checks the pair at run time (callers from plain JS or untyped config). */
-export function assertPair(backend: string, from: string, to: string): void {
+/** Throws `unsupported` unless both are language codes the API knows (whisper's table). */
+export function assertLanguages(backend: string, from: string, to: string): void {
   for (const lang of [from, to]) {
-    if (lang !== "vi" && lang !== "en") {
-      throw new TranslationError(backend, "unsupported", `unsupported language "${lang}" (vi and en only)`);
+    if (!languageName(lang)) {
+      throw new TranslationError(backend, "unsupported", `unknown language code "${lang}"`);
     }
   }
+}
+
+/** Throws `unsupported` when `pairs` is known and does not hold from → to. */
+export function assertOffered(
+  backend: string,
+  pairs: readonly LanguagePair[] | null,
+  from: string,
+  to: string,
+): void {
+  if (pairs && !pairs.some(([a, b]) => a === from && b === to)) {
+    throw new TranslationError(backend, "unsupported", `${from} → ${to} is not offered by this backend`);
+  }
+}
+
+/**
+ * Every ordered pair of distinct languages in `languages` (backends that translate between any two).
+ *
+ * @example allPairs(["en", "vi"]); // [["en", "vi"], ["vi", "en"]]
+ */
+export function allPairs(languages: readonly string[]): LanguagePair[] {
+  const unique = [...new Set(languages)];
+  return unique.flatMap((from) => unique.filter((to) => to !== from).map((to) => [from, to] as const));
 }

@@ -1,13 +1,17 @@
 /**
- * A /ws client for the end-to-end tests and the live bench: a Node `ws` socket that records every
- * server message with its arrival time, and streams PCM at real time in 100 ms frames.
+ * A live WebSocket client for the end-to-end tests and the benches (/ws, /api/v1/ws/single, rooms): a
+ * Node `ws` socket that records every server message (parsed with that endpoint's schema) with its
+ * arrival time, and streams PCM at real time in 100 ms frames.
  */
 import WebSocket from "ws";
 import { float32ToPcm16 } from "../../inference-node/live/pcm.ts";
 import { ServerMessage } from "../../protocol/live.ts";
 
-export interface Received {
-  message: ServerMessage;
+/** Anything a live endpoint sends: JSON with a `type`. */
+export type Typed = { type: string };
+
+export interface Received<M extends Typed = ServerMessage> {
+  message: M;
   /** performance.now() at arrival. */
   at: number;
 }
@@ -17,11 +21,18 @@ export interface Closed {
   reason: string;
 }
 
-/** Opens /ws; resolves once the socket is open, or with the HTTP status when the upgrade is refused. */
-export function openLive(url: string, headers: Record<string, string> = {}): Promise<LiveClient | number> {
+/**
+ * Opens a live socket (by default /ws, whose messages `parse` checks); resolves once the socket is
+ * open, or with the HTTP status when the upgrade is refused.
+ */
+export function openLive<M extends Typed = ServerMessage>(
+  url: string,
+  headers: Record<string, string> = {},
+  parse: (json: unknown) => M = (json) => ServerMessage.parse(json) as unknown as M,
+): Promise<LiveClient<M> | number> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url.replace(/^http/, "ws"), { headers });
-    const client = new LiveClient(ws);
+    const client = new LiveClient<M>(ws, parse);
     ws.once("open", () => resolve(client));
     ws.once("unexpected-response", (_req, res) => {
       resolve(res.statusCode ?? 0);
@@ -31,18 +42,18 @@ export function openLive(url: string, headers: Record<string, string> = {}): Pro
   });
 }
 
-export class LiveClient {
-  readonly received: Received[] = [];
+export class LiveClient<M extends Typed = ServerMessage> {
+  readonly received: Received<M>[] = [];
   readonly closed: Promise<Closed>;
   #wake: (() => void) | null = null;
   #closedWith: Closed | null = null;
 
-  constructor(readonly ws: WebSocket) {
+  constructor(
+    readonly ws: WebSocket,
+    parse: (json: unknown) => M,
+  ) {
     ws.on("message", (data: Buffer) => {
-      this.received.push({
-        message: ServerMessage.parse(JSON.parse(data.toString("utf8"))),
-        at: performance.now(),
-      });
+      this.received.push({ message: parse(JSON.parse(data.toString("utf8"))), at: performance.now() });
       this.#wake?.();
     });
     this.closed = new Promise((resolve) => {
@@ -55,19 +66,27 @@ export class LiveClient {
   }
 
   /** The first message of `type` after index `from` (waits up to `timeoutMs`). */
-  async waitFor<T extends ServerMessage["type"]>(
+  async waitFor<T extends M["type"]>(
     type: T,
     timeoutMs = 10_000,
     from = 0,
-  ): Promise<Extract<ServerMessage, { type: T }>> {
+  ): Promise<Extract<M, { type: T }>> {
+    return (await this.waitUntil((m) => m.type === type, `${type} message`, timeoutMs, from)) as Extract<
+      M,
+      { type: T }
+    >;
+  }
+
+  /** The first message after index `from` that `match` accepts (waits up to `timeoutMs`). */
+  async waitUntil(match: (message: M) => boolean, what: string, timeoutMs = 10_000, from = 0): Promise<M> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
-      const found = this.received.slice(from).find((r) => r.message.type === type);
-      if (found) return found.message as Extract<ServerMessage, { type: T }>;
+      const found = this.received.slice(from).find((r) => match(r.message));
+      if (found) return found.message;
       if (this.#closedWith)
-        throw new Error(`closed (${this.#closedWith.code} ${this.#closedWith.reason}) before ${type}`);
+        throw new Error(`closed (${this.#closedWith.code} ${this.#closedWith.reason}) before ${what}`);
       const left = deadline - performance.now();
-      if (left <= 0) throw new Error(`no ${type} message within ${timeoutMs} ms`);
+      if (left <= 0) throw new Error(`no ${what} within ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
         setTimeout(resolve, left);

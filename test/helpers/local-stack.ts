@@ -1,23 +1,11 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../../scripts/lib/ports.ts";
 import { type DevOptions, startWranglerDev } from "../../scripts/lib/wrangler.ts";
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
+export { freePort };
 
 /** A throwaway local state folder (D1/R2/DO) for one test file. */
 export function tempState(): { dir: string; remove: () => void } {

@@ -85,6 +85,34 @@ describe("LiveTranscriber", () => {
     expect(d.final.calls.at(-1)?.options.language).toBe("de");
   });
 
+  it("keeps a running utterance's language when config changes mid-utterance; the next one uses it", async () => {
+    const { t, d, of } = engine();
+    t.setLanguage("en");
+    await feed((c) => t.push(c), concat(quiet(300), tone(1200)));
+    t.setLanguage("de"); // mid-utterance
+    await feed((c) => t.push(c), concat(tone(600), quiet(900), tone(1000), quiet(900)));
+    await t.flush();
+    const finals = of("final");
+    expect(finals.map((f) => f.language)).toEqual(["en", "de"]);
+    expect(d.final.calls.map((c) => c.options.language)).toEqual(["en", "de"]);
+  });
+
+  it("gives every utterance an id that its interims and its final share", async () => {
+    const { t, messages } = engine();
+    await feed((c) => t.push(c), concat(quiet(300), tone(2500), quiet(900), tone(2500), quiet(900)));
+    await t.flush();
+    const ids = messages.map((m) =>
+      m.type === "error" ? null : (m as unknown as { utterance_id: string }).utterance_id,
+    );
+    const finals = messages.flatMap((m, i) => (m.type === "final" ? [i] : []));
+    expect(finals).toHaveLength(2);
+    const [first, second] = finals as [number, number];
+    expect(new Set(ids.slice(0, first + 1)).size).toBe(1);
+    expect(new Set(ids.slice(first + 1, second + 1)).size).toBe(1);
+    expect(ids[first]).not.toBe(ids[second]);
+    expect(ids[first]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it("flush makes the final of unfinished speech and resolves once it is sent", async () => {
     const { t, of } = engine();
     await feed((c) => t.push(c), concat(quiet(300), tone(1200)));

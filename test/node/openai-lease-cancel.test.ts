@@ -26,6 +26,7 @@ const health: NodeHealth = {
   gpu_free_gb: 0,
   mt_loaded: false,
   mt_model: "",
+  mt_pairs: [],
 };
 
 const lease: Lease = {

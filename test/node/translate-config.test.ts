@@ -46,6 +46,39 @@ describe("createTranslator", () => {
       createTranslator({ backend: "openai", url: "https://api.openai.com/v1", apiKey: "k", model: "" }),
     ).toThrow();
     expect(() => createTranslator({ backend: "deepl" } as never)).toThrow();
+    expect(() =>
+      createTranslator({ backend: "workers-ai", url: "http://127.0.0.1:8787" } as never),
+    ).toThrow();
+    expect(() =>
+      createTranslator({
+        backend: "openai",
+        url: "https://api.openai.com/v1",
+        apiKey: "k",
+        model: "m",
+        languages: "en,klingon",
+      }),
+    ).toThrow(/unknown language code/);
+  });
+
+  it("offers every direction between the configured languages for chat and Workers AI backends", async () => {
+    const chat = createTranslator({
+      backend: "openai",
+      url: "https://api.openai.com/v1",
+      apiKey: "k",
+      model: "m",
+      languages: "en, vi,es",
+    });
+    expect(await chat?.pairs()).toEqual([
+      ["en", "vi"],
+      ["en", "es"],
+      ["vi", "en"],
+      ["vi", "es"],
+      ["es", "en"],
+      ["es", "vi"],
+    ]);
+    expect(
+      createTranslator({ backend: "workers-ai", url: "http://127.0.0.1:8787", token: "node-token-1" })?.model,
+    ).toBe("@cf/meta/m2m100-1.2b");
   });
 });
 
@@ -71,6 +104,32 @@ describe("translatorConfigFromEnv", () => {
         }),
       )?.model,
     ).toBe("libretranslate");
+    expect(
+      createTranslator(
+        translatorConfigFromEnv({ VOXEDGE_MT_BACKEND: "apertium", VOXEDGE_MT_URL: "http://127.0.0.1:2737" }),
+      )?.model,
+    ).toBe("apertium");
+  });
+
+  it("points workers-ai at the node's own Worker with its NODE_TOKEN", () => {
+    expect(
+      translatorConfigFromEnv(
+        { VOXEDGE_MT_BACKEND: "workers-ai", VOXEDGE_MT_LANGUAGES: "en,fr" },
+        { workerUrl: "http://127.0.0.1:8787", token: "node-token-1" },
+      ),
+    ).toEqual({
+      backend: "workers-ai",
+      url: "http://127.0.0.1:8787",
+      token: "node-token-1",
+      languages: "en,fr",
+    });
+    // other backends never get the node token
+    expect(
+      translatorConfigFromEnv(
+        { VOXEDGE_MT_BACKEND: "apertium", VOXEDGE_MT_URL: "http://127.0.0.1:2737" },
+        { workerUrl: "http://127.0.0.1:8787", token: "node-token-1" },
+      ),
+    ).toEqual({ backend: "apertium", url: "http://127.0.0.1:2737" });
   });
 });
 

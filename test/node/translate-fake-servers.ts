@@ -73,9 +73,22 @@ export interface LibreOptions {
   charLimit?: number;
 }
 
-/** A LibreTranslate server: POST /translate {q, source, target, format, api_key?} → {translatedText}. */
+/** What the fake LibreTranslate server lists at GET /languages (LibreTranslate's own codes). */
+export const LIBRE_LANGUAGES = [
+  { code: "en", name: "English", targets: ["vi", "zh-Hans", "es"] },
+  { code: "vi", name: "Vietnamese", targets: ["en"] },
+  { code: "zh-Hans", name: "Chinese (Simplified)", targets: ["en"] },
+  { code: "es", name: "Spanish", targets: ["en"] },
+  { code: "eo", name: "Esperanto", targets: ["en"] },
+];
+
+/**
+ * A LibreTranslate server: GET /languages → [{code, name, targets}];
+ * POST /translate {q, source, target, format, api_key?} → {translatedText}.
+ */
 export function libreTranslateHandler(options: LibreOptions = {}): Handler {
   return (req, res) => {
+    if (req.method === "GET" && req.path === "/languages") return sendJson(res, 200, LIBRE_LANGUAGES);
     if (req.method !== "POST" || req.path !== "/translate") return sendJson(res, 404, { error: "Not Found" });
     const body = req.body as { q?: string; source?: string; target?: string; api_key?: string };
     if (options.apiKey && body.api_key !== options.apiKey) {

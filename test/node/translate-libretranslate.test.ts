@@ -158,10 +158,37 @@ describe("LibreTranslateTranslator", () => {
     expect(err.message).toMatch(/^libretranslate: request to http:\/\/127\.0\.0\.1:\d+\/translate failed: /);
   });
 
-  it("refuses languages outside VI<->EN", async () => {
-    const mt = new LibreTranslateTranslator({ url: "http://127.0.0.1:9" });
-    // @ts-expect-error: "ja" is not a TranslateLanguage; plain-JS callers can still pass it
-    const err = await failure(() => mt.translate("こんにちは", "ja", "en"));
+  it("lists the server's pairs as API codes and sends the server's own code for each", async () => {
+    server = await startServer(libreTranslateHandler());
+    const mt = new LibreTranslateTranslator({ url: server.url });
+    const pairs = await mt.pairs();
+    // Esperanto is not a language the API hears: left out; zh-Hans is the API's zh
+    expect(pairs).toEqual(
+      expect.arrayContaining([
+        ["en", "vi"],
+        ["en", "zh"],
+        ["en", "es"],
+        ["vi", "en"],
+        ["zh", "en"],
+        ["es", "en"],
+      ]),
+    );
+    expect(pairs).toHaveLength(6);
+    expect(server.requests[0]).toMatchObject({ method: "GET", path: "/languages" });
+
+    await expect(mt.translate("Hello", "en", "zh")).resolves.toBe("<zh-Hans>Hello</zh-Hans>");
+    expect(server.requests.at(-1)?.body).toMatchObject({ source: "en", target: "zh-Hans" });
+  });
+
+  it("refuses a pair the server does not offer, and unknown codes, without a request", async () => {
+    server = await startServer(libreTranslateHandler());
+    const mt = new LibreTranslateTranslator({ url: server.url });
+    await mt.pairs();
+    const requests = server.requests.length;
+    const err = await failure(() => mt.translate("Hola", "es", "vi"));
     expect(err.code).toBe("unsupported");
+    expect(err.message).toMatch(/es → vi is not offered/);
+    expect((await failure(() => mt.translate("x", "xx", "en"))).code).toBe("unsupported");
+    expect(server.requests).toHaveLength(requests);
   });
 });

@@ -163,6 +163,7 @@ describe("GET /health and GET /models", () => {
       gpu_free_gb: 11.5,
       mt_loaded: true,
       mt_model: "libretranslate",
+      mt_pairs: [["vi", "en"]],
     });
     await node.lease(1, 0);
     const after = (await (await call("/health")).json()) as Record<string, unknown>;
@@ -212,6 +213,11 @@ describe("what API users expect besides the spec", () => {
     };
     expect(Object.keys(doc.paths).sort()).toEqual([
       "/",
+      "/api/v1/languages",
+      "/api/v1/session/create",
+      "/api/v1/session/{conversation_id}",
+      "/api/v1/ws/single",
+      "/api/v1/ws/{conversation_id}",
       "/health",
       "/history",
       "/media/{object_key}",
@@ -254,6 +260,11 @@ describe("what API users expect besides the spec", () => {
       "OpenAITranslationForm",
       "OpenAITranscriptionVerbose",
       "OpenAIError",
+      "LanguagesResponse",
+      "SessionCreateRequest",
+      "SessionCreateResponse",
+      "SessionDetails",
+      "TranslationError",
     ]) {
       expect(doc.components.schemas).toHaveProperty(name);
     }

@@ -3,7 +3,7 @@
  * of /ws, and a fake inference node that registers at the hub and dials into assigned sessions.
  */
 import { exports } from "cloudflare:workers";
-import { LIVE_NODE_PATH, liveSessionPath } from "../../protocol/live.ts";
+import { type AssignMessage, LIVE_NODE_PATH } from "../../protocol/live.ts";
 import { call, NODE_TOKEN } from "./helpers.ts";
 
 export interface Closed {
@@ -90,8 +90,15 @@ export async function connectClient(key: string, query = ""): Promise<TestSocket
   return socket;
 }
 
-/** A stand-in inference node speaking the internal live protocol. */
+/**
+ * A stand-in inference node speaking the internal live protocol: it registers, dials the path of
+ * each assignment, and reports its running streams (so the hub counts its capacity) as a real node does.
+ */
 export class FakeNode {
+  /** Stream assignments received, and the streams running (the fake's load report). */
+  private assigned = 0;
+  readonly running = new Set<string>();
+
   private constructor(readonly hub: TestSocket) {}
 
   static async connect(nodeId = "fake-node", capacity = 1): Promise<FakeNode> {
@@ -102,15 +109,38 @@ export class FakeNode {
     return new FakeNode(socket);
   }
 
-  /** Waits for the hub's next assignment and dials into that session, as a real node does. */
-  async acceptAssignment(): Promise<{ sessionId: string; session: TestSocket }> {
-    const assign = await this.hub.json<{ type: string; session_id: string }>();
+  /** The hub's next assignment, without acting on it. */
+  async nextAssignment(timeoutMs?: number): Promise<AssignMessage> {
+    const assign = await this.hub.json<AssignMessage>(timeoutMs);
     if (assign.type !== "assign") throw new Error(`expected assign, got ${assign.type}`);
-    const { socket } = await upgrade(liveSessionPath(assign.session_id), {
-      authorization: `Bearer ${NODE_TOKEN}`,
-    });
+    return assign;
+  }
+
+  /** Waits for the hub's next assignment and dials into its path, as a real node does. */
+  async acceptAssignment(
+    timeoutMs?: number,
+  ): Promise<{ sessionId: string; session: TestSocket; mode: string }> {
+    const assign = await this.nextAssignment(timeoutMs);
+    const mode = assign.mode ?? "stream";
+    if (mode === "stream") {
+      this.assigned++;
+      this.running.add(assign.session_id);
+      this.reportLoad();
+    }
+    const { socket } = await upgrade(assign.path, { authorization: `Bearer ${NODE_TOKEN}` });
     if (!socket) throw new Error("the session refused the fake node");
-    return { sessionId: assign.session_id, session: socket };
+    if (mode === "stream") {
+      void socket.closed.then(() => {
+        this.running.delete(assign.session_id);
+        this.reportLoad();
+      });
+    }
+    return { sessionId: assign.session_id, session: socket, mode };
+  }
+
+  reportLoad(): void {
+    if (this.hub.ws.readyState !== WebSocket.OPEN) return; // disconnected: nothing to report to
+    this.hub.send({ type: "load", streams: [...this.running], assigned: this.assigned });
   }
 
   async disconnect(): Promise<void> {

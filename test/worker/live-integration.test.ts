@@ -50,12 +50,20 @@ describe("live session relay", () => {
     client.send(frame);
     expect(new Uint8Array((await session.next()) as ArrayBuffer)).toEqual(new Uint8Array(frame));
 
-    session.send({ type: "interim", text: "hallo", start: 0.2, end: 1 });
+    // the engine's messages carry their utterance (and translations); /ws clients get the /ws shape
+    session.send({ type: "interim", text: "hallo", start: 0.2, end: 1, utterance_id: "u1", language: "de" });
     expect(await client.json()).toEqual({ type: "interim", text: "hallo", start: 0.2, end: 1 });
 
     client.send({ type: "end" });
     expect(await session.json()).toEqual({ type: "end" });
-    session.send({ type: "final", text: "Hallo Welt.", start: 0.2, end: 1.4, language: "de" });
+    session.send({
+      type: "final",
+      text: "Hallo Welt.",
+      start: 0.2,
+      end: 1.4,
+      language: "de",
+      utterance_id: "u1",
+    });
     session.send({ type: "ended" });
     expect(await client.json()).toEqual({
       type: "final",

@@ -17,6 +17,7 @@ export class TestNode {
       gpu_free_gb: 0,
       mt_loaded: false,
       mt_model: "",
+      mt_pairs: [],
     },
   ) {}
 

@@ -4,6 +4,8 @@ import { usesContentEnvelope } from "../../worker/content/errors.ts";
 import { ErrorBody, HTTPValidationError } from "../../worker/errors.ts";
 import { usesOpenAIEnvelope } from "../../worker/openai/errors.ts";
 import { ContentErrorBody } from "../../worker/schemas/content-common.ts";
+import { TranslationErrorBody } from "../../worker/schemas/translation.ts";
+import { usesTranslationEnvelope } from "../../worker/translation/errors.ts";
 import { OpenAIErrorBody } from "../../worker/schemas/openai.ts";
 import { call } from "./helpers.ts";
 
@@ -25,7 +27,16 @@ const SCHEMAS: Record<string, z.ZodType> = {
   HTTPValidationError,
   OpenAIError: OpenAIErrorBody,
   ContentError: ContentErrorBody,
+  TranslationError: TranslationErrorBody,
 };
+
+/** The error schemas a path may declare: its service's envelope (the same choice onError makes). */
+function envelopeOf(path: string): string[] {
+  if (usesContentEnvelope(path)) return ["ContentError"];
+  if (usesOpenAIEnvelope(path)) return ["OpenAIError"];
+  if (usesTranslationEnvelope(path)) return ["TranslationError"];
+  return ["Error", "HTTPValidationError"];
+}
 
 const refName = (ref: string | undefined) => ref?.split("/").pop() ?? "(inline)";
 
@@ -41,11 +52,7 @@ describe("declared error bodies", () => {
     const operations = await documentedOperations();
     expect(operations.length).toBeGreaterThan(10);
     for (const { path, method, operation } of operations) {
-      const allowed = usesContentEnvelope(path)
-        ? ["ContentError"]
-        : usesOpenAIEnvelope(path)
-          ? ["OpenAIError"]
-          : ["Error", "HTTPValidationError"];
+      const allowed = envelopeOf(path);
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400 || !response.content) continue;
         for (const media of Object.values(response.content)) {

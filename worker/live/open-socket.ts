@@ -1,7 +1,7 @@
 import { sessionRequest } from "../../durable-objects/live/live-session.ts";
 import { closeSocket, sendJson } from "../../durable-objects/live/sockets.ts";
 import { liveHub, liveSession } from "../../platform/stubs.ts";
-import { LiveClose, type ServerMessage } from "../../protocol/live.ts";
+import { LiveClose, liveSessionPath, type ServerMessage } from "../../protocol/live.ts";
 import { ApiError } from "../errors.ts";
 
 /** Throws 400 unless the request asks for a WebSocket upgrade. */
@@ -28,6 +28,7 @@ export async function openLiveSocket(
   try {
     const join = sessionRequest(request, {
       role: "client",
+      mode: "mic",
       session_id: claim.session_id,
       key_id: client.keyId,
       language: client.language,
@@ -37,6 +38,34 @@ export async function openLiveSocket(
     await hub.release(claim.session_id);
     throw cause;
   }
+}
+
+/**
+ * Starts a single-device translation session: an engine with a free slot (no gate: several run at
+ * once), then the upgrade goes to the session's own object, which waits for the client's `config`.
+ * A refused client gets a socket closed at once with 1013 and the reason, as on /ws.
+ */
+export async function openSingleSocket(
+  env: Env,
+  request: Request,
+  client: { keyId: string },
+): Promise<Response> {
+  requireUpgrade(request);
+  const sessionId = `single_${crypto.randomUUID()}`;
+  const got = await liveHub(env).assign({
+    session_id: sessionId,
+    path: liveSessionPath(sessionId),
+    mode: "stream",
+  });
+  if (!got.ok) return refusedSocket(got.message);
+  const join = sessionRequest(request, {
+    role: "client",
+    mode: "single",
+    session_id: sessionId,
+    key_id: client.keyId,
+    language: "auto",
+  });
+  return liveSession(env, sessionId).fetch(join);
 }
 
 /** A node's hub socket (NODE_TOKEN already checked). */

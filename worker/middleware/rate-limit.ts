@@ -8,8 +8,17 @@ import { ApiError } from "../errors.ts";
  * run after apiKeyAuth). Over the limit is a 429 with Retry-After: the binding's period.
  */
 export function enqueueRateLimit(): MiddlewareHandler<AppEnv> {
+  return perKeyRateLimit((env) => env.ENQUEUE_LIMITER);
+}
+
+/** The same for POST /api/v1/session/create, on its own SESSION_LIMITER binding. */
+export function sessionRateLimit(): MiddlewareHandler<AppEnv> {
+  return perKeyRateLimit((env) => env.SESSION_LIMITER);
+}
+
+function perKeyRateLimit(limiter: (env: Env) => RateLimit): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { success } = await c.env.ENQUEUE_LIMITER.limit({ key: c.get("apiKey").id });
+    const { success } = await limiter(c.env).limit({ key: c.get("apiKey").id });
     if (!success) {
       const period = workerConfig(c.env).rateLimitPeriodSec;
       throw new ApiError("rate_limited", `too many requests for this API key; retry in ${period} s`, {

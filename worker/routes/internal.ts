@@ -7,6 +7,7 @@ import {
   LeaseRequest,
   LeaseResponse,
 } from "../../protocol/node.ts";
+import { TranslateCapabilities, TranslateRequest, TranslateResponse } from "../../protocol/translate.ts";
 import { storedPreviews, storePreview } from "../content/catalog.ts";
 import { ApiError, ErrorBody, HTTPValidationError } from "../errors.ts";
 import { streamObject } from "../media/r2-stream.ts";
@@ -20,6 +21,7 @@ import {
   leaseTasks,
   storeLeaseOutput,
 } from "../tasks/leasing.ts";
+import { translateWithWorkersAi, translationCapabilities, workersAi } from "../translation/workers-ai.ts";
 
 /** Mounted at /internal/v1: routes for inference nodes (NODE_TOKEN); hidden from the public OpenAPI document. */
 
@@ -111,6 +113,27 @@ const previewUploadRoute = createRoute({
   responses: { 204: { description: "stored" }, ...errors },
 });
 
+const translateInfoRoute = createRoute({
+  method: "get",
+  path: "/translate",
+  hide: true,
+  responses: {
+    200: { description: "what Workers AI translates here", content: json(TranslateCapabilities) },
+    503: { description: "no Workers AI binding on this deployment", content: json(ErrorBody) },
+  },
+});
+
+const translateRoute = createRoute({
+  method: "post",
+  path: "/translate",
+  hide: true,
+  request: { body: { required: true, content: json(TranslateRequest) } },
+  responses: {
+    200: { description: "the translation", content: json(TranslateResponse) },
+    503: { description: "no Workers AI binding, or the model failed", content: json(ErrorBody) },
+  },
+});
+
 export const internalRoutes = createRouter();
 internalRoutes.use("*", nodeAuth());
 internalRoutes
@@ -140,4 +163,9 @@ internalRoutes
     const source = await leasedTaskSource(c.env, c.req.valid("param").lease_id);
     if (source.type !== "object") throw new ApiError("not_found", "this task has no stored media");
     return streamObject(c.env.MEDIA, source.object_key, c.req.header("range") ?? null);
-  });
+  })
+  // Workers AI translation for nodes with VOXEDGE_MT_BACKEND=workers-ai (protocol/translate.ts)
+  .openapi(translateInfoRoute, (c) => c.json(translationCapabilities(workersAi(c.env)), 200))
+  .openapi(translateRoute, async (c) =>
+    c.json(await translateWithWorkersAi(workersAi(c.env), c.req.valid("json")), 200),
+  );

@@ -1,0 +1,250 @@
+/**
+ * Group `rooms`: multi-device translation latency through the whole local platform. wrangler dev runs
+ * the Worker, the LiveHub and the TranslationRoom objects; the streaming engine runs in this process
+ * (synthetic `base` model, 2 threads, the `live` group's platform) and translates with the real
+ * Apertium APy (en→es). In each room a speaker streams the `live` group's espeak-ng speech at real
+ * time in 100 ms frames and a partner listens in Spanish.
+ *
+ * - partner final latency: from the frame holding the end of a phrase to the partner's translated
+ *   final covering it (the 600 ms endpointing pause and the translation included);
+ * - speaker interim latency: word end → the speaker's first interim covering the word;
+ * - translation call latency: each call the engine made to APy;
+ * - the same with 4 rooms at once (4 speakers on one engine node).
+ *
+ * Reference: the `/ws` final latency (same speech, same engine, no translation), measured in this run,
+ * interleaved with the room runs. Target: partner final ≤ 1.5 s p50.
+ */
+
+import { frameLevelDb, VOICE_DB } from "../durable-objects/rooms/room-protocol.ts";
+import { float32ToPcm16 } from "../inference-node/live/pcm.ts";
+import { ApertiumTranslator } from "../inference-node/translate/apertium.ts";
+import type { LanguagePair, Translator } from "../inference-node/translate/translator.ts";
+import { RoomServerMessage } from "../protocol/rooms.ts";
+import { startApertium } from "../scripts/lib/apertium.ts";
+import { type LiveClient, openLive } from "../test/e2e/live-client.ts";
+import type { Stack } from "../test/e2e/stack.ts";
+import {
+  buildStream,
+  finalLatencies,
+  interimLatencies,
+  measureWs,
+  type SpeechStream,
+  startBenchPlatform,
+  type Timed,
+} from "./live.ts";
+import { percentile } from "./stats.ts";
+import { type BenchGroup, type BenchResult, result } from "./types.ts";
+
+const FRAME_MS = 100;
+/** Frames of quiet audio a room keeps before a speaker's first loud frame (durable-objects/rooms/stream-book.ts). */
+const PREROLL_FRAMES = 3;
+const ROUNDS = 2;
+const log = (msg: string) => process.stderr.write(`rooms: ${msg}\n`);
+
+/** Times every call into the wrapped backend. */
+class TimedTranslator implements Translator {
+  readonly calls: number[] = [];
+  constructor(private readonly inner: Translator) {}
+  get model() {
+    return this.inner.model;
+  }
+  pairs(signal?: AbortSignal): Promise<LanguagePair[]> {
+    return this.inner.pairs(signal);
+  }
+  async translate(text: string, from: string, to: string, signal?: AbortSignal): Promise<string> {
+    const started = performance.now();
+    try {
+      return await this.inner.translate(text, from, to, signal);
+    } finally {
+      this.calls.push(performance.now() - started);
+    }
+  }
+}
+
+/**
+ * Where a room's engine stream starts in the speaker's audio (seconds): the room opens it at the first
+ * frame over its voice gate, with the quiet frames just before it as pre-roll; results are timed from there.
+ */
+function roomStreamOffset(audio: Float32Array): number {
+  const pcm = float32ToPcm16(audio);
+  const frameBytes = (16_000 * 2 * FRAME_MS) / 1000;
+  for (let i = 0; i * frameBytes < pcm.length; i++) {
+    const frame = pcm.slice(i * frameBytes, (i + 1) * frameBytes).buffer;
+    if (frameLevelDb(frame) > VOICE_DB) return (Math.max(0, i - PREROLL_FRAMES) * FRAME_MS) / 1000;
+  }
+  return 0;
+}
+
+type RoomClient = LiveClient<RoomServerMessage>;
+
+async function join(stack: Stack, id: string, language: string): Promise<RoomClient> {
+  const client = await openLive(`${stack.url}/api/v1/ws/${id}?language=${language}`, {}, (json) =>
+    RoomServerMessage.parse(json),
+  );
+  if (typeof client === "number") throw new Error(`room answered ${client}`);
+  await client.waitFor("partner_language");
+  return client;
+}
+
+async function createRoom(stack: Stack): Promise<string> {
+  const response = await fetch(`${stack.url}/api/v1/session/create`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${stack.key}`, "content-type": "application/json" },
+    body: JSON.stringify({ language: "en", translate_language: "es" }),
+  });
+  return ((await response.json()) as { conversation_id: string }).conversation_id;
+}
+
+interface RoomRun {
+  partnerFinals: number[];
+  speakerInterims: number[];
+  finals: number;
+  translationErrors: number;
+}
+
+/** `rooms` rooms at once: each speaker streams the speech; the partners' finals and the speakers' interims. */
+async function measureRooms(stack: Stack, speech: SpeechStream, rooms: number): Promise<RoomRun> {
+  const pairs = await Promise.all(
+    Array.from({ length: rooms }, async () => {
+      const id = await createRoom(stack);
+      const speaker = await join(stack, id, "en");
+      const partner = await join(stack, id, "es");
+      return { speaker, partner };
+    }),
+  );
+  const sent = await Promise.all(pairs.map(({ speaker }) => speaker.stream(speech.audio, 1, FRAME_MS)));
+  const lastPhrase = speech.phrases.at(-1)?.end ?? 0;
+  const offset = roomStreamOffset(speech.audio);
+  const out: RoomRun = { partnerFinals: [], speakerInterims: [], finals: 0, translationErrors: 0 };
+  for (const [i, { speaker, partner }] of pairs.entries()) {
+    await partner
+      .waitUntil(
+        (m) => m.type === "transcript" && m.end + offset >= lastPhrase - 0.1,
+        "the last final",
+        20_000,
+      )
+      .catch(() => log("a partner never got the last phrase's final"));
+    const timed = (client: RoomClient, interim: boolean): Timed[] =>
+      client.received.flatMap((r) =>
+        r.message.type === "transcript" && r.message.is_interim === interim
+          ? [{ start: r.message.start, end: r.message.end, at: r.at }]
+          : [],
+      );
+    const sentAt = sent[i] ?? [];
+    out.partnerFinals.push(...finalLatencies(timed(partner, false), speech.phrases, sentAt, offset));
+    out.speakerInterims.push(...interimLatencies(timed(speaker, true), speech.words, sentAt, offset));
+    const finals = partner.received.filter((r) => r.message.type === "transcript");
+    out.finals += finals.length;
+    out.translationErrors += finals.filter(
+      (r) => r.message.type === "transcript" && r.message.translation_error,
+    ).length;
+    for (const client of [speaker, partner]) client.ws.close(1000, "bench over");
+  }
+  return out;
+}
+
+export const rooms: BenchGroup = async () => {
+  const speech = await buildStream();
+  const apy = await startApertium();
+  const translator = new TimedTranslator(new ApertiumTranslator({ url: apy.url }));
+  await translator.pairs();
+  const { stack, stop } = await startBenchPlatform({ translator, capacity: 4 });
+  try {
+    await fetch(`${stack.url}/health`);
+    const ws: number[] = [];
+    const wsInterims: number[] = [];
+    const room: RoomRun = { partnerFinals: [], speakerInterims: [], finals: 0, translationErrors: 0 };
+    for (let round = 1; round <= ROUNDS; round++) {
+      log(`round ${round}/${ROUNDS}: /ws (reference), then one room`);
+      const reference = await measureWs(stack.url, stack.key, speech);
+      ws.push(...reference.finals);
+      wsInterims.push(...reference.interims);
+      const run = await measureRooms(stack, speech, 1);
+      room.partnerFinals.push(...run.partnerFinals);
+      room.speakerInterims.push(...run.speakerInterims);
+      room.finals += run.finals;
+      room.translationErrors += run.translationErrors;
+    }
+    const callsBefore4 = translator.calls.length;
+    log("4 rooms at once");
+    const four = await measureRooms(stack, speech, 4);
+    const after = await measureWs(stack.url, stack.key, speech);
+    ws.push(...after.finals);
+    wsInterims.push(...after.interims);
+
+    const wsP50 = percentile(ws, 50);
+    const wsP95 = percentile(ws, 95);
+    const calls = translator.calls.slice(0, callsBefore4);
+    const phrases = speech.phrases.length;
+    const out: BenchResult[] = [
+      result(
+        "room partner final latency p50",
+        percentile(room.partnerFinals, 50),
+        wsP50,
+        "ms",
+        `end of speech -> partner's translated final; ${room.partnerFinals.length}/${ROUNDS * phrases} phrases, ${room.translationErrors} translation errors; ref: /ws final p50 (no translation), this run; target 1500 ms`,
+      ),
+      result(
+        "room partner final latency p95",
+        percentile(room.partnerFinals, 95),
+        wsP95,
+        "ms",
+        "ref: /ws final p95",
+      ),
+      result(
+        "room speaker interim latency p50",
+        percentile(room.speakerInterims, 50),
+        percentile(wsInterims, 50),
+        "ms",
+        `word end -> speaker's first interim covering it; ${room.speakerInterims.length}/${ROUNDS * speech.words.length} words; ref: /ws interim p50, this run`,
+      ),
+      result(
+        "room speaker interim latency p95",
+        percentile(room.speakerInterims, 95),
+        percentile(wsInterims, 95),
+        "ms",
+        "ref: /ws interim p95",
+      ),
+      result(
+        "translation call latency p50 (apertium)",
+        percentile(calls, 50),
+        150,
+        "ms",
+        `${calls.length} calls (finals and fast interims); ref: the 150 ms interim budget`,
+      ),
+      result("translation call latency p95 (apertium)", percentile(calls, 95), 150, "ms"),
+      result(
+        "4 rooms partner final latency p50",
+        percentile(four.partnerFinals, 50),
+        wsP50,
+        "ms",
+        `4 speakers at once on one node; ${four.partnerFinals.length}/${4 * phrases} phrases, ${four.translationErrors} translation errors; ref: /ws final p50`,
+      ),
+      result(
+        "4 rooms partner final latency p95",
+        percentile(four.partnerFinals, 95),
+        wsP95,
+        "ms",
+        "ref: /ws final p95",
+      ),
+      result(
+        "4 rooms speaker interim latency p50",
+        percentile(four.speakerInterims, 50),
+        percentile(wsInterims, 50),
+        "ms",
+        `${four.speakerInterims.length}/${4 * speech.words.length} words (slow decoding thins interims); ref: /ws interim p50`,
+      ),
+      result(
+        "/ws final latency p50 (reference)",
+        wsP50,
+        null,
+        "ms",
+        `${ws.length}/${(ROUNDS + 1) * phrases} phrases over ${ROUNDS + 1} runs interleaved with the rooms`,
+      ),
+    ];
+    return out;
+  } finally {
+    await stop();
+    await apy.stop();
+  }
+};

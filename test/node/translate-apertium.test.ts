@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApertiumTranslator } from "../../inference-node/translate/apertium.ts";
+import { createTranslator } from "../../inference-node/translate/config.ts";
+import { fromApertiumCode } from "../../inference-node/translate/iso639.ts";
+import { TranslationError } from "../../inference-node/translate/translator.ts";
+import { type Apertium, startApertium } from "../../scripts/lib/apertium.ts";
+import { freePort } from "../../scripts/lib/ports.ts";
+
+/** The Apertium backend against the real APy server with Debian's apertium-eng-spa pair. */
+
+let apy: Apertium;
+beforeAll(async () => {
+  apy = await startApertium();
+}, 60_000);
+afterAll(() => apy?.stop());
+
+async function failure(fn: () => Promise<unknown>): Promise<TranslationError> {
+  const err = await fn().then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(TranslationError);
+  return err as TranslationError;
+}
+
+describe("ApertiumTranslator on APy", () => {
+  it("lists the installed pairs with the API's two-letter codes (regional variants folded in)", async () => {
+    const mt = new ApertiumTranslator({ url: `${apy.url}/` });
+    expect(mt.model).toBe("apertium");
+    const pairs = await mt.pairs();
+    // APy lists spa→eng, spa→eng_US and eng→spa
+    expect(pairs).toEqual(
+      expect.arrayContaining([
+        ["en", "es"],
+        ["es", "en"],
+      ]),
+    );
+    expect(pairs).toHaveLength(2);
+  });
+
+  it("translates English to Spanish and back", async () => {
+    const mt = new ApertiumTranslator({ url: apy.url });
+    const spanish = await mt.translate("The weather is nice today.", "en", "es");
+    expect(spanish).toMatch(/tiempo/i);
+    expect(spanish).not.toMatch(/weather/i);
+    const english = await mt.translate("Hola, buenos días.", "es", "en");
+    expect(english).toMatch(/hello/i);
+  });
+
+  it("passes unknown words through without Apertium's * markers", async () => {
+    const mt = new ApertiumTranslator({ url: apy.url });
+    const out = await mt.translate("Voxedge zorbly works", "en", "es");
+    expect(out).toContain("Voxedge");
+    expect(out).not.toContain("*");
+  });
+
+  it("sends long text in sentence chunks and keeps their order", async () => {
+    const mt = new ApertiumTranslator({ url: apy.url, maxChunkChars: 100 });
+    const text = Array.from({ length: 8 }, (_, i) => `I have ${i + 1} small dogs in the house.`).join(" ");
+    const out = await mt.translate(text, "en", "es");
+    const numbers = [...out.matchAll(/\d+/g)].map((m) => Number(m[0]));
+    expect(numbers).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(out).toMatch(/perros/);
+  });
+
+  it("refuses a pair that is not installed with `unsupported`, naming it", async () => {
+    const mt = new ApertiumTranslator({ url: apy.url });
+    const err = await failure(() => mt.translate("Hello", "en", "vi"));
+    expect(err.code).toBe("unsupported");
+    expect(err.message).toBe("apertium: en → vi is not installed on this server");
+    expect((await failure(() => mt.translate("Hello", "en", "xx"))).code).toBe("unsupported");
+  });
+
+  it("answers same-language and blank text without a server, and reports an unreachable one", async () => {
+    const mt = new ApertiumTranslator({ url: `http://127.0.0.1:${await freePort()}` });
+    await expect(mt.translate("Hello", "en", "en")).resolves.toBe("Hello");
+    await expect(mt.translate("   ", "en", "es")).resolves.toBe("");
+    const err = await failure(() => mt.pairs());
+    expect(err.code).toBe("network");
+    expect(err.message).toMatch(/^apertium: request to http:\/\/127\.0\.0\.1:\d+\/listPairs failed/);
+  });
+
+  it("is built by createTranslator from VOXEDGE_MT_BACKEND=apertium settings", async () => {
+    const mt = createTranslator({ backend: "apertium", url: apy.url });
+    expect(mt).toBeInstanceOf(ApertiumTranslator);
+    await expect(mt?.translate("Good morning", "en", "es")).resolves.toMatch(/buenos/i);
+  });
+});
+
+describe("Apertium language codes", () => {
+  it("maps ISO 639-3 names (and individual-language codes) to the API's codes", () => {
+    expect(fromApertiumCode("eng")).toBe("en");
+    expect(fromApertiumCode("spa")).toBe("es");
+    expect(fromApertiumCode("eng_US")).toBe("en");
+    expect(fromApertiumCode("cat_valencia")).toBe("ca");
+    expect(fromApertiumCode("nob")).toBe("no");
+    expect(fromApertiumCode("nno")).toBe("nn");
+    expect(fromApertiumCode("zsm")).toBe("ms");
+    expect(fromApertiumCode("epo")).toBeNull();
+  });
+});

@@ -1,0 +1,205 @@
+import { describe, expect, it } from "vitest";
+import {
+  applyLoad,
+  type EngineNode,
+  freeSlots,
+  type NodeAttachment,
+  newNodeAttachment,
+  pickEngine,
+  usedStreams,
+  withAssigned,
+  withEnded,
+} from "../../durable-objects/live/engine-nodes.ts";
+import { PendingAudio } from "../../durable-objects/live/pending-audio.ts";
+import { readSingleFrame, singleTranscript } from "../../durable-objects/live/single-mode.ts";
+import {
+  finalFor,
+  frameLevelDb,
+  type HistoryEntry,
+  listenerLanguages,
+  type Participant,
+  partnerLanguage,
+  type RoomSession,
+  readRoomFrame,
+  streamConfig,
+} from "../../durable-objects/rooms/room-protocol.ts";
+import { RoomServerMessage, SingleServerMessage } from "../../protocol/rooms.ts";
+
+/** The rooms' and single mode's protocol decisions, as plain functions. */
+
+const session: RoomSession = {
+  conversation_id: "c",
+  user_a_lang: "en",
+  user_a_translate: "es",
+  created_at: 0,
+};
+const p = (client_id: string, language: string, joined_at: number): Participant => ({
+  client_id,
+  language,
+  joined_at,
+  left_at: null,
+});
+
+describe("partners and listeners", () => {
+  it("pairs each participant with the earliest other one; alone, with the session's other language", () => {
+    const room = [p("a", "en", 1), p("b", "es", 2), p("c", "fr", 3)];
+    expect(partnerLanguage(room, "a", session)).toEqual({ lang: "es", languages: ["es", "fr"] });
+    expect(partnerLanguage(room, "c", session)).toEqual({ lang: "en", languages: ["en", "es"] });
+    expect(partnerLanguage([p("a", "en", 1)], "a", session).lang).toBe("es");
+    expect(partnerLanguage([p("g", "es", 1)], "g", session).lang).toBe("en");
+  });
+
+  it("translates a speaker's finals once per distinct other language", () => {
+    const room = [p("a", "en", 1), p("b", "es", 2), p("c", "es", 3), p("d", "en", 4), p("e", "fr", 5)];
+    expect(listenerLanguages(room, "a")).toEqual(["es", "fr"]);
+    expect(streamConfig(room, "a", session)).toEqual({
+      type: "config",
+      language: "en",
+      targets: ["es", "fr"],
+      interim_target: "es",
+    });
+    expect(streamConfig([p("a", "en", 1)], "a", session)).toMatchObject({
+      targets: ["es"],
+      interim_target: "es",
+    });
+    expect(streamConfig(room, "zz", session)).toBeNull();
+  });
+});
+
+describe("what each reader gets", () => {
+  const entry: HistoryEntry = {
+    utterance_id: "u1",
+    speaker: "a",
+    language: "en",
+    original: "Hello.",
+    translations: { es: "Hola." },
+    start: 0,
+    end: 1,
+    at: 0,
+  };
+
+  it("is the reader's own language (the speaker reads its partner's), the original when it matches", () => {
+    expect(finalFor(entry, { client_id: "b", language: "es" }, "es")).toMatchObject({
+      is_mine: false,
+      translation: "Hola.",
+    });
+    expect(finalFor(entry, { client_id: "a", language: "en" }, "es")).toMatchObject({
+      is_mine: true,
+      translation: "Hola.",
+    });
+    const same = finalFor(entry, { client_id: "d", language: "en" }, "es");
+    expect(same).toMatchObject({ translation: "Hello.", translation_language: "en" });
+    expect(same).not.toHaveProperty("translation_error");
+    expect(finalFor(entry, { client_id: "e", language: "fr" }, "es", true)).toMatchObject({
+      translation: "Hello.",
+      translation_error: true,
+      history: true,
+    });
+    expect(() =>
+      RoomServerMessage.parse(finalFor(entry, { client_id: "b", language: "es" }, "es")),
+    ).not.toThrow();
+  });
+});
+
+describe("frames", () => {
+  it("tells audio from control messages and mistakes", () => {
+    expect(readRoomFrame(new ArrayBuffer(3200))).toMatchObject({ kind: "audio" });
+    expect(readRoomFrame(new ArrayBuffer(3))).toMatchObject({ kind: "error" });
+    expect(readRoomFrame(new ArrayBuffer(64 * 1024 + 2))).toMatchObject({ kind: "close", code: 1009 });
+    expect(readRoomFrame('{"type":"end"}')).toEqual({ kind: "control", message: { type: "end" } });
+    expect(readRoomFrame("x".repeat(5000))).toMatchObject({
+      kind: "error",
+      message: expect.stringMatching(/binary/),
+    });
+    expect(readRoomFrame('{"type":"config"}')).toMatchObject({ kind: "error" });
+  });
+
+  it("measures a frame's level for the voice gate", () => {
+    expect(frameLevelDb(new Int16Array([16384, -16384]).buffer)).toBeCloseTo(-6.02, 1);
+    expect(frameLevelDb(new Int16Array(160).buffer)).toBe(-120);
+    expect(frameLevelDb(new ArrayBuffer(0))).toBe(-120);
+  });
+
+  it("keeps at most its bound of waiting audio, newest first to stay", () => {
+    const pending = new PendingAudio(10);
+    for (const n of [4, 4, 4]) pending.push(new ArrayBuffer(n));
+    expect(pending.bytes).toBe(8);
+    expect(pending.take().map((f) => f.byteLength)).toEqual([4, 4]);
+    expect(pending.bytes).toBe(0);
+  });
+});
+
+describe("single mode", () => {
+  it("normalises a config into the engine's (one target for finals and interims)", () => {
+    expect(readSingleFrame('{"type":"config","language":"English","translate_language":"vi-VN"}')).toEqual({
+      kind: "control",
+      message: { type: "config", language: "en", targets: ["vi"], interim_target: "vi" },
+    });
+    expect(readSingleFrame('{"type":"config","language":"auto","translate_language":"auto"}')).toMatchObject({
+      kind: "error",
+      message: "unsupported translate_language: auto",
+    });
+  });
+
+  it("maps engine results: translated, same-language, untranslated interim, failed final", () => {
+    const base = { start: 0, end: 1, utterance_id: "u", translation_errors: [] as string[] };
+    const translated = singleTranscript(
+      { ...base, type: "final", text: "Hi.", language: "en", translations: { vi: "Chào." } },
+      "vi",
+    );
+    expect(SingleServerMessage.parse(translated)).toMatchObject({ is_final: true, translation: "Chào." });
+    expect(
+      singleTranscript({ ...base, type: "interim", text: "hi", language: "vi", translations: {} }, "vi"),
+    ).toMatchObject({
+      translation: "hi",
+    });
+    expect(
+      singleTranscript({ ...base, type: "interim", text: "hi", language: "en", translations: {} }, "vi"),
+    ).toMatchObject({
+      translation: "",
+    });
+    expect(
+      singleTranscript(
+        { ...base, type: "final", text: "Hi.", language: "en", translations: {}, translation_errors: ["vi"] },
+        "vi",
+      ),
+    ).toMatchObject({ translation: "Hi.", translation_error: true });
+  });
+});
+
+describe("engine capacity", () => {
+  const attachment = (over: Partial<NodeAttachment> = {}): NodeAttachment => ({
+    ...newNodeAttachment(0),
+    ...over,
+  });
+  const engine = (capacity: number, over: Partial<NodeAttachment> = {}): EngineNode => ({
+    ws: {} as WebSocket,
+    registered: { node_id: `n${capacity}`, model: "m", capacity },
+    attachment: attachment(over),
+  });
+
+  it("counts reported streams and assignments not reported yet, less streams known to be over", () => {
+    let a = withAssigned(attachment(), "s1", 1);
+    expect(freeSlots({ registered: { node_id: "n", model: "m", capacity: 2 }, attachment: a })).toBe(1);
+    a = withAssigned(a, "s2", 2);
+    // the node's report covers s1 only: s2 is still in flight
+    a = applyLoad(a, { streams: ["s1"], assigned: 1 });
+    expect([...usedStreams(a)].sort()).toEqual(["s1", "s2"]);
+    // s1's session ended: free at once, before the node says so
+    a = withEnded(a, "s1") ?? a;
+    expect([...usedStreams(a)]).toEqual(["s2"]);
+    expect(withEnded(a, "unknown")).toBeNull();
+    // the node's next report agrees; the ended id is forgotten
+    a = applyLoad(a, { streams: ["s2"], assigned: 2 });
+    expect(a).toMatchObject({ unacked: [], running: ["s2"], ended: [] });
+  });
+
+  it("picks the engine with the most room, then the longest idle; none when all are full", () => {
+    const full = engine(1, { running: ["x"] });
+    const roomy = engine(4, { running: ["y"], assigned_at: 5 });
+    const idle = engine(4, { running: ["z"], assigned_at: 1 });
+    expect(pickEngine([full, roomy, idle])).toBe(idle);
+    expect(pickEngine([full])).toBeNull();
+    expect(pickEngine([full], false)).toBe(full); // translate-only links need no slot
+  });
+});
