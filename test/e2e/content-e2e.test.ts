@@ -1,0 +1,203 @@
+import type { ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { speechPcm } from "../native/audio.ts";
+import { ENGLISH_NOTE, pdfPages, probe, VIETNAMESE_NOTE } from "../node/content-helpers.ts";
+import { type Stack, startStack, writeWav } from "./stack.ts";
+
+/**
+ * Content generation through the whole platform: wrangler dev + inference node processes that render
+ * with real espeak-ng and ffmpeg; a note (typed, or made from a transcription) becomes a narrated
+ * short, an audio-only short, a quiz video and a deck with its PDF, by the spec's calls alone.
+ */
+
+let stack: Stack;
+let dir: string;
+let node: ChildProcess;
+
+type Poll = {
+  status: string;
+  step?: string;
+  progress?: number;
+  data?: Record<string, unknown>;
+  error_key?: string;
+};
+
+const headers = () => ({ "x-api-key": stack.key });
+
+async function createNote(body: unknown): Promise<string> {
+  const response = await fetch(`${stack.url}/v1/notes`, {
+    method: "POST",
+    headers: { ...headers(), "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { note_id: string }).note_id;
+}
+
+async function create(path: string, fields: Record<string, string>): Promise<string> {
+  const response = await fetch(`${stack.url}/v2/create/${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${stack.key}`, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+  });
+  const body = (await response.json()) as { status: string; data: { task_id: string } };
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  expect(body.status).toBe("PROCESSING");
+  return body.data.task_id;
+}
+
+async function poll(taskId: string): Promise<Poll> {
+  const response = await fetch(`${stack.url}/v1/create/tasks/${taskId}/result`, { headers: headers() });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Poll;
+}
+
+/** Polls (as the spec asks, not several times a second) until SUCCESS or FAILURE. */
+async function settle(taskId: string, timeoutMs = 150_000, seen: Poll[] = []): Promise<Poll> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await poll(taskId);
+    seen.push(status);
+    if (status.status === "SUCCESS" || status.status === "FAILURE") return status;
+    if (Date.now() > deadline) throw new Error(`${taskId} still ${status.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** Downloads a result link (signed: no headers) into the test folder. */
+async function download(url: string, name: string): Promise<string> {
+  const response = await fetch(url);
+  expect(response.status, url).toBe(200);
+  const path = join(dir, name);
+  writeFileSync(path, Buffer.from(await response.arrayBuffer()));
+  return path;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "voxedge-content-e2e-"));
+  stack = await startStack({ allowlist: "", leaseTtlSec: 4 });
+  node = await stack.startNode();
+}, 300_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("content generation on the local stack", () => {
+  it("renders a narrated vertical short whose link serves Range, reporting steps on the way", async () => {
+    const noteId = await createNote({ title: ENGLISH_NOTE.title, content: ENGLISH_NOTE.content });
+    const taskId = await create("shorts", { note_id: noteId, voice_id: "en-female", clip_duration: "10" });
+    const seen: Poll[] = [];
+    const done = await settle(taskId, 150_000, seen);
+    expect(done.status, JSON.stringify(done)).toBe("SUCCESS");
+    expect(done.data).toMatchObject({ note_id: noteId, title: ENGLISH_NOTE.title, type: "shorts" });
+    const steps = seen.filter((s) => s.status === "PROCESSING");
+    const progress = steps.map((s) => s.progress ?? 0);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    const url = done.data?.video_url as string;
+    const part = await fetch(url, { headers: { range: "bytes=0-99" } });
+    expect(part.status).toBe(206);
+    expect((await part.arrayBuffer()).byteLength).toBe(100);
+    const info = probe(await download(url, "short.mp4"));
+    const video = info.streams.find((s) => s.codec_type === "video");
+    expect(video).toMatchObject({ codec_name: "h264", width: 1080, height: 1920 });
+    expect(info.streams.some((s) => s.codec_type === "audio" && s.codec_name === "aac")).toBe(true);
+    expect(info.duration).toBeLessThanOrEqual(10.05);
+  }, 200_000);
+
+  it("makes an audio-only short from a Vietnamese note, and a deck with its PDF", async () => {
+    const noteId = await createNote({ content: VIETNAMESE_NOTE.content });
+    const audio = await settle(
+      await create("shorts", {
+        note_id: noteId,
+        voice_id: "vi-female",
+        clip_duration: "8",
+        is_audio_only: "true",
+      }),
+    );
+    expect(audio.status, JSON.stringify(audio)).toBe("SUCCESS");
+    expect(audio.data).not.toHaveProperty("video_url");
+    const sound = probe(await download(audio.data?.audio_url as string, "short.m4a"));
+    expect(sound.streams.map((s) => s.codec_type)).toEqual(["audio"]);
+
+    const deck = await settle(
+      await create("slide", { note_id: noteId, template_id: "slide-forest", slide_count_range: "4-6" }),
+    );
+    expect(deck.status, JSON.stringify(deck)).toBe("SUCCESS");
+    const pages = pdfPages(await download(deck.data?.slide_pdf_url as string, "deck.pdf"));
+    expect(pages).toBeGreaterThanOrEqual(4);
+    expect(pages).toBeLessThanOrEqual(6);
+    expect(deck.data?.slide_count).toBe(pages);
+    const pptx = await download(deck.data?.slide_url as string, "deck.pptx");
+    const listing = execFileSync("unzip", ["-l", pptx]).toString();
+    expect(listing.match(/ppt\/slides\/slide\d+\.xml/g)).toHaveLength(pages);
+    expect(execFileSync("unzip", ["-p", pptx, "ppt/slides/slide2.xml"]).toString()).toMatch(/Mê Kông|sông/i);
+  }, 250_000);
+
+  it("turns a finished transcription into a note and the note into a quiz video", async () => {
+    const wav = join(dir, "speech.wav");
+    writeWav(
+      wav,
+      await speechPcm("The river feeds millions of people. Rice grows in the delta every season."),
+    );
+    const form = new FormData();
+    form.append("file", new Blob([readFileSync(wav)], { type: "audio/wav" }), "speech.wav");
+    form.append("language", "en");
+    const upload = await fetch(`${stack.url}/transcribe/upload`, {
+      method: "POST",
+      headers: headers(),
+      body: form,
+    });
+    const { task_id } = (await upload.json()) as { task_id: string };
+    expect((await stack.settle(task_id)).status).toBe("done");
+    const fromTranscript = await fetch(`${stack.url}/v1/notes`, {
+      method: "POST",
+      headers: { ...headers(), "content-type": "application/json" },
+      body: JSON.stringify({ transcription_task_id: task_id }),
+    });
+    expect(fromTranscript.status).toBe(201);
+    expect(await fromTranscript.json()).toMatchObject({ source_task_id: task_id, language: "en" });
+
+    const quizNote = await createNote({ content: ENGLISH_NOTE.content });
+    const quiz = await settle(
+      await create("quiz-video", { note_id: quizNote, voice_id: "en-male", template_id: "quiz-neon" }),
+      240_000,
+    );
+    expect(quiz.status, JSON.stringify(quiz)).toBe("SUCCESS");
+    const info = probe(await download(quiz.data?.video_url as string, "quiz.mp4"));
+    expect(info.streams.find((s) => s.codec_type === "video")).toMatchObject({ width: 1080, height: 1920 });
+  }, 300_000);
+
+  it("finishes a render on another node when its node is killed mid-render", async () => {
+    const noteId = await createNote({ content: ENGLISH_NOTE.content });
+    const taskId = await create("shorts", { note_id: noteId, voice_id: "en-male", clip_duration: "20" });
+    for (let i = 0; i < 600; i++) {
+      const status = await poll(taskId);
+      if (status.status === "PROCESSING" && (status.progress ?? 0) > 5) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    node.kill("SIGKILL");
+    node = await stack.startNode();
+    const done = await settle(taskId, 240_000);
+    expect(done.status, JSON.stringify(done)).toBe("SUCCESS");
+  }, 300_000);
+
+  it("publishes the catalog previews a content node rendered", async () => {
+    const { voices } = (await (await fetch(`${stack.url}/v1/voices`, { headers: headers() })).json()) as {
+      voices: { sample_url: string }[];
+    };
+    let response: Response | null = null;
+    for (let i = 0; i < 120 && response?.status !== 200; i++) {
+      response = await fetch(voices[0]!.sample_url);
+      if (response.status !== 200) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(response?.status).toBe(200);
+    expect(response?.headers.get("content-type")).toBe("audio/mpeg");
+  }, 90_000);
+});
