@@ -72,7 +72,7 @@ app.notFound(() => {
 });
 
 app.onError((err, c) => {
-  const error = toApiError(err);
+  const error = toApiError(err, c.req.header("content-type") ?? "");
   if (error.status >= 500) {
     console.error(
       JSON.stringify({ request_id: c.get("requestId"), error: String(err), stack: (err as Error).stack }),
@@ -88,15 +88,22 @@ app.onError((err, c) => {
 });
 
 /** Maps anything thrown to a typed error: ours as is, Hono's by status, the rest as 500. */
-function toApiError(err: unknown): ApiError {
+function toApiError(err: unknown, contentType: string): ApiError {
   if (err instanceof ApiError) return err;
   // The message (logged above) names the variable; clients only learn the service cannot serve.
   if (err instanceof ConfigError) return new ApiError("service_unavailable", "the service is misconfigured");
   if (err instanceof HTTPException) {
-    if (err.status === 400 && /malformed json/i.test(err.message)) return malformedJsonError();
+    // Hono's body validators answer an unparsable body with a 400; a JSON body is the spec's 422.
+    if (err.status === 400 && isJson(contentType)) return malformedJsonError();
     if (err.status === 413) return new ApiError("payload_too_large", err.message || "request body too large");
     if (err.status === 401) return new ApiError("unauthorized", err.message || "unauthorized");
     return new ApiError("bad_request", err.message || "bad request");
   }
   return new ApiError("internal_error", "internal error");
+}
+
+/** Whether a Content-Type names JSON (`application/json`, `application/problem+json`, ...). */
+function isJson(contentType: string): boolean {
+  const type = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }
