@@ -1,11 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../platform/config.ts";
+import { dispatcher } from "../platform/stubs.ts";
 import type { ProgressReport } from "../platform/task-store.ts";
-import type { TaskRecord } from "../protocol/task.ts";
+import type { QueueStats, TaskRecord } from "../protocol/task.ts";
 import type { TranscriptionDetail } from "../protocol/transcription-detail.ts";
 
 const RECORD_KEY = "record";
 const DETAIL_KEY = "detail";
+/** How long a live task's place in line is reused before the Dispatcher is asked again. */
+const QUEUE_SNAPSHOT_MS = 1000;
+
+/** A record as a poll reads it, with the task's place in line while it waits or runs. */
+export type PolledTask = TaskRecord & { queue: QueueStats | null };
 
 const ended = (record: TaskRecord) => record.status === "done" || record.status === "failed";
 
@@ -18,6 +24,8 @@ const ended = (record: TaskRecord) => record.status === "done" || record.status 
 export class JobState extends DurableObject<Env> {
   /** Callers waiting for the task to end; in memory only (a restarted object drops them, they re-ask). */
   private readonly waiters = new Set<(record: TaskRecord) => void>();
+  /** The task's place in line as last read from the Dispatcher (memory only; dropped on a status change). */
+  private queue: { stats: QueueStats; at: number } | null = null;
 
   /** The stored record, or null when none was written or it expired. */
   async read(): Promise<TaskRecord | null> {
@@ -26,6 +34,8 @@ export class JobState extends DurableObject<Env> {
 
   /** Replaces the record and restarts its time to live; a final status wakes every waiter. */
   async write(record: TaskRecord): Promise<void> {
+    // A status change moves the task in (or out of) the line: the next poll asks afresh.
+    this.queue = null;
     await this.ctx.storage.put(RECORD_KEY, record);
     await this.ctx.storage.setAlarm(Date.now() + workerConfig(this.env).jobTtlMs);
     if (ended(record)) {
@@ -58,6 +68,23 @@ export class JobState extends DurableObject<Env> {
       );
       this.waiters.add(wake);
     });
+  }
+
+  /**
+   * What a poll shows: the record and, while the task waits or runs, its place in line. Many clients
+   * polling one task ask the Dispatcher (one object for the deployment) at most once a second between
+   * them, and a poll is one call from the Worker.
+   *
+   * @example const polled = await jobState.poll(); polled?.queue?.position
+   */
+  async poll(): Promise<PolledTask | null> {
+    const record = await this.read();
+    if (!record || ended(record)) return record && { ...record, queue: null };
+    const now = Date.now();
+    if (!this.queue || now - this.queue.at > QUEUE_SNAPSHOT_MS) {
+      this.queue = { stats: await dispatcher(this.env).stats(record.task_id), at: now };
+    }
+    return { ...record, queue: this.queue.stats };
   }
 
   /** Keeps the decoder detail of an interactive task beside its record (same lifetime, never in D1). */

@@ -1,5 +1,8 @@
-import { dispatcher } from "../../platform/stubs.ts";
-import { readTask } from "../../platform/task-store.ts";
+import { eq } from "drizzle-orm";
+import { db } from "../../platform/db.ts";
+import { jobs } from "../../platform/schema.ts";
+import { jobState } from "../../platform/stubs.ts";
+import { recordFromRow } from "../../platform/task-store.ts";
 import { ApiError } from "../errors.ts";
 import type { MediaUrlMinter } from "../media/media-url.ts";
 import type { TaskStatusResponse } from "../schemas/tasks.ts";
@@ -7,7 +10,8 @@ import { toTaskStatus } from "./task-view.ts";
 
 /**
  * A transcription as its owner sees it; another key's task (or another kind's) is as unknown as a
- * missing one.
+ * missing one. A live task is answered by its JobState alone (record and place in line in one call);
+ * only an expired one reads D1.
  */
 export async function pollTask(
   env: Env,
@@ -15,11 +19,15 @@ export async function pollTask(
   ownerKeyId: string,
   mintAudioUrl: MediaUrlMinter,
 ): Promise<TaskStatusResponse> {
-  const record = await readTask(env, taskId);
+  const polled = await jobState(env, taskId).poll();
+  const record = polled ?? (await readPermanent(env, taskId));
   if (!record || record.owner_key_id !== ownerKeyId || record.kind !== "transcribe") {
     throw new ApiError("not_found", "task not found");
   }
-  const active = record.status === "queued" || record.status === "processing";
-  const queue = active ? await dispatcher(env).stats(taskId) : null;
-  return toTaskStatus(record, queue, mintAudioUrl);
+  return toTaskStatus(record, polled?.queue ?? null, mintAudioUrl);
+}
+
+async function readPermanent(env: Env, taskId: string) {
+  const row = await db(env).select().from(jobs).where(eq(jobs.task_id, taskId)).get();
+  return row ? recordFromRow(row) : null;
 }
