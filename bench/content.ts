@@ -10,10 +10,9 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { backgroundGraph } from "../inference-node/content/backgrounds.ts";
-import { AAC_ARGS, H264_ARGS, runFfmpeg } from "../inference-node/content/ffmpeg.ts";
+import { AAC_ARGS, compositionArgs, runFfmpeg, VIDEO_FPS } from "../inference-node/content/ffmpeg.ts";
 import { BOLD_FONT_DIR, filterPath } from "../inference-node/content/fonts.ts";
 import { StageSpeeds } from "../inference-node/content/progress.ts";
-import { VIDEO_FPS } from "../inference-node/content/render-short.ts";
 import { type ContentDeps, runContentTask } from "../inference-node/content/run-content-task.ts";
 import { EspeakSynthesizer } from "../inference-node/content/tts/espeak.ts";
 import type { ContentJob } from "../protocol/content.ts";
@@ -116,27 +115,14 @@ function oursArgs(dir: string, duration: number): string[] {
     fps: VIDEO_FPS,
     durationSec: duration,
   });
-  return [
-    "-f",
-    "lavfi",
-    "-i",
+  return compositionArgs({
     background,
-    "-i",
-    join(dir, "narration.wav"),
-    "-filter_complex",
-    `[0:v]ass=${filterPath(join(dir, "short.ass"))}:fontsdir=${filterPath(BOLD_FONT_DIR)}[v];[1:a]apad[a]`,
-    "-map",
-    "[v]",
-    "-map",
-    "[a]",
-    "-t",
-    duration.toFixed(3),
-    "-r",
-    String(VIDEO_FPS),
-    ...H264_ARGS,
-    ...AAC_ARGS,
-    join(dir, "ours.mp4"),
-  ];
+    wavPath: join(dir, "narration.wav"),
+    assPath: join(dir, "short.ass"),
+    durationSec: duration,
+    padAudio: true,
+    out: join(dir, "ours.mp4"),
+  });
 }
 
 export const content: BenchGroup = async () => {

@@ -4,6 +4,7 @@
  * 2018 static build of @ffmpeg-installer/ffmpeg (media/ffmpeg-path.ts's default) lacks, and runs
  * ~1.5x faster (LOCAL-DEV.md).
  */
+import { BOLD_FONT_DIR, filterPath } from "./fonts.ts";
 import { runTool } from "./process.ts";
 
 export interface RenderTools {
@@ -59,5 +60,56 @@ export async function runFfmpeg(tools: RenderTools, args: readonly string[], run
  * x264 settings shared by every video, yuv420p for every player. `ultrafast`: on 2 cores `veryfast`
  * took ~2x the CPU for the same frames (bench/content.ts), for files about half the size.
  */
+/**
+ * Frames per second of rendered videos. Text is still and backgrounds drift slowly, so 15 looks
+ * smooth, and every frame costs a full-frame overlay and encode: 24 fps took ~1.5x the CPU.
+ */
+export const VIDEO_FPS = 15;
+
 export const H264_ARGS = ["-c:v", "libx264", "-preset", "ultrafast", "-crf", "23", "-pix_fmt", "yuv420p"];
 export const AAC_ARGS = ["-c:a", "aac", "-b:a", "128k", "-ar", "44100"];
+
+/** One vertical video: a generated background, an ASS overlay, a narration. */
+export interface Composition {
+  /** lavfi graph of the background (backgroundGraph). */
+  background: string;
+  wavPath: string;
+  assPath: string;
+  /** The video's length; the narration is padded with silence to it when `padAudio`. */
+  durationSec: number;
+  padAudio: boolean;
+  out: string;
+}
+
+/**
+ * ffmpeg arguments that render a composition in one pass: the overlay burned onto the background,
+ * H.264 (ultrafast) and AAC, the moov atom first so players start before the whole file arrives.
+ *
+ * @example await runFfmpeg(tools, compositionArgs({ background, wavPath, assPath, durationSec, padAudio: true, out }), run)
+ */
+export function compositionArgs(c: Composition): string[] {
+  const overlay = `[0:v]ass=${filterPath(c.assPath)}:fontsdir=${filterPath(BOLD_FONT_DIR)}[v]`;
+  return [
+    "-f",
+    "lavfi",
+    "-i",
+    c.background,
+    "-i",
+    c.wavPath,
+    "-filter_complex",
+    c.padAudio ? `${overlay};[1:a]apad[a]` : overlay,
+    "-map",
+    "[v]",
+    "-map",
+    c.padAudio ? "[a]" : "1:a",
+    "-t",
+    c.durationSec.toFixed(3),
+    "-r",
+    String(VIDEO_FPS),
+    ...H264_ARGS,
+    ...AAC_ARGS,
+    "-movflags",
+    "+faststart",
+    c.out,
+  ];
+}

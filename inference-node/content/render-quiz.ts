@@ -8,12 +8,10 @@ import { join } from "node:path";
 import type { Voice } from "../../protocol/content.ts";
 import { backgroundGraph } from "./backgrounds.ts";
 import { cardBoxFilters } from "./card-boxes.ts";
-import { AAC_ARGS, H264_ARGS, type RenderTools, runFfmpeg } from "./ffmpeg.ts";
-import { BOLD_FONT_DIR, filterPath } from "./fonts.ts";
+import { compositionArgs, type RenderTools, runFfmpeg, VIDEO_FPS } from "./ffmpeg.ts";
 import { BLANK, type QuizQuestion } from "./quiz.ts";
 import { LETTERS, QUIZ_HEIGHT, QUIZ_WIDTH, type QuizTimeline, quizOverlay } from "./quiz-card.ts";
 import type { RenderedMedia } from "./render-short.ts";
-import { VIDEO_FPS } from "./render-short.ts";
 import type { ContentLanguage } from "./script.ts";
 import type { QuizTheme } from "./themes.ts";
 import type { SpeechSynthesizer } from "./tts/synthesizer.ts";
@@ -141,29 +139,7 @@ export async function renderQuiz(
   );
   await runFfmpeg(
     input.tools,
-    [
-      "-f",
-      "lavfi",
-      "-i",
-      background,
-      "-i",
-      wavPath,
-      "-filter_complex",
-      `[0:v]ass=${filterPath(assPath)}:fontsdir=${filterPath(BOLD_FONT_DIR)}[v]`,
-      "-map",
-      "[v]",
-      "-map",
-      "1:a",
-      "-t",
-      duration.toFixed(3),
-      "-r",
-      String(VIDEO_FPS),
-      ...H264_ARGS,
-      ...AAC_ARGS,
-      "-movflags",
-      "+faststart",
-      path,
-    ],
+    compositionArgs({ background, wavPath, assPath, durationSec: duration, padAudio: false, out: path }),
     {
       signal: input.signal,
       durationSec: duration,

@@ -6,15 +6,9 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { backgroundGraph } from "./backgrounds.ts";
 import { SHORT_HEIGHT, SHORT_WIDTH, shortCaptions } from "./captions.ts";
-import { AAC_ARGS, H264_ARGS, type RenderTools, runFfmpeg } from "./ffmpeg.ts";
-import { BOLD_FONT_DIR, filterPath } from "./fonts.ts";
+import { AAC_ARGS, compositionArgs, type RenderTools, runFfmpeg, VIDEO_FPS } from "./ffmpeg.ts";
 import type { Speech } from "./tts/synthesizer.ts";
 
-/**
- * Frames per second of rendered videos. Text is still and backgrounds drift slowly, so 15 looks
- * smooth, and every frame costs a full-frame overlay and encode: 24 fps took ~1.5x the CPU.
- */
-export const VIDEO_FPS = 15;
 /** Quiet end after the last word, within clip_duration. */
 export const END_PAD_SEC = 0.6;
 
@@ -94,29 +88,14 @@ export async function renderShort(input: ShortRender): Promise<RenderedMedia> {
   });
   await runFfmpeg(
     input.tools,
-    [
-      "-f",
-      "lavfi",
-      "-i",
+    compositionArgs({
       background,
-      "-i",
-      input.speech.wavPath,
-      "-filter_complex",
-      `[0:v]ass=${filterPath(assPath)}:fontsdir=${filterPath(BOLD_FONT_DIR)}[v];[1:a]apad[a]`,
-      "-map",
-      "[v]",
-      "-map",
-      "[a]",
-      "-t",
-      duration.toFixed(3),
-      "-r",
-      String(VIDEO_FPS),
-      ...H264_ARGS,
-      ...AAC_ARGS,
-      "-movflags",
-      "+faststart",
-      path,
-    ],
+      wavPath: input.speech.wavPath,
+      assPath,
+      durationSec: duration,
+      padAudio: true,
+      out: path,
+    }),
     {
       signal: input.signal,
       durationSec: duration,

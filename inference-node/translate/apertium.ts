@@ -6,9 +6,9 @@
  * Apertium names languages with ISO 639-3 codes; the API's whisper codes are mapped both ways.
  */
 import { z } from "zod";
+import { fromAlpha3 } from "../../protocol/iso639.ts";
 import { translateInChunks } from "./chunk.ts";
 import { getJson, postForm } from "./http.ts";
-import { fromApertiumCode, isVariant } from "./iso639.ts";
 import { assertLanguages, type LanguagePair, TranslationError, type Translator } from "./translator.ts";
 
 export interface ApertiumOptions {
@@ -66,8 +66,8 @@ export class ApertiumTranslator implements Translator {
     }
     const langpairs = new Map<string, string>();
     for (const { sourceLanguage, targetLanguage } of parsed.data.responseData) {
-      const from = fromApertiumCode(sourceLanguage);
-      const to = fromApertiumCode(targetLanguage);
+      const from = fromAlpha3(sourceLanguage);
+      const to = fromAlpha3(targetLanguage);
       if (!from || !to || from === to) continue;
       const key = `${from}|${to}`;
       // a plain pair (eng|spa) wins over a regional variant of the same direction (spa|eng_US)
@@ -103,4 +103,9 @@ export class ApertiumTranslator implements Translator {
       return parsed.data.responseData.translatedText;
     });
   }
+}
+
+/** Whether an Apertium language name carries a variant (`eng_US`, `cat_valencia`). */
+function isVariant(code: string): boolean {
+  return /[_-]/.test(code);
 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApertiumTranslator } from "../../inference-node/translate/apertium.ts";
 import { createTranslator } from "../../inference-node/translate/config.ts";
-import { fromApertiumCode } from "../../inference-node/translate/iso639.ts";
 import { TranslationError } from "../../inference-node/translate/translator.ts";
+import { fromAlpha3 } from "../../protocol/iso639.ts";
 import { type Apertium, startApertium } from "../../scripts/lib/apertium.ts";
 import { freePort } from "../../scripts/lib/ports.ts";
 
@@ -89,13 +89,13 @@ describe("ApertiumTranslator on APy", () => {
 
 describe("Apertium language codes", () => {
   it("maps ISO 639-3 names (and individual-language codes) to the API's codes", () => {
-    expect(fromApertiumCode("eng")).toBe("en");
-    expect(fromApertiumCode("spa")).toBe("es");
-    expect(fromApertiumCode("eng_US")).toBe("en");
-    expect(fromApertiumCode("cat_valencia")).toBe("ca");
-    expect(fromApertiumCode("nob")).toBe("no");
-    expect(fromApertiumCode("nno")).toBe("nn");
-    expect(fromApertiumCode("zsm")).toBe("ms");
-    expect(fromApertiumCode("epo")).toBeNull();
+    expect(fromAlpha3("eng")).toBe("en");
+    expect(fromAlpha3("spa")).toBe("es");
+    expect(fromAlpha3("eng_US")).toBe("en");
+    expect(fromAlpha3("cat_valencia")).toBe("ca");
+    expect(fromAlpha3("nob")).toBe("no");
+    expect(fromAlpha3("nno")).toBe("nn");
+    expect(fromAlpha3("zsm")).toBe("ms");
+    expect(fromAlpha3("epo")).toBeNull();
   });
 });

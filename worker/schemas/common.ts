@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import { ErrorBody, HTTPValidationError } from "../errors.ts";
 
 /** OpenAPI pieces every public route repeats. */
@@ -13,3 +14,19 @@ export const rateLimited = {
   content: errorContent,
 } as const;
 export const payloadTooLarge = { description: "the file exceeds 2 GB", content: errorContent };
+
+/** Paging of every list (history, notes): limit is clamped to 1..100 (not rejected), skip at least 0. */
+export const PageQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .default(20)
+    .transform((n) => Math.min(100, Math.max(1, n)))
+    .openapi({ param: { name: "limit", in: "query" }, type: "integer", example: 20 }),
+  skip: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .openapi({ param: { name: "skip", in: "query" }, type: "integer", example: 0 }),
+});

@@ -3,6 +3,7 @@ import { TaskStatus } from "../../protocol/task.ts";
 import { TaskFailureCode } from "../../protocol/task-failure.ts";
 import { TranscribeParams } from "../../protocol/transcribe-params.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
+import { PageQuery } from "./common.ts";
 
 export const HistoryEntry = z
   .object({
@@ -32,19 +33,6 @@ export const HistoryPage = z
   .meta({ id: "HistoryPage" });
 export type HistoryPage = z.infer<typeof HistoryPage>;
 
-/** limit is clamped to 1..100 (not rejected), skip must be at least 0. */
-export const HistoryQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .default(20)
-    .transform((n) => Math.min(100, Math.max(1, n)))
-    .openapi({ param: { name: "limit", in: "query" }, type: "integer", example: 20 }),
-  skip: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(0)
-    .openapi({ param: { name: "skip", in: "query" }, type: "integer", example: 0 }),
+export const HistoryQuery = PageQuery.extend({
   status: TaskStatus.optional().openapi({ param: { name: "status", in: "query" } }),
 });

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { PageQuery } from "./common.ts";
 
 /** Longest note text accepted (characters). */
 export const NOTE_MAX_CHARS = 100_000;
@@ -71,18 +72,5 @@ export const NoteIdParam = z.object({
     .openapi({ param: { name: "note_id", in: "path" } }),
 });
 
-/** Paging as on /history: limit clamped to 1..100, skip at least 0. */
-export const NoteQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .default(20)
-    .transform((n) => Math.min(100, Math.max(1, n)))
-    .openapi({ param: { name: "limit", in: "query" }, type: "integer", example: 20 }),
-  skip: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(0)
-    .openapi({ param: { name: "skip", in: "query" }, type: "integer", example: 0 }),
-});
+/** Paging as on /history. */
+export const NoteQuery = PageQuery;

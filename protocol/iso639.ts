@@ -1,7 +1,8 @@
 /**
- * ISO 639 three-letter codes (what Apertium names its language pairs with) for the whisper codes the
- * API uses. Apertium mostly uses ISO 639-3, which for a few macro-languages names the individual
- * language (`nob` for Norwegian Bokmål, `zsm` for Standard Malay...): those are listed as aliases.
+ * ISO 639 three-letter codes for the whisper codes the API uses: Apertium names its language pairs
+ * with them, and language detection (franc) answers with them. ISO 639-3 names the individual
+ * language of a few macro-languages (`nob` for Norwegian Bokmål, `zsm`/`zlm` for Malay...): those are
+ * listed as aliases.
  */
 
 // biome-ignore format: a packed table reads better than 100 one-entry lines
@@ -27,6 +28,7 @@ const ALIASES: Readonly<Record<string, string>> = {
   chi: "zh",
   arb: "ar",
   zsm: "ms",
+  zlm: "ms",
   may: "ms",
   pes: "fa",
   per: "fa",
@@ -64,20 +66,15 @@ const FROM_ALPHA3 = new Map<string, string>([
 ]);
 
 /**
- * The whisper code of an Apertium language name, variant suffix dropped; null when the API has no
- * such language.
+ * The whisper code of a three-letter language code, a variant suffix dropped; null when the API has
+ * no such language.
  *
  * @example
- * fromApertiumCode("spa"); // "es"
- * fromApertiumCode("eng_US"); // "en"
- * fromApertiumCode("epo"); // null (whisper does not hear Esperanto)
+ * fromAlpha3("spa"); // "es"
+ * fromAlpha3("eng_US"); // "en"
+ * fromAlpha3("epo"); // null (whisper does not hear Esperanto)
  */
-export function fromApertiumCode(code: string): string | null {
+export function fromAlpha3(code: string): string | null {
   const base = code.split(/[_-]/, 1)[0]?.toLowerCase() ?? "";
   return FROM_ALPHA3.get(base) ?? null;
-}
-
-/** Whether an Apertium language name carries a variant (`eng_US`, `cat_valencia`). */
-export function isVariant(code: string): boolean {
-  return /[_-]/.test(code);
 }
