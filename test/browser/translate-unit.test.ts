@@ -9,6 +9,7 @@ import {
 import { defaultRoomLanguage } from "../../web/src/room/room-storage.ts";
 import { applyRoomMessage, EMPTY_ROOM } from "../../web/src/room/room-view.ts";
 import { createFields, readChoices } from "../../web/src/studio/create-fields.ts";
+import { isTerminal, taskView } from "../../web/src/studio/task-view.ts";
 import {
   initialPair,
   swapped,
@@ -240,5 +241,56 @@ describe("studio create fields", () => {
       note_id: "n1",
       template_id: "slide-forest",
     });
+  });
+});
+
+describe("studio task view", () => {
+  it("reads waiting, working with step, progress and time left, and both failure statuses", () => {
+    expect(taskView({ status: "PENDING" })).toEqual({ phase: "waiting" });
+    expect(
+      taskView({ status: "PROCESSING", step: "rendering_video", progress: 41.6, estimated_time: 12 }),
+    ).toEqual({
+      phase: "working",
+      step: "rendering_video",
+      percent: 42,
+      etaSec: 12,
+    });
+    expect(taskView({ status: "PROCESSING" })).toEqual({
+      phase: "working",
+      step: null,
+      percent: null,
+      etaSec: null,
+    });
+    const failure = {
+      error: "note too short",
+      error_key: "note_too_short",
+      message: "2 sentences, 3 needed",
+    };
+    for (const status of ["FAILURE", "FAIL"]) {
+      const result = { status, ...failure } as unknown as Parameters<typeof taskView>[0];
+      expect(taskView(result)).toEqual({
+        phase: "failed",
+        errorKey: "note_too_short",
+        error: failure.error,
+        message: failure.message,
+      });
+      expect(isTerminal(result)).toBe(true);
+    }
+    expect(isTerminal({ status: "PROCESSING", progress: 99 })).toBe(false);
+    expect(isTerminal(null)).toBe(false);
+  });
+
+  it("offers a video's player, an audio short's, a deck's two files", () => {
+    expect(
+      taskView({ status: "SUCCESS", data: { video_url: "/media/v", audio_url: "/media/a", duration: 8.2 } }),
+    ).toMatchObject({ phase: "done", video: "/media/v", audio: null, durationSec: 8.2 });
+    expect(taskView({ status: "SUCCESS", data: { audio_url: "/media/a" } })).toMatchObject({
+      video: null,
+      audio: "/media/a",
+      durationSec: null,
+    });
+    expect(
+      taskView({ status: "SUCCESS", data: { slide_url: "/media/d.pptx", slide_pdf_url: "/media/d.pdf" } }),
+    ).toMatchObject({ pptx: "/media/d.pptx", pdf: "/media/d.pdf", video: null, audio: null });
   });
 });

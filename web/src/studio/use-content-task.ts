@@ -1,15 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { contentApi } from "../api/client.ts";
 import type { ContentTaskResult } from "../api/types.ts";
+import { isTerminal } from "./task-view.ts";
 
 /** The content spec's polling pace: every 3 to 5 seconds. */
 export const CONTENT_POLL_MS = 3_000;
-
-/** SUCCESS, or a failure (the spec names both FAILURE and FAIL). */
-export function isTerminal(result: ContentTaskResult | null): boolean {
-  const status: string | undefined = result?.status;
-  return status === "SUCCESS" || status === "FAILURE" || status === "FAIL";
-}
 
 export interface ContentTaskWatch {
   result: ContentTaskResult | null;
