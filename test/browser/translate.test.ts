@@ -281,6 +281,8 @@ describe("rooms", () => {
       expect(await page.getByLabel("API key").count()).toBe(0);
     }
     await screenshot(page, "room-ended");
+    await page.getByLabel("Interface language").selectOption("vi");
+    await page.getByRole("heading", { name: "Cuộc hội thoại này đã kết thúc hoặc không tồn tại" }).waitFor();
     await context.close();
   });
 });
