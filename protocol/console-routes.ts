@@ -11,9 +11,19 @@ export const CONSOLE_PAGES = {
   history: "/history",
   job: "/jobs/:id",
   live: "/live",
+  translate: "/translate",
+  studio: "/studio",
+  /** A translation room; also what a second person opens from its QR code (join_url). */
+  room: "/join/:id",
 } as const;
 
 export type ConsolePage = keyof typeof CONSOLE_PAGES;
+
+/**
+ * Pages that work without an API key: a room's conversation id is its capability (whoever holds the
+ * join link may join), so the console's sign-in gate lets these through.
+ */
+export const KEYLESS_PAGES: ReadonlySet<ConsolePage> = new Set(["room"]);
 
 /**
  * Whether `pathname` is one of the console's pages.
@@ -22,12 +32,24 @@ export type ConsolePage = keyof typeof CONSOLE_PAGES;
  * @example isConsolePath("/jobs/a/b") // false
  */
 export function isConsolePath(pathname: string): boolean {
+  return consolePageOf(pathname) !== null;
+}
+
+/**
+ * Which console page `pathname` is; null for any other path.
+ *
+ * @example consolePageOf("/join/2b7e…") // "room"
+ */
+export function consolePageOf(pathname: string): ConsolePage | null {
   const parts = pathname.split("/");
-  return Object.values(CONSOLE_PAGES).some((pattern) => {
+  for (const [page, pattern] of Object.entries(CONSOLE_PAGES) as [ConsolePage, string][]) {
     const want = pattern.split("/");
-    if (want.length !== parts.length) return false;
-    return want.every((segment, i) => (segment.startsWith(":") ? Boolean(parts[i]) : segment === parts[i]));
-  });
+    if (want.length !== parts.length) continue;
+    if (want.every((segment, i) => (segment.startsWith(":") ? Boolean(parts[i]) : segment === parts[i]))) {
+      return page;
+    }
+  }
+  return null;
 }
 
 /**

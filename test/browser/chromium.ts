@@ -50,3 +50,44 @@ export function tempDir(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), "voxedge-browser-"));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * The focused element's name (aria-label, its label, its text, else TAG:type) and outline style; for a
+ * visually hidden input (a radio in a segmented control or a thumbnail, a file input) the outline of
+ * the box it sits in, which draws its focus ring.
+ */
+export async function focusedElement(
+  page: Page,
+): Promise<{ label: string; outline: string; inMain: boolean }> {
+  return page.evaluate(() => {
+    const element = document.activeElement as HTMLElement;
+    const hidden = element.getBoundingClientRect().width <= 1;
+    const box = hidden ? ((element.closest(".drop-zone, label") as HTMLElement | null) ?? element) : element;
+    const labelled = (element as HTMLInputElement).labels?.[0]?.textContent?.trim();
+    return {
+      label:
+        element.getAttribute("aria-label") ||
+        labelled ||
+        element.textContent?.trim() ||
+        `${element.tagName}:${element.getAttribute("type") ?? ""}`,
+      outline: getComputedStyle(box).outlineStyle,
+      inMain: Boolean(element.closest("main")),
+    };
+  });
+}
+
+/**
+ * Every Tab stop inside <main>, in order, from main itself (focused first) to where Tab leaves it
+ * (at most `max` stops): each stop's name and outline style.
+ */
+export async function tabStops(page: Page, max = 60): Promise<{ label: string; outline: string }[]> {
+  await page.locator("main").focus();
+  const stops: { label: string; outline: string }[] = [];
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press("Tab");
+    const { inMain, ...stop } = await focusedElement(page);
+    if (!inMain) break;
+    stops.push(stop);
+  }
+  return stops;
+}

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { consolePath, isConsolePath } from "../../protocol/console-routes.ts";
+import { consolePageOf, consolePath, isConsolePath, KEYLESS_PAGES } from "../../protocol/console-routes.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import { failureFromBody } from "../../web/src/api/failure.ts";
 import { RateMeter } from "../../web/src/api/upload.ts";
+import { LIVE_RATE, levelOf, Pcm16Encoder } from "../../web/src/audio/pcm16.ts";
 import { cueTime, exportFile, toSrt, toTxt, toVtt } from "../../web/src/job/exports.ts";
 import { speakersOf } from "../../web/src/job/speakers.ts";
 import { segmentAt, wordsOf } from "../../web/src/job/sync.ts";
 import { estimateJob, processingRatioOf } from "../../web/src/jobs/estimate.ts";
-import { LIVE_RATE, levelOf, Pcm16Encoder } from "../../web/src/live/pcm16.ts";
 
 /** The console's pure parts (run in Node): formats, audio packing, estimates, page paths. */
 
@@ -250,14 +250,51 @@ describe("API failures", () => {
     });
     expect(failureFromBody(502, null, "Bad Gateway").detail).toBe("Bad Gateway");
   });
+
+  it("reads the content service's {error, error_key, message} and real-time translation's {error, code}", () => {
+    expect(
+      failureFromBody(400, {
+        error: "invalid slide count range",
+        error_key: "invalid_slide_count_range",
+        message: 'slide_count_range must be "a-b" with 1 <= a <= b <= 30',
+      }),
+    ).toMatchObject({
+      status: 400,
+      code: "invalid_slide_count_range",
+      detail: 'slide_count_range must be "a-b" with 1 <= a <= b <= 30',
+    });
+    expect(
+      failureFromBody(404, { error: "conversation not found or expired", code: "not_found" }),
+    ).toMatchObject({ code: "not_found", detail: "conversation not found or expired" });
+  });
 });
 
 describe("console paths", () => {
   it("knows the console's pages", () => {
-    for (const path of ["/", "/history", "/jobs/abc-123", "/live"])
+    for (const path of ["/", "/history", "/jobs/abc-123", "/live", "/translate", "/studio", "/join/2b7e"])
       expect(isConsolePath(path), path).toBe(true);
-    for (const path of ["/docs", "/health", "/jobs", "/jobs/", "/jobs/a/b", "/history/x", "/media/uploads/x"])
+    for (const path of [
+      "/docs",
+      "/health",
+      "/jobs",
+      "/jobs/",
+      "/jobs/a/b",
+      "/history/x",
+      "/media/uploads/x",
+      "/join",
+      "/join/",
+      "/join/a/b",
+      "/api/v1/languages",
+    ])
       expect(isConsolePath(path), path).toBe(false);
     expect(consolePath("job", { id: "a/b c" })).toBe("/jobs/a%2Fb%20c");
+    expect(consolePath("room", { id: "2b7e" })).toBe("/join/2b7e");
+  });
+
+  it("lets only a room's page through without a key", () => {
+    expect(consolePageOf("/join/2b7e")).toBe("room");
+    expect(consolePageOf("/translate")).toBe("translate");
+    expect(consolePageOf("/nowhere")).toBeNull();
+    expect([...KEYLESS_PAGES]).toEqual(["room"]);
   });
 });

@@ -323,7 +323,7 @@ describe("interface", () => {
     await page.keyboard.press("Tab");
     expect(await focused()).toEqual({ label: "Skip to content", outline: "solid" });
     const reached: string[] = [];
-    for (let i = 0; i < 11; i++) {
+    for (let i = 0; i < 13; i++) {
       await page.keyboard.press("Tab");
       const now = await focused();
       expect(now.outline, now.label).toBe("solid");
@@ -334,6 +334,8 @@ describe("interface", () => {
         "Transcribe",
         "History",
         "Live",
+        "Translate",
+        "Studio",
         "Sign out",
         "INPUT:radio",
         "INPUT:file",
@@ -349,7 +351,7 @@ describe("interface", () => {
       isMobile: true,
       hasTouch: true,
     });
-    for (const path of ["/", "/history", "/live"]) {
+    for (const path of ["/", "/history", "/live", "/translate", "/studio"]) {
       await page.goto(`${stackInfo().url}${path}`);
       await page.locator("main h1").waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

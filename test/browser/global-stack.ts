@@ -2,8 +2,10 @@
 /**
  * vitest globalSetup of the browser tests: the whole platform once for every file (wrangler dev serving
  * the API and web/dist, one inference node with the synthetic micro model: transcripts are noise, so the
- * tests check structure and flow, not words). The stack exposes a made-up local dev key, so the console's
- * pre-fill is observable (and, being unknown to the API, exercises the bad-key path).
+ * tests check structure and flow, not words). The node translates with the real Apertium APy (en↔es,
+ * started here) for Translate and the rooms, and renders Studio's content with the real espeak-ng and
+ * ffmpeg. The stack exposes a made-up local dev key, so the console's pre-fill is observable (and,
+ * being unknown to the API, exercises the bad-key path).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -11,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { type Apertium, startApertium } from "../../scripts/lib/apertium.ts";
 import { type Stack, startStack, writeWav } from "../e2e/stack.ts";
 import { speechPcm } from "../native/audio.ts";
 
@@ -19,6 +22,7 @@ export const EXPOSED_DEV_KEY = "vx_console_devkey_probe";
 const SCREENSHOTS = path.resolve("test/browser/screenshots");
 
 let stack: Stack | undefined;
+let apertium: Apertium | undefined;
 let mediaServer: Server | undefined;
 let mediaDir: string | undefined;
 
@@ -41,12 +45,16 @@ async function startMediaServer(): Promise<string> {
 export async function setup(project: TestProject): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const mediaOrigin = await startMediaServer();
-  stack = await startStack({
-    allowlist: new URL(mediaOrigin).host,
-    leaseTtlSec: 30,
-    vars: { CONSOLE_DEV_KEY: EXPOSED_DEV_KEY },
-  });
-  await stack.startNode();
+  [apertium, stack] = await Promise.all([
+    startApertium(),
+    startStack({
+      allowlist: new URL(mediaOrigin).host,
+      leaseTtlSec: 30,
+      vars: { CONSOLE_DEV_KEY: EXPOSED_DEV_KEY },
+    }),
+  ]);
+  await stack.startNode({ VOXEDGE_MT_BACKEND: "apertium", VOXEDGE_MT_URL: apertium.url });
+  await translationReady(stack.url);
   console.log(`browser tests: screenshots in ${SCREENSHOTS}`);
   project.provide("consoleStack", {
     url: stack.url,
@@ -57,8 +65,18 @@ export async function setup(project: TestProject): Promise<void> {
   });
 }
 
+/** The node reports its translation pairs with its lease calls: /api/v1/languages answers 200 once it has. */
+async function translationReady(url: string): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    if ((await fetch(`${url}/api/v1/languages`)).status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error("the node's translation languages did not reach the Worker within 30 s");
+}
+
 export async function teardown(): Promise<void> {
   await stack?.stop();
+  await apertium?.stop();
   await new Promise((resolve) => (mediaServer ? mediaServer.close(resolve) : resolve(null)));
   if (mediaDir) rmSync(mediaDir, { recursive: true, force: true });
 }

@@ -66,7 +66,22 @@ describe("offline", () => {
       })
     ).json()) as { jobs: { task_id: string }[] };
     const jobId = history.jobs[0]?.task_id ?? "none-yet";
-    for (const path of ["/", "/history", "/live", `/jobs/${jobId}`]) {
+    const room = (await (
+      await fetch(`${stackInfo().url}/api/v1/session/create`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${stackInfo().key}`, "content-type": "application/json" },
+        body: JSON.stringify({ language: "en", translate_language: "es" }),
+      })
+    ).json()) as { conversation_id: string };
+    for (const path of [
+      "/",
+      "/history",
+      "/live",
+      `/jobs/${jobId}`,
+      "/translate",
+      "/studio",
+      `/join/${room.conversation_id}`,
+    ]) {
       await page.goto(`${stackInfo().url}${path}`);
       await page.locator("main h1").waitFor();
       await page.waitForLoadState("networkidle");

@@ -55,6 +55,10 @@ describe("console pages", () => {
     "/jobs/6f1c1c9e-5d1b-4c57-9a55-0b7f3c1e2d4a",
     "/live",
     "/history?status=done&page=2",
+    "/translate",
+    "/studio",
+    "/studio?from=6f1c1c9e",
+    "/join/2b7e1c4a-9f1d-4d57-8a55-0b7f3c1e2d4a",
   ])("a browser navigation to %s gets the console's index.html", async (path) => {
     expect(isConsolePage(await get(path, NAVIGATE))).toBe(true);
   });

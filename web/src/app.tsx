@@ -1,6 +1,11 @@
 import { Component, type ComponentChildren } from "preact";
 import { LocationProvider, lazy, Route, Router, useLocation } from "preact-iso";
-import { CONSOLE_PAGES, type ConsolePage } from "../../protocol/console-routes.ts";
+import {
+  CONSOLE_PAGES,
+  type ConsolePage,
+  consolePageOf,
+  KEYLESS_PAGES,
+} from "../../protocol/console-routes.ts";
 import { apiKey, signOut } from "./auth/key-store.ts";
 import { SignIn } from "./auth/sign-in.tsx";
 import { LANGS, type Lang, lang, setLang, t } from "./i18n/i18n.ts";
@@ -15,11 +20,16 @@ import TranscribePage from "./transcribe/transcribe-page.tsx";
 const HistoryPage = lazy(() => import("./history/history-page.tsx"));
 const JobPage = lazy(() => import("./job/job-page.tsx"));
 const LivePage = lazy(() => import("./live/live-page.tsx"));
+const TranslatePage = lazy(() => import("./translate/translate-page.tsx"));
+const RoomPage = lazy(() => import("./room/room-page.tsx"));
+const StudioPage = lazy(() => import("./studio/studio-page.tsx"));
 
 const NAV: readonly { page: ConsolePage; label: MessageKey }[] = [
   { page: "transcribe", label: "nav.transcribe" },
   { page: "history", label: "nav.history" },
   { page: "live", label: "nav.live" },
+  { page: "translate", label: "nav.translate" },
+  { page: "studio", label: "nav.studio" },
 ];
 
 /** Links the client-side router takes over: console pages only (/docs and /media are the server's). */
@@ -45,7 +55,9 @@ export function App() {
 
 function Pages() {
   const { path } = useLocation();
-  if (!apiKey.value) return <SignIn />;
+  const page = consolePageOf(path);
+  // A room's link is its capability: whoever opens it joins without a key.
+  if (!apiKey.value && !(page && KEYLESS_PAGES.has(page))) return <SignIn />;
   // Keyed by path: a page that failed does not keep the next one from rendering.
   return (
     <Boundary key={path}>
@@ -54,6 +66,9 @@ function Pages() {
         <Route path={CONSOLE_PAGES.history} component={HistoryPage} />
         <Route path={CONSOLE_PAGES.job} component={JobPage} />
         <Route path={CONSOLE_PAGES.live} component={LivePage} />
+        <Route path={CONSOLE_PAGES.translate} component={TranslatePage} />
+        <Route path={CONSOLE_PAGES.room} component={RoomPage} />
+        <Route path={CONSOLE_PAGES.studio} component={StudioPage} />
         <Route default component={NotFound} />
       </Router>
     </Boundary>
@@ -63,7 +78,9 @@ function Pages() {
 function Header() {
   const { path } = useLocation();
   const current = (page: ConsolePage) =>
-    page === "transcribe" ? path === "/" : path.startsWith(CONSOLE_PAGES[page]);
+    page === "transcribe"
+      ? path === "/"
+      : path.startsWith(CONSOLE_PAGES[page]) || (page === "translate" && path.startsWith("/join/"));
   return (
     <header class="topbar">
       <a class="brand" href="/">

@@ -1,17 +1,29 @@
 import { apiKey } from "../auth/key-store.ts";
 import { ApiFailure, failureFrom } from "./failure.ts";
 import type {
+  Background,
+  ContentTaskResult,
+  CreateAccepted,
   HealthResponse,
   HistoryPage,
   JobStatus,
+  LanguagesResponse,
+  Note,
+  NotePage,
   PresignResponse,
+  SessionCreated,
+  SessionDetails,
   TaskAccepted,
   TaskStatusResponse,
+  Template,
+  Voice,
 } from "./types.ts";
 
 interface RequestOptions {
   method?: string;
   json?: unknown;
+  /** Fields sent as application/x-www-form-urlencoded (the content create endpoints). */
+  form?: Record<string, string>;
   query?: Record<string, string | number | undefined>;
   signal?: AbortSignal;
   /** Another key than the signed-in one (the sign-in form checks a key before keeping it). */
@@ -19,7 +31,8 @@ interface RequestOptions {
 }
 
 /**
- * Calls the API on this origin with the signed-in key; resolves the JSON body, rejects an ApiFailure.
+ * Calls the API on this origin with the signed-in key (none on a keyless page); resolves the JSON body
+ * (undefined for 204 No Content), rejects an ApiFailure.
  *
  * @example const page = await request<HistoryPage>("/history", { query: { limit: 20 } });
  */
@@ -31,20 +44,23 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   const headers: Record<string, string> = {};
   const key = options.key ?? apiKey.value;
   if (key) headers.authorization = `Bearer ${key}`;
-  if (options.json !== undefined) headers["content-type"] = "application/json";
+  let body: string | URLSearchParams | undefined;
+  if (options.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(options.json);
+  } else if (options.form !== undefined) {
+    // fetch sets application/x-www-form-urlencoded;charset=UTF-8 for a URLSearchParams body
+    body = new URLSearchParams(options.form);
+  }
   let response: Response;
   try {
-    response = await fetch(url, {
-      method: options.method ?? "GET",
-      headers,
-      body: options.json === undefined ? undefined : JSON.stringify(options.json),
-      signal: options.signal,
-    });
+    response = await fetch(url, { method: options.method ?? "GET", headers, body, signal: options.signal });
   } catch (error) {
     if (options.signal?.aborted) throw error;
     throw new ApiFailure(0, "network", error instanceof Error ? error.message : String(error));
   }
   if (!response.ok) throw await failureFrom(response);
+  if (response.status === 204) return undefined as T;
   return (await response.json()) as T;
 }
 
@@ -85,4 +101,38 @@ export const api = {
     }),
   /** Checks a key before the console keeps it: the cheapest authenticated call. */
   checkKey: (key: string) => request<HistoryPage>("/history", { query: { limit: 1 }, key }),
+};
+
+/** The content kinds the studio creates, by their create path. */
+export type ContentForm = "shorts" | "quiz-video" | "slide";
+
+/** Real-time translation (/api/v1): languages and rooms. The language list and a room's details need no key. */
+export const translationApi = {
+  languages: (signal?: AbortSignal) => request<LanguagesResponse>("/api/v1/languages", { signal }),
+  createSession: (language: string, translateLanguage: string) =>
+    request<SessionCreated>("/api/v1/session/create", {
+      method: "POST",
+      json: { language, translate_language: translateLanguage },
+    }),
+  session: (conversationId: string, signal?: AbortSignal) =>
+    request<SessionDetails>(`/api/v1/session/${encodeURIComponent(conversationId)}`, { signal }),
+};
+
+/** Content generation: notes, the catalogs, the create forms and task polling. */
+export const contentApi = {
+  notes: (query: { limit: number; skip: number }, signal?: AbortSignal) =>
+    request<NotePage>("/v1/notes", { query, signal }),
+  note: (noteId: string) => request<Note>(`/v1/notes/${encodeURIComponent(noteId)}`),
+  createNote: (
+    body: { title?: string; content: string; language?: string } | { transcription_task_id: string },
+  ) => request<Note>("/v1/notes", { method: "POST", json: body }),
+  deleteNote: (noteId: string) =>
+    request<void>(`/v1/notes/${encodeURIComponent(noteId)}`, { method: "DELETE" }),
+  voices: () => request<{ voices: Voice[] }>("/v1/voices"),
+  backgrounds: () => request<{ backgrounds: Background[] }>("/v1/backgrounds"),
+  templates: () => request<{ templates: Template[] }>("/v1/templates"),
+  create: (form: ContentForm, fields: Record<string, string>) =>
+    request<CreateAccepted>(`/v2/create/${form}`, { method: "POST", form: fields }),
+  task: (taskId: string, signal?: AbortSignal) =>
+    request<ContentTaskResult>(`/v1/create/tasks/${encodeURIComponent(taskId)}/result`, { signal }),
 };

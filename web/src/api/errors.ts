@@ -1,5 +1,17 @@
 import { t } from "../i18n/i18n.ts";
+import { en, type MessageKey } from "../i18n/messages.ts";
 import { ApiFailure } from "./failure.ts";
+
+/**
+ * The sentence for a stable error code of the content service (`error_key`: a request error or why a
+ * task failed); null for a code without one of its own (generic codes are worded by HTTP status).
+ *
+ * @example errorKeyText("invalid_slide_count_range") // "The slide count must be …"
+ */
+export function errorKeyText(key: string | null | undefined): string | null {
+  const messageKey = `errorKey.${key}`;
+  return key && Object.hasOwn(en, messageKey) ? t(messageKey as MessageKey) : null;
+}
 
 /**
  * A sentence a person can act on, for anything an API call or the browser threw. The API's own
@@ -11,8 +23,11 @@ export function describeError(error: unknown): string {
   if (!(error instanceof ApiFailure)) {
     if (error instanceof DOMException && error.name === "NotAllowedError") return t("error.micDenied");
     if (error instanceof DOMException && error.name === "NotFoundError") return t("error.micMissing");
+    if (error instanceof DOMException && error.name === "SecurityError") return t("error.micInsecure");
     return t("error.unexpected", { detail: error instanceof Error ? error.message : String(error) });
   }
+  const keyed = errorKeyText(error.code);
+  if (keyed) return keyed;
   const detail = error.detail;
   switch (error.status) {
     case 0:

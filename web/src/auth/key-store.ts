@@ -6,7 +6,7 @@ import { signal } from "@preact/signals";
  */
 const STORAGE_KEY = "voxedge.apiKey";
 /** Items that belong to the signed-in key and go with it at sign-out. */
-const PER_KEY_PREFIXES = ["voxedge.openJobs", "voxedge.speakers."];
+const PER_KEY_PREFIXES = ["voxedge.openJobs", "voxedge.speakers.", "voxedge.studio."];
 
 export const apiKey = signal<string | null>(localStorage.getItem(STORAGE_KEY));
 

@@ -1,13 +1,21 @@
+import { enStudio, viStudio } from "./messages-studio.ts";
+import { enTranslate, viTranslate } from "./messages-translate.ts";
+
 /**
  * Every string of the console's UI, in English (the source, which fixes the keys) and Vietnamese. The
- * type makes a missing translation a compile error. `{name}` is a placeholder t() fills.
+ * type makes a missing translation a compile error. `{name}` is a placeholder t() fills. The larger
+ * pages keep their strings in files of their own (messages-*.ts), merged here.
  */
 export const en = {
+  ...enTranslate,
+  ...enStudio,
   "nav.label": "Main",
   "nav.skip": "Skip to content",
   "nav.transcribe": "Transcribe",
   "nav.history": "History",
   "nav.live": "Live",
+  "nav.translate": "Translate",
+  "nav.studio": "Studio",
   "nav.docs": "API docs",
   "nav.uiLanguage": "Interface language",
   "nav.signOut": "Sign out",
@@ -91,6 +99,7 @@ export const en = {
   "transcript.curl": "The same job with curl",
   "transcript.copy": "Copy",
   "transcript.copied": "Copied",
+  "transcript.toStudio": "Make a note of it in Studio",
 
   "live.title": "Live",
   "live.intro": "Speak into your microphone: the text appears as you talk. One live session runs at a time.",
@@ -99,7 +108,7 @@ export const en = {
   "live.ending": "Finishing…",
   "live.connecting": "Connecting…",
   "live.listening": "Listening",
-  "live.level": "Input level",
+  "audio.level": "Input level",
   "live.transcript": "Live transcript",
   "live.empty": "Nothing yet.",
   "live.clear": "Clear",
@@ -127,8 +136,10 @@ export const en = {
   "error.server": "The server failed ({status}): {detail}",
   "error.request": "The request was refused ({status}): {detail}",
   "error.unexpected": "Something went wrong: {detail}",
-  "error.micDenied": "Microphone access was refused. Allow it in the browser to go live.",
+  "error.micDenied": "Microphone access was refused. Allow it in the browser to speak.",
   "error.micMissing": "No microphone was found.",
+  "error.micInsecure":
+    "The browser offers no microphone on this page: it needs a secure (https) address. Open the link with https.",
   "error.page": "This page failed to show: {detail}",
   "error.reload": "Reload",
 } as const;
@@ -136,11 +147,15 @@ export const en = {
 export type MessageKey = keyof typeof en;
 
 export const vi: Record<MessageKey, string> = {
+  ...viTranslate,
+  ...viStudio,
   "nav.label": "Chính",
   "nav.skip": "Bỏ qua đến nội dung",
   "nav.transcribe": "Chuyển văn bản",
   "nav.history": "Lịch sử",
   "nav.live": "Trực tiếp",
+  "nav.translate": "Dịch",
+  "nav.studio": "Studio",
   "nav.docs": "Tài liệu API",
   "nav.uiLanguage": "Ngôn ngữ giao diện",
   "nav.signOut": "Đăng xuất",
@@ -225,6 +240,7 @@ export const vi: Record<MessageKey, string> = {
   "transcript.curl": "Cùng công việc này bằng curl",
   "transcript.copy": "Sao chép",
   "transcript.copied": "Đã sao chép",
+  "transcript.toStudio": "Tạo ghi chú từ bản này trong Studio",
 
   "live.title": "Trực tiếp",
   "live.intro": "Nói vào micro: văn bản hiện ra ngay khi bạn nói. Mỗi lúc chỉ có một phiên trực tiếp.",
@@ -233,7 +249,7 @@ export const vi: Record<MessageKey, string> = {
   "live.ending": "Đang kết thúc…",
   "live.connecting": "Đang kết nối…",
   "live.listening": "Đang nghe",
-  "live.level": "Mức âm đầu vào",
+  "audio.level": "Mức âm đầu vào",
   "live.transcript": "Bản ghi trực tiếp",
   "live.empty": "Chưa có gì.",
   "live.clear": "Xóa",
@@ -261,8 +277,10 @@ export const vi: Record<MessageKey, string> = {
   "error.server": "Máy chủ gặp lỗi ({status}): {detail}",
   "error.request": "Yêu cầu bị từ chối ({status}): {detail}",
   "error.unexpected": "Đã xảy ra lỗi: {detail}",
-  "error.micDenied": "Quyền dùng micro bị từ chối. Hãy cho phép trong trình duyệt để dùng chế độ trực tiếp.",
+  "error.micDenied": "Quyền dùng micro bị từ chối. Hãy cho phép trong trình duyệt để nói.",
   "error.micMissing": "Không tìm thấy micro.",
+  "error.micInsecure":
+    "Trình duyệt không cho dùng micro trên trang này: cần địa chỉ bảo mật (https). Hãy mở liên kết bằng https.",
   "error.page": "Không hiển thị được trang này: {detail}",
   "error.reload": "Tải lại",
 };

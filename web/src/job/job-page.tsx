@@ -1,5 +1,6 @@
 import { useEffect, useMemo } from "preact/hooks";
 import { useRoute } from "preact-iso";
+import { consolePath } from "../../../protocol/console-routes.ts";
 import type { TaskStatusResponse, TranscriptionResult } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
 import { JobProgress } from "../jobs/job-progress.tsx";
@@ -73,6 +74,11 @@ function JobResult(props: { status: TaskStatusResponse; result: TranscriptionRes
         })}
       </p>
       <Downloads result={result} baseName={props.baseName} speakerNames={names} />
+      <p>
+        <a href={`${consolePath("studio")}?from=${encodeURIComponent(props.status.task_id)}`}>
+          {t("transcript.toStudio")}
+        </a>
+      </p>
       <SpeakerNames speakers={speakers} names={names} onRename={rename} />
       <Transcript result={result} speakerNames={names} />
     </>

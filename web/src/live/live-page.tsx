@@ -1,27 +1,18 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client.ts";
 import type { FinalMessage, HealthResponse } from "../api/types.ts";
+import { closeNotice } from "../audio/close-notice.ts";
+import { LevelMeter } from "../audio/level-meter.tsx";
+import { type Microphone, openMicrophone } from "../audio/microphone.ts";
 import { apiKey } from "../auth/key-store.ts";
 import { t } from "../i18n/i18n.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { formatClock } from "../ui/format.ts";
 import { LanguageSelect } from "../ui/language-select.tsx";
-import { LevelMeter } from "./level-meter.tsx";
-import { CLOSE, type LiveEvent, LiveSocket } from "./live-socket.ts";
-import { type Microphone, openMicrophone } from "./microphone.ts";
+import { type LiveEvent, LiveSocket } from "./live-socket.ts";
 
 type Phase = "idle" | "starting" | "live" | "ending";
 const HEALTH_EVERY_MS = 3_000;
-
-/** Why a session closed, for people; null for an ordinary end. */
-function closeNotice(code: number, reason: string, wasReady: boolean): string | null {
-  if (code === CLOSE.busy) return t("live.refused", { reason: reason || t("live.busyDefault") });
-  if (code === CLOSE.idle) return t("live.idle");
-  if (code === CLOSE.engineLost) return t("live.engineLost", { reason });
-  if (code === CLOSE.tooBig) return t("live.tooBig");
-  if (code === CLOSE.normal) return null;
-  return wasReady ? t("live.dropped") : t("live.cannotConnect");
-}
 
 /** /live — the microphone transcribed as you speak: interims in grey, replaced in place; finals appended. */
 export default function LivePage() {

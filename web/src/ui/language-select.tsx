@@ -1,25 +1,15 @@
 import { LANGUAGES } from "../../../protocol/languages.ts";
 import { locale, t } from "../i18n/i18n.ts";
+import { languageName } from "./language-name.ts";
 
 /** The languages people here pick most, first in the list; the rest follow by name. */
 const FIRST = ["vi", "en", "ja", "ko", "zh"];
 
-function languageLabel(code: string, names: Intl.DisplayNames | null): string {
-  const fallback = LANGUAGES[code as keyof typeof LANGUAGES] ?? code;
-  try {
-    return names?.of(code) ?? fallback;
-  } catch {
-    return fallback;
-  }
-}
-
 /** A labelled select of the spoken language: auto-detect, then every language whisper knows. */
 export function LanguageSelect(props: { id: string; value: string; onChange: (code: string) => void }) {
-  const names =
-    typeof Intl.DisplayNames === "function" ? new Intl.DisplayNames([locale()], { type: "language" }) : null;
   const rest = Object.keys(LANGUAGES)
     .filter((code) => !FIRST.includes(code))
-    .map((code) => ({ code, label: languageLabel(code, names) }))
+    .map((code) => ({ code, label: languageName(code) }))
     .sort((a, b) => a.label.localeCompare(b.label, locale()));
   return (
     <div class="field">
@@ -32,7 +22,7 @@ export function LanguageSelect(props: { id: string; value: string; onChange: (co
         <option value="auto">{t("options.languageAuto")}</option>
         {FIRST.map((code) => (
           <option key={code} value={code}>
-            {languageLabel(code, names)}
+            {languageName(code)}
           </option>
         ))}
         <option disabled>──────</option>

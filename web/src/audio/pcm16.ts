@@ -1,5 +1,6 @@
 /**
- * Microphone audio as /ws wants it (protocol/live.ts): PCM16 little-endian, 16 kHz, mono. Runs inside
+ * Microphone audio as every audio socket wants it (/ws, /api/v1/ws/single, the rooms; protocol/live.ts):
+ * PCM16 little-endian, 16 kHz, mono. Runs inside
  * the AudioWorklet (pcm-worklet.ts) on each 128-sample render quantum, so it allocates only when a
  * chunk is full.
  */

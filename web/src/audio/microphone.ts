@@ -8,13 +8,17 @@ export interface Microphone {
 /**
  * Opens the microphone and streams it as 100 ms PCM16 LE 16 kHz mono chunks through the "pcm16"
  * AudioWorklet, with the input level (0..1) of each chunk. Rejects with the browser's DOMException when
- * permission is refused or no device exists.
+ * permission is refused or no device exists, and with a SecurityError on a page that is not a secure
+ * context (plain http other than localhost), where browsers offer no microphone at all.
  *
  * @example const mic = await openMicrophone((pcm, level) => { socket.send(pcm); meter.value = level; });
  */
 export async function openMicrophone(
   onChunk: (pcm: ArrayBuffer, level: number) => void,
 ): Promise<Microphone> {
+  if (!navigator.mediaDevices?.getUserMedia) {
+    throw new DOMException("the microphone needs a secure (https) page", "SecurityError");
+  }
   const stream = await navigator.mediaDevices.getUserMedia({
     audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: true },
   });

@@ -1,0 +1,129 @@
+import type { RoomClose } from "../../../protocol/rooms.ts";
+import type { RoomServerMessage } from "../api/types.ts";
+import { AudioSocket, socketUrl } from "../audio/audio-socket.ts";
+
+/** The room socket's close codes (protocol/rooms.ts RoomClose; copied: that module carries zod). */
+export const ROOM_CLOSE = {
+  normal: 1000,
+  tooBig: 1009,
+  badRequest: 4400,
+  notFound: 4404,
+  expired: 4408,
+  replaced: 4409,
+  full: 4429,
+} as const satisfies typeof RoomClose;
+
+/** A dropped participant keeps its place this long (docs/api.md): reconnecting later is a new join. */
+export const RECONNECT_WINDOW_MS = 30_000;
+
+export type RoomState =
+  | { kind: "connecting" }
+  | { kind: "connected" }
+  | { kind: "reconnecting"; attempt: number }
+  | { kind: "closed"; code: number; reason: string };
+
+/**
+ * What to do after the room socket closed: 1000 (left), 1009 and every 4xxx code are the room's answer
+ * and final; anything else is a drop, retried while the participant's place is kept.
+ *
+ * @example afterClose(1006, 5_000) // "reconnect"
+ * @example afterClose(4404, 0) // "final"
+ */
+export function afterClose(code: number, sinceDropMs: number): "reconnect" | "final" | "give_up" {
+  if (code === ROOM_CLOSE.normal || code === ROOM_CLOSE.tooBig || (code >= 4000 && code <= 4999))
+    return "final";
+  return sinceDropMs < RECONNECT_WINDOW_MS ? "reconnect" : "give_up";
+}
+
+/** Wait before reconnect attempt `n` (0-based): 0.5 s, 1 s, 2 s, then every 4 s. */
+export function reconnectDelayMs(attempt: number): number {
+  return Math.min(4_000, 500 * 2 ** attempt);
+}
+
+/**
+ * A client_id for the room (the API's shape: 8–64 of letters, digits, `-`, `_`). From
+ * crypto.getRandomValues, which, unlike randomUUID, also exists on a plain-http page.
+ */
+export function newClientId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export interface RoomConnectionOptions {
+  origin: string;
+  conversationId: string;
+  language: string;
+  clientId: string;
+  onMessage: (message: RoomServerMessage) => void;
+  onState: (state: RoomState) => void;
+}
+
+/**
+ * A participant's connection to a room (/api/v1/ws/{conversation_id}, no key: the id is the
+ * capability). A drop is retried with the same client_id for as long as the room keeps the place
+ * (30 s), so the others see no leave and join; a close the room chose (4xxx) is final.
+ *
+ * @example
+ * const room = new RoomConnection({ origin: location.origin, conversationId, language: "es", clientId, onMessage, onState });
+ * mic.onChunk = (pcm) => room.send(pcm);
+ * room.leave();
+ */
+export class RoomConnection {
+  private socket: AudioSocket<RoomServerMessage> | null = null;
+  private droppedAt: number | null = null;
+  private attempt = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private left = false;
+
+  constructor(private readonly options: RoomConnectionOptions) {
+    options.onState({ kind: "connecting" });
+    this.open();
+  }
+
+  send(pcm: ArrayBuffer): void {
+    this.socket?.send(pcm);
+  }
+
+  /** Push-to-talk released: the room finishes this participant's utterance now. */
+  endUtterance(): void {
+    this.socket?.sendJson({ type: "end" });
+  }
+
+  /** Leaves for good (close 1000: the others see the leave at once). */
+  leave(): void {
+    this.left = true;
+    clearTimeout(this.timer);
+    this.socket?.close(ROOM_CLOSE.normal, "left");
+    this.socket = null;
+  }
+
+  private open(): void {
+    const { origin, conversationId, language, clientId } = this.options;
+    const url = socketUrl(origin, `/api/v1/ws/${encodeURIComponent(conversationId)}`, {
+      language,
+      client_id: clientId,
+    });
+    const socket = new AudioSocket<RoomServerMessage>(url, {
+      readyType: "welcome",
+      onReady: () => {
+        this.droppedAt = null;
+        this.attempt = 0;
+        this.options.onState({ kind: "connected" });
+      },
+      onMessage: this.options.onMessage,
+      onClose: ({ code, reason }) => {
+        if (this.left || socket !== this.socket) return;
+        this.socket = null;
+        this.droppedAt ??= Date.now();
+        const next = afterClose(code, Date.now() - this.droppedAt);
+        if (next === "reconnect") {
+          this.options.onState({ kind: "reconnecting", attempt: this.attempt });
+          this.timer = setTimeout(() => this.open(), reconnectDelayMs(this.attempt++));
+        } else {
+          this.options.onState({ kind: "closed", code: next === "give_up" ? 1006 : code, reason });
+        }
+      },
+    });
+    this.socket = socket;
+  }
+}

@@ -1,0 +1,144 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import "../styles/translate.css";
+import { useRoute } from "preact-iso";
+import { translationApi } from "../api/client.ts";
+import { ApiFailure } from "../api/failure.ts";
+import type { LanguagesResponse, SessionDetails } from "../api/types.ts";
+import { t } from "../i18n/i18n.ts";
+import { loadTimeline, saveTimeline } from "../translate/timeline.ts";
+import { ErrorNote } from "../ui/error-note.tsx";
+import { ROOM_CLOSE, type RoomState } from "./room-connection.ts";
+import { RoomEnded } from "./room-ended.tsx";
+import { RoomLive } from "./room-live.tsx";
+import { RoomLobby } from "./room-lobby.tsx";
+import { defaultRoomLanguage, roomStorage } from "./room-storage.ts";
+import { EMPTY_ROOM, type RoomView } from "./room-view.ts";
+
+type Loaded =
+  | { kind: "loading" }
+  | { kind: "ended" }
+  | { kind: "error"; error: unknown }
+  | { kind: "ready"; session: SessionDetails; languages: LanguagesResponse | null };
+
+/**
+ * /join/{conversation_id} — a translation room, for whoever holds its link (no API key: the id is the
+ * capability). What a second person opens from the QR code on a phone: pick a language, join, tap the
+ * microphone, and read the conversation as chat bubbles in both languages. The initiator comes here too.
+ */
+export default function RoomPage() {
+  const { params } = useRoute();
+  const id = params.id ?? "";
+  const [loaded, setLoaded] = useState<Loaded>({ kind: "loading" });
+  const [attempt, setAttempt] = useState(0);
+  const [language, setLanguage] = useState<string | null>(null);
+  /** In the room (connected, or reconnecting after a drop). */
+  const [joined, setJoined] = useState(false);
+  /** Why the last connection ended, when the room ended it (4xxx, a drop past 30 s). */
+  const [lastClose, setLastClose] = useState<Extract<RoomState, { kind: "closed" }> | null>(null);
+  const [view, setView] = useState<RoomView>(() => ({
+    ...EMPTY_ROOM,
+    items: loadTimeline(roomStorage.timelineKey(id)),
+  }));
+  const clientId = useRef(roomStorage.clientId(id));
+
+  useEffect(() => saveTimeline(roomStorage.timelineKey(id), view.items), [id, view.items]);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    setLoaded({ kind: "loading" });
+    Promise.all([
+      translationApi.session(id, abort.signal),
+      // The language list is a nicety (more languages to pick from): the room works without it.
+      translationApi.languages(abort.signal).catch(() => null),
+    ]).then(
+      ([session, languages]) => {
+        const supported = languages?.supported_languages.map(([code]) => code) ?? [
+          session.user_a_lang,
+          session.user_a_translate,
+        ];
+        setLanguage(
+          defaultRoomLanguage({
+            remembered: roomStorage.language(id),
+            browser: navigator.languages?.length ? navigator.languages : [navigator.language],
+            supported,
+            sessionTarget: session.user_a_translate,
+          }),
+        );
+        setLoaded({ kind: "ready", session, languages });
+        // A reload while in the room goes straight back in, into the same place.
+        if (roomStorage.wasJoined(id)) setJoined(true);
+      },
+      (error: unknown) => {
+        if (abort.signal.aborted) return;
+        setLoaded(
+          error instanceof ApiFailure && error.status === 404 ? { kind: "ended" } : { kind: "error", error },
+        );
+      },
+    );
+    return () => abort.abort();
+  }, [id, attempt]);
+
+  const join = (chosen: string) => {
+    roomStorage.setLanguage(id, chosen);
+    roomStorage.setJoined(id, true);
+    setLanguage(chosen);
+    setLastClose(null);
+    setJoined(true);
+  };
+
+  const onEnd = (close: Extract<RoomState, { kind: "closed" }> | null) => {
+    roomStorage.setJoined(id, false);
+    setJoined(false);
+    if (close && (close.code === ROOM_CLOSE.notFound || close.code === ROOM_CLOSE.expired)) {
+      setLoaded({ kind: "ended" });
+    }
+    setLastClose(close);
+  };
+
+  if (loaded.kind === "ended") return <RoomEnded expired={lastClose?.code === ROOM_CLOSE.expired} />;
+  if (loaded.kind === "loading") {
+    return (
+      <>
+        <h1>{t("room.title")}</h1>
+        <p class="muted">{t("history.loading")}</p>
+      </>
+    );
+  }
+  if (loaded.kind === "error") {
+    return (
+      <>
+        <h1>{t("room.title")}</h1>
+        <ErrorNote
+          error={loaded.error}
+          action={
+            <button type="button" class="button" onClick={() => setAttempt((n) => n + 1)}>
+              {t("translate.retry")}
+            </button>
+          }
+        />
+      </>
+    );
+  }
+  if (joined && language) {
+    return (
+      <RoomLive
+        conversationId={id}
+        language={language}
+        clientId={clientId.current}
+        view={view}
+        setView={setView}
+        onEnd={onEnd}
+      />
+    );
+  }
+  return (
+    <RoomLobby
+      session={loaded.session}
+      languages={loaded.languages}
+      language={language ?? loaded.session.user_a_translate}
+      lastClose={lastClose}
+      hasHistory={view.items.length > 0}
+      onJoin={join}
+    />
+  );
+}

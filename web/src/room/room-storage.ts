@@ -1,0 +1,62 @@
+import { newClientId } from "./room-connection.ts";
+
+/**
+ * What this tab keeps about a room in sessionStorage (a reload keeps it, another tab or a closed one
+ * does not): its client_id (to reconnect into the same place), the language chosen, whether it was in.
+ */
+const key = (conversationId: string, item: "client" | "language" | "joined" | "timeline") =>
+  `voxedge.room.${conversationId}.${item}`;
+
+function read(name: string): string | null {
+  try {
+    return sessionStorage.getItem(name);
+  } catch {
+    return null;
+  }
+}
+
+function write(name: string, value: string | null): void {
+  try {
+    if (value === null) sessionStorage.removeItem(name);
+    else sessionStorage.setItem(name, value);
+  } catch {
+    // storage refused (private mode quota): the room works, a reload just starts afresh
+  }
+}
+
+export const roomStorage = {
+  /** This tab's client_id for the room, made on first use. */
+  clientId(conversationId: string): string {
+    const saved = read(key(conversationId, "client"));
+    if (saved && /^[A-Za-z0-9_-]{8,64}$/.test(saved)) return saved;
+    const fresh = newClientId();
+    write(key(conversationId, "client"), fresh);
+    return fresh;
+  },
+  language: (conversationId: string) => read(key(conversationId, "language")),
+  setLanguage: (conversationId: string, language: string) => write(key(conversationId, "language"), language),
+  wasJoined: (conversationId: string) => read(key(conversationId, "joined")) === "1",
+  setJoined: (conversationId: string, joined: boolean) =>
+    write(key(conversationId, "joined"), joined ? "1" : null),
+  timelineKey: (conversationId: string) => key(conversationId, "timeline"),
+};
+
+/**
+ * The language a participant starts with: the one chosen before in this tab, else the browser's first
+ * language the deployment supports, else the session's other language (the initiator's target).
+ *
+ * @example defaultRoomLanguage({ remembered: null, browser: ["es-ES", "en"], supported: ["en", "es"], sessionTarget: "vi" }) // "es"
+ */
+export function defaultRoomLanguage(input: {
+  remembered: string | null;
+  browser: readonly string[];
+  supported: readonly string[];
+  sessionTarget: string;
+}): string {
+  if (input.remembered && input.supported.includes(input.remembered)) return input.remembered;
+  for (const tag of input.browser) {
+    const base = tag.toLowerCase().split("-")[0] ?? "";
+    if (input.supported.includes(base)) return base;
+  }
+  return input.sessionTarget;
+}

@@ -1,0 +1,107 @@
+import { useEffect, useState } from "preact/hooks";
+import "../styles/studio.css";
+import { useLocation } from "preact-iso";
+import { contentApi } from "../api/client.ts";
+import type { Note, NoteSummary } from "../api/types.ts";
+import { t } from "../i18n/i18n.ts";
+import { ErrorNote } from "../ui/error-note.tsx";
+import { CreateForm } from "./create-form.tsx";
+import { NoteEditor } from "./note-editor.tsx";
+import { NoteList } from "./note-list.tsx";
+import { STUDIO_STORAGE_PREFIX } from "./studio-kinds.ts";
+import { studioTasks } from "./studio-tasks.ts";
+import { TaskCard } from "./task-card.tsx";
+
+const PAGE_SIZE = 20;
+/** The note chosen for the create form, kept across reloads. */
+const CHOSEN_KEY = `${STUDIO_STORAGE_PREFIX}note`;
+
+function summaryOf(note: Note): NoteSummary {
+  const { content, ...rest } = note;
+  return { ...rest, excerpt: content.length > 200 ? `${content.slice(0, 200)}…` : content };
+}
+
+/**
+ * /studio — content from notes: write or paste a note (or make one of a finished transcription),
+ * then a short, an audio short, a quiz video or a slide deck from it; each task is followed to its
+ * result (player, downloads, PDF preview), also after a reload. `?from=<task_id>` starts a note from
+ * that transcription.
+ */
+export default function StudioPage() {
+  const { query } = useLocation();
+  const [notes, setNotes] = useState<NoteSummary[]>([]);
+  const [total, setTotal] = useState(0);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<unknown>(null);
+  const [chosen, setChosen] = useState<string | null>(() => localStorage.getItem(CHOSEN_KEY));
+
+  const load = async (skip: number) => {
+    setLoading(true);
+    setError(null);
+    try {
+      const page = await contentApi.notes({ limit: PAGE_SIZE, skip });
+      setNotes((current) => (skip === 0 ? page.notes : [...current, ...page.notes]));
+      setTotal(page.total);
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setLoading(false);
+    }
+  };
+  useEffect(() => void load(0), []);
+
+  const choose = (noteId: string | null) => {
+    setChosen(noteId);
+    if (noteId) localStorage.setItem(CHOSEN_KEY, noteId);
+    else localStorage.removeItem(CHOSEN_KEY);
+  };
+  const created = (note: Note) => {
+    setNotes((current) => [summaryOf(note), ...current.filter((n) => n.note_id !== note.note_id)]);
+    setTotal((n) => n + 1);
+    choose(note.note_id);
+  };
+  const deleted = (noteId: string) => {
+    setNotes((current) => current.filter((n) => n.note_id !== noteId));
+    setTotal((n) => Math.max(0, n - 1));
+    if (chosen === noteId) choose(null);
+  };
+
+  const note = notes.find((n) => n.note_id === chosen) ?? null;
+  const tasks = studioTasks.value;
+  return (
+    <>
+      <h1>{t("studio.title")}</h1>
+      <p class="muted">{t("studio.intro")}</p>
+      <div class="studio-layout">
+        <div class="stack">
+          <NoteEditor onCreated={created} fromTask={query.from ?? ""} />
+          <ErrorNote error={error} />
+          <NoteList
+            notes={notes}
+            total={total}
+            loading={loading}
+            selected={chosen}
+            onSelect={choose}
+            onDeleted={deleted}
+            onMore={() => void load(notes.length)}
+          />
+        </div>
+        <div class="stack">
+          <CreateForm note={note} />
+          {tasks.length > 0 && (
+            <section aria-labelledby="studio-tasks-title">
+              <h2 id="studio-tasks-title">{t("studio.tasks")}</h2>
+              <ul class="stack plain-list">
+                {tasks.map((task) => (
+                  <li key={task.task_id}>
+                    <TaskCard task={task} />
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+        </div>
+      </div>
+    </>
+  );
+}

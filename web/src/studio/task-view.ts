@@ -1,0 +1,68 @@
+import type { ContentTaskResult } from "../api/types.ts";
+
+/**
+ * What a task card shows for a poll of GET /v1/create/tasks/{id}/result: waiting, working (step,
+ * progress, time left), done (the players and downloads its links allow) or failed (the error_key and
+ * the server's words). Both failure statuses of the spec (FAILURE, FAIL) read as failed.
+ */
+export type TaskView =
+  | { phase: "waiting" }
+  | { phase: "working"; step: string | null; percent: number | null; etaSec: number | null }
+  | {
+      phase: "done";
+      durationSec: number | null;
+      video: string | null;
+      /** An audio short's file (a video's own sound is in the video). */
+      audio: string | null;
+      pptx: string | null;
+      pdf: string | null;
+    }
+  | { phase: "failed"; errorKey: string | null; error: string; message: string };
+
+const text = (value: unknown): string | null => (typeof value === "string" && value ? value : null);
+
+/**
+ * @example taskView({ status: "PROCESSING", step: "rendering_video", progress: 41.6, estimated_time: 12 })
+ * // { phase: "working", step: "rendering_video", percent: 42, etaSec: 12 }
+ */
+export function taskView(result: ContentTaskResult): TaskView {
+  const status: string = result.status;
+  if (result.status === "PROCESSING") {
+    const progress = result.progress;
+    return {
+      phase: "working",
+      step: result.step ?? null,
+      percent: progress === undefined ? null : Math.max(0, Math.min(100, Math.round(progress))),
+      etaSec: result.estimated_time ?? null,
+    };
+  }
+  if (result.status === "SUCCESS") {
+    const data = result.data;
+    const video = text(data.video_url);
+    return {
+      phase: "done",
+      durationSec: typeof data.duration === "number" && data.duration > 0 ? data.duration : null,
+      video,
+      audio: video ? null : text(data.audio_url),
+      pptx: text(data.slide_url),
+      pdf: text(data.slide_pdf_url),
+    };
+  }
+  if (status === "FAILURE" || status === "FAIL") {
+    const failure = result as { error?: unknown; error_key?: unknown; message?: unknown };
+    return {
+      phase: "failed",
+      errorKey: text(failure.error_key),
+      error: text(failure.error) ?? "",
+      message: text(failure.message) ?? "",
+    };
+  }
+  return { phase: "waiting" };
+}
+
+/** Whether polling is over: the task succeeded or failed. */
+export function isTerminal(result: ContentTaskResult | null): boolean {
+  if (!result) return false;
+  const phase = taskView(result).phase;
+  return phase === "done" || phase === "failed";
+}

@@ -1,0 +1,29 @@
+import { LANGUAGES } from "../../../protocol/languages.ts";
+import { locale } from "../i18n/i18n.ts";
+
+let cached: { locale: string; names: Intl.DisplayNames | null } | null = null;
+
+/**
+ * A language code's name in the UI language ("es" → "Spanish", or "tiếng Tây Ban Nha"), from the
+ * browser's own table; `fallback` (the API's English name) or the code where it has none.
+ *
+ * @example languageName("es") // "Spanish"
+ */
+export function languageName(code: string, fallback?: string): string {
+  if (cached?.locale !== locale()) {
+    cached = {
+      locale: locale(),
+      names:
+        typeof Intl.DisplayNames === "function"
+          ? new Intl.DisplayNames([locale()], { type: "language" })
+          : null,
+    };
+  }
+  const known = fallback || LANGUAGES[code as keyof typeof LANGUAGES] || code;
+  try {
+    const name = cached.names?.of(code);
+    return name && name !== code ? name : known;
+  } catch {
+    return known;
+  }
+}
