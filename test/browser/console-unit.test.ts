@@ -161,6 +161,23 @@ describe("microphone packing", () => {
 describe("job estimates", () => {
   const status = (over: object) => ({ task_id: "t", status: "queued" as const, ...over });
 
+  it("shows the node's reported progress once it has one, with the time left from the pace so far", () => {
+    const reported = estimateJob({
+      status: status({ status: "processing", progress: 25 }),
+      durationSec: null,
+      processingRatio: null,
+      processingForSec: 10,
+    });
+    expect(reported).toEqual({ progress: 0.25, etaSec: 30 });
+    const almost = estimateJob({
+      status: status({ status: "processing", progress: 100 }),
+      durationSec: 60,
+      processingRatio: 0.5,
+      processingForSec: 10,
+    });
+    expect(almost.progress).toBe(0.99);
+  });
+
   it("estimates progress and time left while processing, never reaching 100% before done", () => {
     const running = estimateJob({
       status: status({ status: "processing" }),

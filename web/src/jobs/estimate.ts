@@ -1,10 +1,11 @@
 import type { TaskStatusResponse } from "../api/types.ts";
 
 /**
- * Progress and time left for a running job, estimated in the browser: the poll view reports status and
- * place in line but no percentage, so the estimate is the time a job of this length took lately
- * (seconds of processing per second of audio, from this key's finished jobs) against the time it has
- * been processing. Null where nothing sound can be said (no audio length, no finished job yet).
+ * Progress and time left for a job. While it runs, the node's own progress (the poll's `progress`)
+ * is shown, with the time left from the pace so far. Before the node has said anything (queued, or
+ * no report yet) it is estimated: the time a job of this length took lately (seconds of processing per
+ * second of audio, from this key's finished jobs) against the time it has been processing. Null where
+ * nothing sound can be said (no audio length, no finished job yet).
  */
 export interface JobEstimate {
   /** 0..1 while processing (capped below 1 until the job says done); null when unknown. */
@@ -31,6 +32,11 @@ export function estimateJob(input: EstimateInput): JobEstimate {
   const { status, durationSec, processingRatio, processingForSec } = input;
   if (status.status === "done") return { progress: 1, etaSec: 0 };
   if (status.status === "failed") return { progress: null, etaSec: null };
+  const reported = (status.progress ?? 0) / 100;
+  if (status.status === "processing" && reported > 0 && processingForSec > 0) {
+    const progress = Math.min(0.99, reported);
+    return { progress, etaSec: (processingForSec * (1 - progress)) / progress };
+  }
   if (durationSec === null || processingRatio === null || durationSec <= 0) {
     return { progress: null, etaSec: null };
   }

@@ -6,8 +6,8 @@ import { estimateJob } from "./estimate.ts";
 import { recentProcessingRatio } from "./use-task.ts";
 
 /**
- * A running job's state in words and a bar: place in line while queued, estimated progress and time
- * left while processing (estimate.ts), the error once failed.
+ * A running job's state in words and a bar: place in line while queued, progress (the node's once it
+ * reports, estimated before) and time left while processing (estimate.ts), the error once failed.
  */
 export function JobProgress(props: {
   status: TaskStatusResponse;
