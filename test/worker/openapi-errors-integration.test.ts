@@ -4,9 +4,9 @@ import { usesContentEnvelope } from "../../worker/content/errors.ts";
 import { ErrorBody, HTTPValidationError } from "../../worker/errors.ts";
 import { usesOpenAIEnvelope } from "../../worker/openai/errors.ts";
 import { ContentErrorBody } from "../../worker/schemas/content-common.ts";
+import { OpenAIErrorBody } from "../../worker/schemas/openai.ts";
 import { TranslationErrorBody } from "../../worker/schemas/translation.ts";
 import { usesTranslationEnvelope } from "../../worker/translation/errors.ts";
-import { OpenAIErrorBody } from "../../worker/schemas/openai.ts";
 import { call } from "./helpers.ts";
 
 /**

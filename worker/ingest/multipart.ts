@@ -97,7 +97,7 @@ export async function readTextPart(part: FormPart, maxBytes: number): Promise<st
 /** Cursor over the body: a window of unread bytes that grows by whole chunks as searches need. */
 class Scanner {
   // A CRLF in front lets a body that opens with its boundary line match the delimiter "\r\n--boundary".
-  private buffer = new Uint8Array([CR, LF]);
+  private buffer: Uint8Array = new Uint8Array([CR, LF]);
   private inPart = false;
   private readonly find: (haystack: Uint8Array) => number;
 

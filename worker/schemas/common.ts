@@ -12,4 +12,7 @@ export const rateLimited = {
   headers: { "Retry-After": { description: "seconds to wait before retrying", schema: { type: "integer" } } },
   content: errorContent,
 } as const;
-export const payloadTooLarge = { description: "the file exceeds 2 GB", content: errorContent };
+export const payloadTooLarge = {
+  description: "the file exceeds 2 GB, or a JSON body its limit (64 KiB)",
+  content: errorContent,
+};
