@@ -7,8 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { NOTE_JSON_MAX_BYTES, SMALL_JSON_MAX_BYTES } from "../../worker/middleware/body-limit.ts";
-import { bearer, call, createKey } from "./helpers.ts";
 import { expectEnvelope, stored } from "./fuzz-helpers.ts";
+import { bearer, call, createKey } from "./helpers.ts";
 import { fixtureUrl } from "./ingest-helpers.ts";
 
 const CHUNK = 64 * 1024;
@@ -18,7 +18,11 @@ const ROUTES = [
   { path: "/transcribe", limit: SMALL_JSON_MAX_BYTES, body: { file_url: fixtureUrl("/audio.mp3") } },
   { path: "/transcribe/object", limit: SMALL_JSON_MAX_BYTES, body: { object_key: "uploads/x/a.mp3" } },
   { path: "/uploads/presign", limit: SMALL_JSON_MAX_BYTES, body: { filename: "a.mp3" } },
-  { path: "/api/v1/session/create", limit: SMALL_JSON_MAX_BYTES, body: { language: "en", translate_language: "es" } },
+  {
+    path: "/api/v1/session/create",
+    limit: SMALL_JSON_MAX_BYTES,
+    body: { language: "en", translate_language: "es" },
+  },
   { path: "/v1/notes", limit: NOTE_JSON_MAX_BYTES, body: { content: "A short note." } },
 ] as const;
 
@@ -105,7 +109,9 @@ describe("JSON body limits", () => {
     });
     expect(response.status).toBe(201);
     expect(((await response.json()) as { char_count: number }).char_count).toBe(content.length);
-    const row = await env.DB.prepare("SELECT length(content) AS n FROM notes ORDER BY created_at DESC").first<{
+    const row = await env.DB.prepare(
+      "SELECT length(content) AS n FROM notes ORDER BY created_at DESC",
+    ).first<{
       n: number;
     }>();
     expect(row?.n).toBe(100_000);

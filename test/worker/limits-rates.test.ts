@@ -5,8 +5,8 @@
  * Retry-After in the route's own envelope, nothing stored; other keys are unaffected.
  */
 import { describe, expect, it } from "vitest";
-import { bearer, call, createKey } from "./helpers.ts";
 import { expectEnvelope, stored } from "./fuzz-helpers.ts";
+import { bearer, call, createKey } from "./helpers.ts";
 import { fixtureUrl, postJson } from "./ingest-helpers.ts";
 
 const form = (fields: Record<string, string>) => {
@@ -42,7 +42,11 @@ const CREATE_ROUTES: { path: string; init: (key: string) => RequestInit }[] = [
 ];
 
 function json(key: string, body: unknown): RequestInit {
-  return { method: "POST", headers: { ...bearer(key), "content-type": "application/json" }, body: JSON.stringify(body) };
+  return {
+    method: "POST",
+    headers: { ...bearer(key), "content-type": "application/json" },
+    body: JSON.stringify(body),
+  };
 }
 
 describe("per-key create limit (ENQUEUE_LIMITER: 60 a minute, shared by every create route)", () => {
@@ -58,7 +62,11 @@ describe("per-key create limit (ENQUEUE_LIMITER: 60 a minute, shared by every cr
       const text = await response.text();
       expect(response.status, `${route.path}: ${text}`).toBe(429);
       expect(response.headers.get("retry-after"), route.path).toBe("60");
-      expectEnvelope(route.path, { status: 429, body: JSON.parse(text), text, headers: response.headers }, route.path);
+      expectEnvelope(
+        route.path,
+        { status: 429, body: JSON.parse(text), text, headers: response.headers },
+        route.path,
+      );
       expect(text, route.path).toMatch(/rate|too many/i);
     }
     expect(await stored()).toEqual(before);
@@ -71,7 +79,8 @@ describe("per-key create limit (ENQUEUE_LIMITER: 60 a minute, shared by every cr
 describe("per-key session limit (SESSION_LIMITER: 30 a minute)", () => {
   it("answers the 31st POST /api/v1/session/create of a minute with 429 and Retry-After", async () => {
     const { key } = await createKey("limits-sessions");
-    const create = () => call("/api/v1/session/create", json(key, { language: "en", translate_language: "es" }));
+    const create = () =>
+      call("/api/v1/session/create", json(key, { language: "en", translate_language: "es" }));
     for (let i = 0; i < 30; i++) expect((await create()).status, `session ${i + 1}`).toBe(200);
     const limited = await create();
     expect(limited.status).toBe(429);

@@ -67,7 +67,8 @@ describe("frame and message sizes", () => {
     const { key } = await createKey("sizes");
     for (const path of ["/ws?language=en", "/api/v1/ws/single"]) {
       const { client, engine } = await stream(path, key);
-      if (path.startsWith("/ws")) await engine.json(); // the connect-time config
+      if (path.startsWith("/ws"))
+        await engine.json(); // the connect-time config
       else {
         client.send({ type: "config", language: "en", translate_language: "es" });
         await engine.json();
