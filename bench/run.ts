@@ -9,12 +9,23 @@ import { content } from "./content.ts";
 import { decode } from "./decode.ts";
 import { diarize } from "./diarize.ts";
 import { live } from "./live.ts";
+import { multipart } from "./multipart.ts";
 import { pipeline } from "./pipeline.ts";
 import { rooms } from "./rooms.ts";
 import { sync } from "./sync.ts";
 import type { BenchGroup, BenchResult } from "./types.ts";
 
-const GROUPS: Record<string, BenchGroup> = { api, decode, diarize, pipeline, sync, live, rooms, content };
+const GROUPS: Record<string, BenchGroup> = {
+  api,
+  decode,
+  diarize,
+  pipeline,
+  sync,
+  live,
+  rooms,
+  content,
+  multipart,
+};
 
 function format(value: number | null): string {
   if (value === null || Number.isNaN(value)) return "-";

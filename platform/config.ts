@@ -30,6 +30,8 @@ const WorkerEnv = z.object({
   R2_BUCKET: optionalText,
   RATE_LIMIT_PERIOD_SEC: count(1),
   LIVE_IDLE_TIMEOUT_MS: count(100),
+  /** Live streams (/ws and single-device sessions) one API key may hold at once. */
+  LIVE_MAX_STREAMS_PER_KEY: z.preprocess(absentIfEmpty, count(1).default(2)),
   /** A multi-device room expires after this long without activity. */
   ROOM_TTL_SEC: z.preprocess(absentIfEmpty, count(1).default(900)),
   ROOM_MAX_PARTICIPANTS: z.preprocess(absentIfEmpty, count(2).default(8)),
@@ -80,6 +82,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     urlAllowlist: parseAllowlist(v.URL_ALLOWLIST),
     rateLimitPeriodSec: v.RATE_LIMIT_PERIOD_SEC,
     liveIdleTimeoutMs: v.LIVE_IDLE_TIMEOUT_MS,
+    liveMaxStreamsPerKey: v.LIVE_MAX_STREAMS_PER_KEY,
     roomTtlMs: v.ROOM_TTL_SEC * 1000,
     roomMaxParticipants: v.ROOM_MAX_PARTICIPANTS,
     translateDefaults: { source: v.TRANSLATE_DEFAULT_SOURCE, target: v.TRANSLATE_DEFAULT_TARGET },

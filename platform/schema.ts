@@ -76,7 +76,8 @@ export const notes = sqliteTable(
 
 /**
  * Who may enqueue an uploaded object: written when an upload is presigned (or streamed through
- * /transcribe/upload), read by POST /transcribe/object. Timestamps are Unix milliseconds.
+ * /transcribe/upload), read by POST /transcribe/object and by the signed PUT route, which stores an
+ * object once. Timestamps are Unix milliseconds.
  */
 export const uploads = sqliteTable("uploads", {
   objectKey: text("object_key").primaryKey(),
@@ -85,6 +86,8 @@ export const uploads = sqliteTable("uploads", {
     .references(() => apiKeys.id),
   contentType: text("content_type").notNull(),
   createdAt: integer("created_at").notNull(),
+  /** When the Worker's signed PUT route took the bytes (null until then): its upload_url works once. */
+  putAt: integer("put_at"),
 });
 
 /**

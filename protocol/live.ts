@@ -28,6 +28,8 @@ export const LiveClose = {
   engineLost: 1011,
   /** Refused at connect: another session holds the gate, or no engine is connected. */
   tryAgainLater: 1013,
+  /** Refused at connect: the API key already holds its most live streams (LIVE_MAX_STREAMS_PER_KEY). */
+  tooManyStreams: 4429,
 } as const;
 
 /** Node heartbeat on the hub socket; the hub answers PONG without waking (auto-response). */

@@ -75,6 +75,8 @@ function checkHost(hostname: string): string | null {
     return isPublicAddress(hostname) ? null : `address ${hostname} is not public`;
   }
   const name = hostname.replace(/\.$/, "");
+  // "localhost.." is no DNS name; some resolvers trim the dots and reach loopback, so it never passes.
+  if (name.split(".").includes("")) return `host ${hostname} has an empty label`;
   if (METADATA_HOSTS.has(name)) return `host ${name} is a cloud metadata service`;
   if (BLOCKED_SUFFIXES.some((suffix) => name === suffix || name.endsWith(`.${suffix}`))) {
     return `host ${name} is an internal name`;

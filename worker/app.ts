@@ -97,6 +97,9 @@ function toApiError(err: unknown, contentType: string): ApiError {
     if (err.status === 400 && isJson(contentType)) return malformedJsonError();
     if (err.status === 413) return new ApiError("payload_too_large", err.message || "request body too large");
     if (err.status === 401) return new ApiError("unauthorized", err.message || "unauthorized");
+    if (err.status === 415) {
+      return new ApiError("unsupported_media_type", "this route does not take a body of that Content-Type");
+    }
     return new ApiError("bad_request", err.message || "bad request");
   }
   return new ApiError("internal_error", "internal error");

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { workerConfig } from "../../platform/config.ts";
 import {
   type AssignMessage,
   LIVE_PING,
@@ -16,14 +17,20 @@ import {
   newNodeAttachment,
   olderSockets,
   pickEngine,
+  usedStreams,
   withAssigned,
   withEnded,
 } from "./engine-nodes.ts";
+import { KeyStreams } from "./key-streams.ts";
 import { SessionGate } from "./session-gate.ts";
 import { closeSocket, sendJson } from "./sockets.ts";
 
 /** Why a stream could not get an engine. */
-export type ClaimRefusal = { ok: false; reason: "busy" | "no_engine" | "full"; message: string };
+export type ClaimRefusal = {
+  ok: false;
+  reason: "busy" | "no_engine" | "full" | "key_limit";
+  message: string;
+};
 export type ClaimResult = { ok: true; session_id: string; node_id: string } | ClaimRefusal;
 export type AssignResult = { ok: true; node_id: string } | ClaimRefusal;
 
@@ -42,6 +49,8 @@ export interface AssignAsk {
   path: string;
   /** `stream` takes a capacity slot; `translate` (a room's history) does not. */
   mode: "stream" | "translate";
+  /** The API key the stream is for (single-device sessions), counted against its stream limit. */
+  key_id?: string;
 }
 
 const NO_ENGINE: ClaimRefusal = {
@@ -64,12 +73,14 @@ const FULL: ClaimRefusal = {
  */
 export class LiveHub extends DurableObject<Env> {
   private readonly gate: SessionGate;
+  readonly #keyStreams: KeyStreams;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // Node heartbeats are answered by the runtime without waking the object, so it can hibernate.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(LIVE_PING, LIVE_PONG));
     this.gate = new SessionGate(ctx.storage);
+    this.#keyStreams = new KeyStreams(ctx.storage);
   }
 
   /** A node's hub socket (the Worker checked NODE_TOKEN and the Upgrade header). */
@@ -95,6 +106,8 @@ export class LiveHub extends DurableObject<Env> {
     }
     const engine = this.#engineFor("stream", now);
     if (!("ws" in engine)) return engine;
+    const overLimit = await this.#keyLimit(ask.key_id, now);
+    if (overLimit) return overLimit;
     const sessionId = `live_${crypto.randomUUID()}`;
     const nodeId = engine.registered.node_id;
     await this.gate.claim({ session_id: sessionId, node_id: nodeId, key_id: ask.key_id }, now);
@@ -104,6 +117,7 @@ export class LiveHub extends DurableObject<Env> {
       await this.gate.release(sessionId);
       return { ok: false, reason: "no_engine", message: "the streaming engine went away; try again" };
     }
+    await this.#keyStreams.add(sessionId, ask.key_id, now);
     return { ok: true, session_id: sessionId, node_id: nodeId };
   }
 
@@ -119,9 +133,13 @@ export class LiveHub extends DurableObject<Env> {
     const now = Date.now();
     const engine = this.#engineFor(ask.mode, now);
     if (!("ws" in engine)) return engine;
-    if (!this.#send(engine, ask, now)) {
+    const overLimit = ask.key_id === undefined ? null : await this.#keyLimit(ask.key_id, now);
+    if (overLimit) return overLimit;
+    const { key_id, ...assignment } = ask;
+    if (!this.#send(engine, assignment, now)) {
       return { ok: false, reason: "no_engine", message: "the streaming engine went away; try again" };
     }
+    if (key_id !== undefined) await this.#keyStreams.add(ask.session_id, key_id, now);
     return { ok: true, node_id: engine.registered.node_id };
   }
 
@@ -141,6 +159,7 @@ export class LiveHub extends DurableObject<Env> {
       const ended = attachment ? withEnded(attachment, sessionId) : null;
       if (ended) ws.serializeAttachment(ended satisfies NodeAttachment);
     }
+    await this.#keyStreams.remove(sessionId);
     await this.gate.release(sessionId);
   }
 
@@ -183,6 +202,18 @@ export class LiveHub extends DurableObject<Env> {
     const engines = liveEngines(this.ctx, now);
     if (engines.length === 0) return NO_ENGINE;
     return pickEngine(engines, mode === "stream") ?? FULL;
+  }
+
+  /** A refusal when `keyId` already holds LIVE_MAX_STREAMS_PER_KEY streams, else null. */
+  async #keyLimit(keyId: string, now: number): Promise<ClaimRefusal | null> {
+    const max = workerConfig(this.env).liveMaxStreamsPerKey;
+    const held = new Set(liveEngines(this.ctx, now).flatMap((engine) => [...usedStreams(engine.attachment)]));
+    if ((await this.#keyStreams.held(keyId, (id) => held.has(id))) < max) return null;
+    return {
+      ok: false,
+      reason: "key_limit",
+      message: `this API key already has ${max} live streams open (the most it may have); close one first`,
+    };
   }
 
   /** Sends the assignment and books it on the engine's socket; false when the socket is gone. */

@@ -170,7 +170,8 @@ describe("engine capacity", () => {
     await node.acceptAssignment();
     for (const socket of [first, second]) expect(await json(socket)).toMatchObject({ type: "ready" });
 
-    const mic = await connectClient(key);
+    // another key: one key holds at most LIVE_MAX_STREAMS_PER_KEY (2) streams, capacity is what is tested here
+    const mic = await connectClient((await createKey("mic")).key);
     open.push(mic);
     await node.acceptAssignment();
     expect(await mic.json()).toMatchObject({ type: "ready" });

@@ -97,7 +97,7 @@ export async function readTextPart(part: FormPart, maxBytes: number): Promise<st
 /** Cursor over the body: a window of unread bytes that grows by whole chunks as searches need. */
 class Scanner {
   // A CRLF in front lets a body that opens with its boundary line match the delimiter "\r\n--boundary".
-  private buffer = new Uint8Array([CR, LF]);
+  private buffer: Uint8Array = new Uint8Array([CR, LF]);
   private inPart = false;
   private readonly find: (haystack: Uint8Array) => number;
 
@@ -112,6 +112,10 @@ class Scanner {
   private async more(): Promise<boolean> {
     const next = await this.reader.read();
     if (next.done) return false;
+    if (this.buffer.byteLength === 0) {
+      this.buffer = next.value;
+      return true;
+    }
     const joined = new Uint8Array(this.buffer.byteLength + next.value.byteLength);
     joined.set(this.buffer);
     joined.set(next.value, this.buffer.byteLength);
@@ -128,6 +132,9 @@ class Scanner {
   async skipPreamble(): Promise<void> {
     for (;;) {
       const at = this.find(this.buffer);
+      if (at > MAX_PREAMBLE_BYTES + 2) {
+        throw new MultipartError("no part starts with the boundary the Content-Type names");
+      }
       if (at >= 0) {
         this.buffer = this.buffer.subarray(at + this.delimiter.byteLength);
         return;
@@ -162,6 +169,8 @@ class Scanner {
   async readHeaderBlock(): Promise<string> {
     for (let from = 0; ; ) {
       const end = indexOfBlankLine(this.buffer, from);
+      // Checked on a found block too: one large network chunk could carry a whole oversized block.
+      if (end - 2 > MAX_HEADER_BYTES) throw new MultipartError("part headers are too long");
       if (end >= 0) {
         const text = new TextDecoder().decode(this.buffer.subarray(2, end));
         this.buffer = this.buffer.subarray(end + 4);
@@ -203,19 +212,27 @@ class Scanner {
   }
 }
 
-/** Boyer-Moore-Horspool search for `needle`: index of its first occurrence, or -1. */
+/**
+ * Boyer-Moore-Horspool search for `needle`: index of its first occurrence, or -1. Typed tables and no
+ * optional chaining in the loop, which runs over every byte of an upload.
+ */
 function finder(needle: Uint8Array): (haystack: Uint8Array) => number {
-  const last = needle.byteLength - 1;
-  const shift = new Array<number>(256).fill(needle.byteLength);
-  needle.subarray(0, last).forEach((byte, i) => {
-    shift[byte] = last - i;
-  });
+  const length = needle.byteLength;
+  const last = length - 1;
+  const lastByte = needle[last] as number;
+  // a boundary is at most 70 characters, so every shift fits a byte
+  const shift = new Uint8Array(256).fill(length);
+  for (let i = 0; i < last; i++) shift[needle[i] as number] = last - i;
   return (haystack) => {
-    for (let i = 0; i <= haystack.byteLength - needle.byteLength; ) {
-      let j = last;
-      while (j >= 0 && haystack[i + j] === needle[j]) j--;
-      if (j < 0) return i;
-      i += shift[haystack[i + last] ?? 0] ?? needle.byteLength;
+    const end = haystack.byteLength - length;
+    for (let i = 0; i <= end; ) {
+      const byte = haystack[i + last] as number;
+      if (byte === lastByte) {
+        let j = last - 1;
+        while (j >= 0 && haystack[i + j] === needle[j]) j--;
+        if (j < 0) return i;
+      }
+      i += shift[byte] as number;
     }
     return -1;
   };

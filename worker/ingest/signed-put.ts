@@ -1,8 +1,9 @@
 import { workerConfig } from "../../platform/config.ts";
 import { MAX_MEDIA_BYTES } from "../../protocol/media-limits.ts";
 import { ApiError } from "../errors.ts";
-import { declaredLength, streamToR2 } from "../media/r2-upload.ts";
+import { declaredLength, streamToR2, tooLarge } from "../media/r2-upload.ts";
 import { isUploadKey } from "./object-keys.ts";
+import { claimUploadPut, releaseUploadPut } from "./upload-registry.ts";
 import { readSignedPut, verifyUploadGrant } from "./upload-signature.ts";
 
 /** Where the signed PUT route lives; the object key is the rest of the path. */
@@ -11,7 +12,9 @@ export const SIGNED_PUT_PREFIX = "/uploads/put/";
 /**
  * The Worker's own upload endpoint (local mode): checks the URL's signature in constant time, then its
  * expiry and the request's Content-Type, and streams the body into R2 with the owner recorded on the
- * object. Every refusal of the URL is a 403, as R2's S3 API would answer.
+ * object. Every refusal of the URL is a 403, as R2's S3 API would answer. A URL stores its object once:
+ * a replay after a successful PUT (or during one) is a 409, so the bytes a task was made from cannot be
+ * swapped under it; a PUT that failed leaves the URL usable for a retry.
  *
  * @example await receiveSignedPut(env, request) // { object_key, size }
  */
@@ -41,11 +44,24 @@ export async function receiveSignedPut(
       `Content-Type must be "${grant.contentType}", the content_type given to /uploads/presign`,
     );
   }
-  const { size } = await streamToR2(env.MEDIA, objectKey, request.body, {
-    length: declaredLength(request.headers),
-    maxBytes: MAX_MEDIA_BYTES,
-    httpMetadata: { contentType },
-    customMetadata: { owner_key_id: grant.ownerKeyId },
-  });
-  return { object_key: objectKey, size };
+  const length = declaredLength(request.headers);
+  if (length !== null && length > MAX_MEDIA_BYTES) throw tooLarge(MAX_MEDIA_BYTES);
+  if (!(await claimUploadPut(env, objectKey, grant.ownerKeyId))) {
+    throw new ApiError(
+      "conflict",
+      "this upload_url has already been used: the object is stored; ask POST /uploads/presign for a new one to upload again",
+    );
+  }
+  try {
+    const { size } = await streamToR2(env.MEDIA, objectKey, request.body, {
+      length,
+      maxBytes: MAX_MEDIA_BYTES,
+      httpMetadata: { contentType },
+      customMetadata: { owner_key_id: grant.ownerKeyId },
+    });
+    return { object_key: objectKey, size };
+  } catch (cause) {
+    await releaseUploadPut(env, objectKey);
+    throw cause;
+  }
 }

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { db } from "../../platform/db.ts";
 import { uploads } from "../../platform/schema.ts";
 
@@ -36,4 +36,23 @@ export async function findOwnUpload(
     .where(and(eq(uploads.objectKey, objectKey), eq(uploads.ownerKeyId, ownerKeyId)))
     .get();
   return row ?? null;
+}
+
+/**
+ * Takes the one PUT a signed upload URL grants: true for the first caller, false once the bytes were
+ * stored (or while another PUT of the same URL is storing them). Atomic in D1, so two PUTs racing each
+ * other cannot both write.
+ */
+export async function claimUploadPut(env: Env, objectKey: string, ownerKeyId: string): Promise<boolean> {
+  const claimed = await db(env)
+    .update(uploads)
+    .set({ putAt: Date.now() })
+    .where(and(eq(uploads.objectKey, objectKey), eq(uploads.ownerKeyId, ownerKeyId), isNull(uploads.putAt)))
+    .returning({ objectKey: uploads.objectKey });
+  return claimed.length > 0;
+}
+
+/** Gives the PUT back after it failed (cut short, too large, storage error), so the client may retry. */
+export async function releaseUploadPut(env: Env, objectKey: string): Promise<void> {
+  await db(env).update(uploads).set({ putAt: null }).where(eq(uploads.objectKey, objectKey));
 }

@@ -1,3 +1,4 @@
+import type { ClaimRefusal } from "../../durable-objects/live/live-hub.ts";
 import { sessionRequest } from "../../durable-objects/live/live-session.ts";
 import { closeSocket, sendJson } from "../../durable-objects/live/sockets.ts";
 import { liveHub, liveSession } from "../../platform/stubs.ts";
@@ -24,7 +25,7 @@ export async function openLiveSocket(
   requireUpgrade(request);
   const hub = liveHub(env);
   const claim = await hub.claim({ key_id: client.keyId });
-  if (!claim.ok) return refusedSocket(claim.message);
+  if (!claim.ok) return refusedSocket(claim);
   try {
     const join = sessionRequest(request, {
       role: "client",
@@ -56,8 +57,9 @@ export async function openSingleSocket(
     session_id: sessionId,
     path: liveSessionPath(sessionId),
     mode: "stream",
+    key_id: client.keyId,
   });
-  if (!got.ok) return refusedSocket(got.message);
+  if (!got.ok) return refusedSocket(got);
   const join = sessionRequest(request, {
     role: "client",
     mode: "single",
@@ -80,11 +82,16 @@ export async function connectNodeToSession(env: Env, request: Request, sessionId
   return liveSession(env, sessionId).fetch(sessionRequest(request, { role: "node", session_id: sessionId }));
 }
 
-/** An accepted socket that says why it cannot serve, then closes with 1013. */
-function refusedSocket(message: string): Response {
+/**
+ * An accepted socket that says why it cannot serve, then closes: 4429 when the key holds its most
+ * streams, 1013 (try again later) otherwise.
+ */
+function refusedSocket(refusal: ClaimRefusal): Response {
   const pair = new WebSocketPair();
   pair[1].accept();
+  const { message } = refusal;
   sendJson(pair[1], { type: "error", message } satisfies ServerMessage);
-  closeSocket(pair[1], LiveClose.tryAgainLater, message);
+  const code = refusal.reason === "key_limit" ? LiveClose.tooManyStreams : LiveClose.tryAgainLater;
+  closeSocket(pair[1], code, message);
   return new Response(null, { status: 101, webSocket: pair[0] });
 }

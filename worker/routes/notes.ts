@@ -1,6 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createNote, deleteNote, listNotes, readNote } from "../content/notes.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
+import { jsonBodyLimit, NOTE_JSON_MAX_BYTES } from "../middleware/body-limit.ts";
+import { enqueueRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
 import { apiKeySecurity } from "../schemas/common.ts";
 import { contentError } from "../schemas/content-common.ts";
@@ -17,7 +19,8 @@ const notFound = { 404: contentError("no such note for this API key (error_key n
 
 const createRoute_ = createRoute({
   ...common,
-  middleware: [apiKeyAuth()] as const,
+  // Creating a note counts against the key's create budget, like every other create route.
+  middleware: [apiKeyAuth(), enqueueRateLimit(), jsonBodyLimit(NOTE_JSON_MAX_BYTES)] as const,
   method: "post",
   path: "/",
   summary: "Create a note from text, or from a finished transcription",
@@ -27,6 +30,8 @@ const createRoute_ = createRoute({
     400: contentError("unsupported language, or an empty transcription"),
     404: contentError("no such transcription for this API key (transcription_not_found)"),
     409: contentError("the transcription is not done yet (transcription_not_finished)"),
+    413: contentError("the body is over 1 MiB (payload_too_large)"),
+    429: contentError("rate limit exceeded for this API key (see Retry-After)"),
     ...errors,
   },
 });

@@ -10,6 +10,7 @@ import {
 } from "../ingest/enqueue.ts";
 import { mediaUrlMinter } from "../media/media-url.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
+import { jsonBodyLimit } from "../middleware/body-limit.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
 import {
@@ -63,7 +64,7 @@ const responses = (badRequest: string) => ({
 
 const urlRoute = createRoute({
   ...enqueue,
-  middleware: [apiKeyAuth(), enqueueRateLimit()] as const,
+  middleware: [apiKeyAuth(), enqueueRateLimit(), jsonBodyLimit()] as const,
   method: "post",
   path: "/",
   summary: "Transcribe audio from an http(s) URL (headers checked during the request)",
@@ -79,7 +80,7 @@ const urlRoute = createRoute({
 
 const objectRoute = createRoute({
   ...enqueue,
-  middleware: [apiKeyAuth(), enqueueRateLimit()] as const,
+  middleware: [apiKeyAuth(), enqueueRateLimit(), jsonBodyLimit()] as const,
   method: "post",
   path: "/object",
   summary: "Transcribe a presigned upload, once its PUT has completed",

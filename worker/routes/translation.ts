@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { openSingleSocket } from "../live/open-socket.ts";
 import { liveKeyAuth } from "../live/ws-auth.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
+import { jsonBodyLimit } from "../middleware/body-limit.ts";
 import { nodeAuth } from "../middleware/node-auth.ts";
 import { sessionRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
@@ -37,12 +38,13 @@ const createSessionRoute = createRoute({
   tags: ["translation"],
   summary: "Create a multi-device session; its join_url (or a QR code of it) lets others in",
   security: apiKeySecurity,
-  middleware: [apiKeyAuth(), sessionRateLimit()] as const,
+  middleware: [apiKeyAuth(), sessionRateLimit(), jsonBodyLimit()] as const,
   request: { body: { required: true, content: json(SessionCreateBody) } },
   responses: {
     200: { description: "the session", content: json(SessionCreated) },
     400: error("unsupported language"),
     401: error("missing or invalid API key"),
+    413: error("the body is over 64 KiB"),
     422: error("body validation failed"),
     429: error("over the per-key limit; see Retry-After"),
     503: error("the session store is unavailable"),

@@ -2,6 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { presignUpload } from "../ingest/presign.ts";
 import { receiveSignedPut } from "../ingest/signed-put.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
+import { jsonBodyLimit } from "../middleware/body-limit.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
 import {
@@ -28,7 +29,7 @@ const presignRoute = createRoute({
   tags: ["speech-to-text"],
   summary: "Get an object key and a URL to PUT a large file to directly",
   security: apiKeySecurity,
-  middleware: [apiKeyAuth(), enqueueRateLimit()] as const,
+  middleware: [apiKeyAuth(), enqueueRateLimit(), jsonBodyLimit()] as const,
   request: { body: { required: true, content: { "application/json": { schema: PresignRequest } } } },
   responses: {
     200: {
@@ -36,6 +37,7 @@ const presignRoute = createRoute({
       content: { "application/json": { schema: PresignResponse } },
     },
     401: unauthorized,
+    413: { description: "the JSON body is over 64 KiB", content: errorContent },
     422: unprocessable,
     429: rateLimited,
     503: { description: "storage for uploads is not configured", content: errorContent },
@@ -63,6 +65,10 @@ const signedPutRoute = createRoute({
       content: errorContent,
     },
     404: { description: "not an upload URL", content: errorContent },
+    409: {
+      description: "this upload_url was already used (it stores its object once); presign again",
+      content: errorContent,
+    },
     413: payloadTooLarge,
   },
 });

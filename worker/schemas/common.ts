@@ -13,7 +13,10 @@ export const rateLimited = {
   headers: { "Retry-After": { description: "seconds to wait before retrying", schema: { type: "integer" } } },
   content: errorContent,
 } as const;
-export const payloadTooLarge = { description: "the file exceeds 2 GB", content: errorContent };
+export const payloadTooLarge = {
+  description: "the file exceeds 2 GB, or a JSON body its limit (64 KiB)",
+  content: errorContent,
+};
 
 /** Paging of every list (history, notes): limit is clamped to 1..100 (not rejected), skip at least 0. */
 export const PageQuery = z.object({

@@ -1,0 +1,1 @@
+ALTER TABLE `uploads` ADD `put_at` integer;
