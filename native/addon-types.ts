@@ -97,7 +97,10 @@ export interface NativeTimings {
   decodes: number;
   batchDecodes: number;
   prompts: number;
-  /** Temperature fallbacks (logprob or entropy threshold failures). */
+  /**
+   * Decoding passes that failed the logprob or entropy threshold, whisper's "fallbacks" (each is
+   * decoded again at a higher temperature when `temperatureInc` > 0).
+   */
   fallbacks: number;
 }
 
