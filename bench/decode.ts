@@ -1,63 +1,45 @@
 /**
  * `decode` bench group: our addon against whisper.cpp's own whisper-cli built from the same tree,
- * same synthetic `base` model, same audio, 2 threads, decode length bounded the same way on both
- * sides (greedy, no temperature fallback, no timestamps: 220 tokens per 30 s window).
- * Ours runs in a child process so the harness's own memory does not count. Runs are interleaved
- * (ours, cli, ours, cli...) because the machine is shared; figures are medians.
+ * same synthetic `base` model, same audio, 2 threads, and the same whisper_full_params on both sides:
+ * greedy (best of 5, as whisper-cli), no temperature fallback, no timestamps (220 tokens per 30 s
+ * window), no text context (whisper-cli's default), no token timestamps, flash attention on (both
+ * defaults), language given. Ours runs in a child process so the harness's own memory does not
+ * count. Runs are interleaved (ours, cli, cli, ours...) because the machine is shared; figures are
+ * medians. Each decode's stages come from whisper's own counters on both sides (whisper-cli prints
+ * them; the addon returns them per decode), so the table shows where any difference sits.
  */
-import { type ChildProcess, execFile, fork, spawnSync } from "node:child_process";
+import { type ChildProcess, execFile, fork } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { availableParallelism, loadavg } from "node:os";
+import { mkdir, readFile } from "node:fs/promises";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import type { DecodeTimings } from "../native/index.ts";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
 import { parseWav, speechWav } from "../test/native/audio.ts";
+import { median } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
+import { whisperTools } from "./whisper-tools.ts";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CACHE = path.join(ROOT, "bench", ".cache");
-const WHISPER_DIR =
-  process.env.WHISPER_CPP_DIR ?? path.join(ROOT, "node_modules", "nodejs-whisper", "cpp", "whisper.cpp");
 const THREADS = 2;
 const ROUNDS = 3;
 const CLIPS = 20;
-/** The addon's equivalent of `whisper-cli -nf -bs 1 -nt -t 2 -l en`. */
-const OURS_OPTS = { language: "en", beamSize: 1, temperatureInc: 0, timestamps: false, threads: THREADS };
-const CLI_FLAGS = ["-nf", "-bs", "1", "-nt", "-t", String(THREADS), "-l", "en", "-np"];
+/** The addon's equivalent of `whisper-cli -nf -bs 1 -nt -t 2 -l en` (no_context is whisper-cli's default). */
+const OURS_OPTS = {
+  language: "en",
+  beamSize: 1,
+  temperatureInc: 0,
+  timestamps: false,
+  noContext: true,
+  threads: THREADS,
+};
+/** Without -np: the prints (stderr, after the decode) carry whisper_print_timings. */
+const CLI_FLAGS = ["-nf", "-bs", "1", "-nt", "-t", String(THREADS), "-l", "en"];
 const log = (msg: string) => process.stderr.write(`decode: ${msg}\n`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-
-/** whisper-cli from the addon's source tree and portability flags, built once into bench/.cache. */
-async function buildCli(): Promise<string> {
-  const dir = path.join(CACHE, "whisper-cli-build");
-  const bin = path.join(dir, "bin", "whisper-cli");
-  const flags = [
-    "-DCMAKE_BUILD_TYPE=Release",
-    "-DBUILD_SHARED_LIBS=OFF",
-    "-DWHISPER_BUILD_TESTS=OFF",
-    "-DWHISPER_BUILD_SERVER=OFF",
-    "-DGGML_NATIVE=OFF",
-    ...["SSE42", "AVX", "AVX2", "BMI2", "FMA", "F16C"].map((f) => `-DGGML_${f}=ON`),
-  ];
-  const key = JSON.stringify({ WHISPER_DIR, flags });
-  const keyFile = path.join(dir, "voxedge-key.json");
-  if (existsSync(bin) && (await readFile(keyFile, "utf8").catch(() => "")) === key) return bin;
-  log(`building whisper-cli in ${path.relative(ROOT, dir)} (several minutes on 2 cores)`);
-  const ninja = spawnSync("ninja", ["--version"]).status === 0 ? ["-G", "Ninja"] : [];
-  const steps = [
-    ["-S", WHISPER_DIR, "-B", dir, ...ninja, ...flags],
-    ["--build", dir, "--target", "whisper-cli", "-j", String(availableParallelism())],
-  ];
-  for (const args of steps) {
-    const res = spawnSync("cmake", args, { stdio: ["ignore", "ignore", "inherit"] });
-    if (res.status !== 0) throw new Error(`cmake ${args[0]} failed for whisper-cli`);
-  }
-  await writeFile(keyFile, key);
-  return bin;
-}
 
 /** ~60 s of speech and 20 distinct ~5 s clips, 16 kHz mono WAV (espeak-ng + ffmpeg), cached. */
 async function prepareAudio(): Promise<{ long: string; clips: string[] }> {
@@ -98,12 +80,58 @@ async function prepareAudio(): Promise<{ long: string; clips: string[] }> {
   return { long, clips };
 }
 
-interface CliRun {
-  ms: number;
-  rssMb: number | null;
+/** One decode's wall time split by stage, in ms. */
+interface Stages {
+  /** ours: getting a whisper state (pool hit or whisper_init_state); cli: model load. */
+  setup: number;
+  mel: number;
+  encode: number;
+  /** Decoder passes: one-token, batched and prompt. */
+  decode: number;
+  sample: number;
+  /** The rest of the wall time. ours: thread hand-off, JS, result conversion; cli: process start and
+   * exit, state init, audio read, output. */
+  other: number;
 }
 
-async function runCli(bin: string, model: string, wav: string): Promise<CliRun> {
+const STAGES: (keyof Stages)[] = ["setup", "mel", "encode", "decode", "sample", "other"];
+
+interface Run {
+  ms: number;
+  stages: Stages;
+  rssMb?: number | null;
+}
+
+/** whisper_print_timings' figures, as whisper-cli prints them. */
+function cliStages(stderr: string, wallMs: number): Stages {
+  const ms = (label: string) =>
+    Number(new RegExp(`${label} time =\\s+([\\d.]+) ms`).exec(stderr)?.[1] ?? Number.NaN);
+  const setup = ms("load");
+  const decode = ms("decode") + ms("batchd") + ms("prompt");
+  const compute = ms("mel") + ms("encode") + decode + ms("sample");
+  return {
+    setup,
+    mel: ms("mel"),
+    encode: ms("encode"),
+    decode,
+    sample: ms("sample"),
+    other: wallMs - setup - compute,
+  };
+}
+
+function ourStages(t: DecodeTimings, wallMs: number, setupMs = t.stateMs): Stages {
+  const decode = t.decodeMs + t.batchdMs + t.promptMs;
+  return {
+    setup: setupMs,
+    mel: t.melMs,
+    encode: t.encodeMs,
+    decode,
+    sample: t.sampleMs,
+    other: wallMs - setupMs - t.melMs - t.encodeMs - decode - t.sampleMs,
+  };
+}
+
+async function runCli(bin: string, model: string, wav: string): Promise<Run> {
   const timeBin = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
   const [cmd, args] = timeBin
     ? [timeBin, ["-v", bin, "-m", model, "-f", wav, ...CLI_FLAGS]]
@@ -112,7 +140,7 @@ async function runCli(bin: string, model: string, wav: string): Promise<CliRun> 
   const { stderr } = await run(cmd, args as string[], { maxBuffer: 16 << 20 });
   const ms = performance.now() - started;
   const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)?.[1];
-  return { ms, rssMb: kb ? Number(kb) / 1024 : null };
+  return { ms, stages: cliStages(stderr, ms), rssMb: kb ? Number(kb) / 1024 : null };
 }
 
 /** A node child running our addon with the model resident; answers one request at a time over IPC. */
@@ -145,6 +173,11 @@ class AddonChild {
   }
 }
 
+interface TranscribeReply {
+  ms: number;
+  timings: DecodeTimings;
+}
+
 async function childMain(): Promise<void> {
   const { loadModel } = await import("../native/index.ts");
   let model: Awaited<ReturnType<typeof loadModel>> | null = null;
@@ -157,8 +190,8 @@ async function childMain(): Promise<void> {
       } else if (msg.op === "transcribe") {
         const pcm = parseWav(await readFile(msg.wav ?? "")).samples;
         const started = performance.now();
-        await model?.transcribe(pcm, OURS_OPTS);
-        process.send?.({ ms: performance.now() - started, audioSec: pcm.length / 16000 });
+        const transcript = await model?.transcribe(pcm, OURS_OPTS);
+        process.send?.({ ms: performance.now() - started, timings: transcript?.timings });
       } else if (msg.op === "rss") {
         const status = await readFile("/proc/self/status", "utf8");
         const kb = (field: string) =>
@@ -171,29 +204,53 @@ async function childMain(): Promise<void> {
   });
 }
 
+/** Median of each stage over runs. */
+function medianStages(runs: Run[]): Stages {
+  return Object.fromEntries(
+    STAGES.map((k) => [k, median(runs.map((r) => r.stages[k]))]),
+  ) as unknown as Stages;
+}
+
 export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
-  const [cli, model, audio] = await Promise.all([buildCli(), ensureSyntheticModel("base"), prepareAudio()]);
+  const [tools, model, audio] = await Promise.all([
+    whisperTools(log),
+    ensureSyntheticModel("base"),
+    prepareAudio(),
+  ]);
+  const cli = tools.cli;
+  const loadAtStart = loadavg()[0] ?? 0;
   await runCli(cli, model, audio.clips[0] ?? ""); // warm the page cache and check the binary
 
   // one 60 s file: ours = model load + transcribe inside a fresh child; cli = whole process wall time
-  const ours: number[] = [];
-  const oursDecode: number[] = [];
+  const ours: Run[] = [];
+  const oursTranscribe: number[] = [];
   const oursRss: number[] = [];
   const nodeBase: number[] = [];
   const loads: number[] = [];
-  const ref: CliRun[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    log(`60 s file, round ${r + 1}/${ROUNDS}`);
+  const ref: Run[] = [];
+  const oursLong = async () => {
     const child = new AddonChild();
     nodeBase.push((await child.request<{ rssMb: number }>({ op: "rss" })).rssMb);
     const load = await child.request<{ ms: number }>({ op: "load", model });
     loads.push(load.ms);
-    const dec = await child.request<{ ms: number }>({ op: "transcribe", wav: audio.long });
+    const dec = await child.request<TranscribeReply>({ op: "transcribe", wav: audio.long });
     oursRss.push((await child.request<{ hwmMb: number }>({ op: "rss" })).hwmMb);
     child.close();
-    ours.push(load.ms + dec.ms);
-    oursDecode.push(dec.ms);
-    ref.push(await runCli(cli, model, audio.long));
+    // the model load counts as set-up, as whisper-cli's load time does
+    const ms = load.ms + dec.ms;
+    oursTranscribe.push(dec.ms);
+    ours.push({ ms, stages: ourStages(dec.timings, ms, load.ms + dec.timings.stateMs) });
+  };
+  for (let r = 0; r < ROUNDS; r++) {
+    log(`60 s file, round ${r + 1}/${ROUNDS}`);
+    // ABBA: the order flips each round so a drift in the machine's load hits both sides alike
+    if (r % 2 === 0) {
+      await oursLong();
+      ref.push(await runCli(cli, model, audio.long));
+    } else {
+      ref.push(await runCli(cli, model, audio.long));
+      await oursLong();
+    }
   }
 
   // 20 short files: our resident model vs one whisper-cli process per file, interleaved per clip
@@ -201,36 +258,66 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
   const service = new AddonChild();
   await service.request({ op: "load", model });
   await service.request({ op: "transcribe", wav: audio.clips[0] }); // warm-up, like a service that has run before
-  const oursClip: number[] = [];
-  const cliClip: number[] = [];
-  for (const clip of audio.clips) {
-    oursClip.push((await service.request<{ ms: number }>({ op: "transcribe", wav: clip })).ms);
-    cliClip.push((await runCli(cli, model, clip)).ms);
+  const oursClip: Run[] = [];
+  const cliClip: Run[] = [];
+  const oursOnce = async (clip: string) => {
+    const reply = await service.request<TranscribeReply>({ op: "transcribe", wav: clip });
+    oursClip.push({ ms: reply.ms, stages: ourStages(reply.timings, reply.ms) });
+  };
+  for (const [i, clip] of audio.clips.entries()) {
+    if (i % 2 === 0) {
+      await oursOnce(clip);
+      cliClip.push(await runCli(cli, model, clip));
+    } else {
+      cliClip.push(await runCli(cli, model, clip));
+      await oursOnce(clip);
+    }
   }
   service.close();
 
-  const cliRss = ref.map((x) => x.rssMb).filter((x): x is number => x !== null);
+  const cliRss = ref.map((x) => x.rssMb).filter((x): x is number => typeof x === "number");
+  const ms = (runs: Run[]) => runs.map((x) => x.ms);
   const range = (xs: number[]) => `${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)} ms`;
   // the machine is shared: a 1-minute load average well above 0 means another tenant competed
-  const loadNote = `load avg ${loadavg()[0]?.toFixed(1)} at the end`;
+  const loadNote = `load avg ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]?.toFixed(1)} at the end`;
   const setup = `synthetic base, ${THREADS} threads, greedy, no fallback, no timestamps (220 tokens/window)`;
+  const oursStages = medianStages(oursClip);
+  const cliStagesMedian = medianStages(cliClip);
+  const stageRows = STAGES.map((stage) =>
+    result(
+      `decode.clip_stage.${stage}`,
+      oursStages[stage],
+      cliStagesMedian[stage],
+      "ms",
+      stage === "setup"
+        ? "5 s clips, per-file median; ours: whisper state from the pool; cli: model load"
+        : stage === "other"
+          ? "ours: thread hand-off, JS, result; cli: process start/exit, state init, audio read, output"
+          : "5 s clips, per-file median; whisper's own counters on both sides",
+    ),
+  );
+  const longStages = medianStages(ours);
+  const refLongStages = medianStages(ref);
   return [
     result(
       "decode.addon_vs_cli",
-      median(ours),
-      median(ref.map((x) => x.ms)),
+      median(ms(ours)),
+      median(ms(ref)),
       "ms",
       `60 s speech; ours: loadModel (median ${median(loads).toFixed(0)} ms) + transcribe in a node child; ` +
-        `cli: process wall time incl. load; ${setup}; median of ${ROUNDS}, ABAB; ${loadNote}`,
+        `cli: process wall time incl. load; ${setup}; median of ${ROUNDS}, ABBA; ` +
+        `encode ${longStages.encode.toFixed(0)} vs ${refLongStages.encode.toFixed(0)} ms, ` +
+        `decode ${longStages.decode.toFixed(0)} vs ${refLongStages.decode.toFixed(0)} ms; ${loadNote}`,
     ),
     result(
       "decode.service_vs_cli_per_file",
-      median(oursClip),
-      median(cliClip),
+      median(ms(oursClip)),
+      median(ms(cliClip)),
       "ms",
-      `${CLIPS} clips of 5 s; ours: resident model, transcribe only (${range(oursClip)}); ` +
-        `cli: one process per file (${range(cliClip)}); per-file median, interleaved per clip; ${loadNote}`,
+      `${CLIPS} clips of 5 s; ours: resident model, transcribe only (${range(ms(oursClip))}); ` +
+        `cli: one process per file (${range(ms(cliClip))}); per-file median, interleaved per clip (ABBA); ${loadNote}`,
     ),
+    ...stageRows,
     result(
       "decode.peak_rss",
       median(oursRss),
@@ -241,10 +328,10 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
     ),
     result(
       "decode.rtf",
-      median(oursDecode) / 60_000,
+      median(oursTranscribe) / 60_000,
       null,
       "x",
-      `ours, transcribe only / audio duration, 60 s file; cli wall RTF ${(median(ref.map((x) => x.ms)) / 60_000).toFixed(3)}`,
+      `ours, transcribe only / audio duration, 60 s file; cli wall RTF ${(median(ms(ref)) / 60_000).toFixed(3)}`,
     ),
   ];
 };
