@@ -214,25 +214,22 @@ protected:
         const int64_t started = ggml_time_us();
         try {
             if (stream) {
-                state_reset_timings(stream->state);
-                err = run_decode(pool->context(), stream->state, pcm, params, *abort_flag, sink.get(), result);
-                result.timings.whisper = state_get_timings(stream->state);
+                decode_on(*stream->dec);
             } else if (abort_flag->load()) {
-                err = aborted_error();  // aborted while it waited for a libuv thread: no state needed
+                err = aborted_error();  // aborted while it waited for its turn: no state needed
             } else {
                 bool created = false;
-                whisper_state * state = pool->acquire(err, created);
+                decoder_ptr dec = pool->acquire(err, created);
                 result.timings.state_ms      = ms_since(started);
                 result.timings.state_created = created;
-                if (state != nullptr) {
+                if (dec) {
                     try {
-                        err = run_decode(pool->context(), state, pcm, params, *abort_flag, sink.get(), result);
+                        decode_on(*dec);
                     } catch (...) {
-                        pool->release(state);
+                        pool->release(std::move(dec));
                         throw;
                     }
-                    result.timings.whisper = state_get_timings(state);
-                    pool->release(state);
+                    pool->release(std::move(dec));
                 }
             }
         } catch (const std::bad_alloc &) {
@@ -260,6 +257,16 @@ protected:
     }
 
 private:
+    // The decode itself, on the decoder's own thread (this libuv thread waits for it).
+    void decode_on(decoder & dec) {
+        whisper_state * state = dec.state();
+        dec.run([&] {
+            state_reset_timings(state);
+            err = run_decode(pool->context(), state, pcm, params, *abort_flag, sink.get(), result);
+            result.timings.whisper = state_get_timings(state);
+        });
+    }
+
     void finish() {
         if (stream) {
             stream->busy.store(false);

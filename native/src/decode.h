@@ -102,12 +102,12 @@ private:
 // decode runs on it. Taken from the model's pool when one is idle; given back to it when freed.
 struct stream_core {
     pool_ptr          pool;
-    whisper_state *   state = nullptr;
+    decoder_ptr       dec;
     std::atomic<bool> busy{false};
 
     ~stream_core() {
-        if (state) {
-            pool->adopt(state);
+        if (dec) {
+            pool->adopt(std::move(dec));
         }
     }
 };

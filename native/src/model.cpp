@@ -79,7 +79,7 @@ public:
     Napi::Promise promise() const { return deferred.Promise(); }
 
 protected:
-    void Execute() override { core->state = core->pool->detach(err); }
+    void Execute() override { core->dec = core->pool->detach(err); }
 
     void OnOK() override {
         Napi::Env env = Env();
