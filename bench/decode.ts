@@ -18,7 +18,7 @@ import { promisify } from "node:util";
 import type { DecodeTimings } from "../native/index.ts";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
 import { parseWav, speechWav } from "../test/native/audio.ts";
-import { median } from "./stats.ts";
+import { machineBusyMs, median, otherCores, processCpuMs } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
 import { whisperTools } from "./whisper-tools.ts";
 
@@ -99,8 +99,13 @@ const STAGES: (keyof Stages)[] = ["setup", "mel", "encode", "decode", "sample", 
 interface Run {
   ms: number;
   stages: Stages;
+  /** Cores other processes kept busy during the run (see otherCores). */
+  others: number;
   rssMb?: number | null;
 }
+
+/** A run counts as quiet when other processes used less than this many cores meanwhile. */
+const QUIET_CORES = 0.25;
 
 /** whisper_print_timings' figures, as whisper-cli prints them. */
 function cliStages(stderr: string, wallMs: number): Stages {
@@ -136,11 +141,16 @@ async function runCli(bin: string, model: string, wav: string): Promise<Run> {
   const [cmd, args] = timeBin
     ? [timeBin, ["-v", bin, "-m", model, "-f", wav, ...CLI_FLAGS]]
     : [bin, ["-m", model, "-f", wav, ...CLI_FLAGS]];
+  const [busy, self] = [machineBusyMs(), processCpuMs()];
   const started = performance.now();
   const { stderr } = await run(cmd, args as string[], { maxBuffer: 16 << 20 });
   const ms = performance.now() - started;
+  const seconds = (field: string) =>
+    Number(new RegExp(`${field} \\(seconds\\): ([\\d.]+)`).exec(stderr)?.[1] ?? 0);
+  const cliCpuMs = (seconds("User time") + seconds("System time")) * 1000;
+  const others = otherCores(busy, machineBusyMs(), cliCpuMs + processCpuMs() - self, ms);
   const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)?.[1];
-  return { ms, stages: cliStages(stderr, ms), rssMb: kb ? Number(kb) / 1024 : null };
+  return { ms, stages: cliStages(stderr, ms), others, rssMb: kb ? Number(kb) / 1024 : null };
 }
 
 /** A node child running our addon with the model resident; answers one request at a time over IPC. */
@@ -176,6 +186,20 @@ class AddonChild {
 interface TranscribeReply {
   ms: number;
   timings: DecodeTimings;
+  /** The child's CPU time over the request. */
+  cpuMs: number;
+  /** Cores other processes used meanwhile (filled in by the parent). */
+  others: number;
+}
+
+/** One transcribe request to a child, with the machine's other load measured around it. */
+async function transcribeIn(child: AddonChild, wav: string): Promise<TranscribeReply> {
+  const [busy, self] = [machineBusyMs(), processCpuMs()];
+  const started = performance.now();
+  const reply = await child.request<TranscribeReply>({ op: "transcribe", wav });
+  const wall = performance.now() - started;
+  reply.others = otherCores(busy, machineBusyMs(), reply.cpuMs + processCpuMs() - self, wall);
+  return reply;
 }
 
 async function childMain(): Promise<void> {
@@ -188,10 +212,13 @@ async function childMain(): Promise<void> {
         model = await loadModel(msg.model ?? "", { threads: THREADS });
         process.send?.({ ms: performance.now() - started });
       } else if (msg.op === "transcribe") {
+        const cpuStarted = process.cpuUsage();
         const pcm = parseWav(await readFile(msg.wav ?? "")).samples;
         const started = performance.now();
         const transcript = await model?.transcribe(pcm, OURS_OPTS);
-        process.send?.({ ms: performance.now() - started, timings: transcript?.timings });
+        const ms = performance.now() - started;
+        const cpu = process.cpuUsage(cpuStarted);
+        process.send?.({ ms, timings: transcript?.timings, cpuMs: (cpu.user + cpu.system) / 1000 });
       } else if (msg.op === "rss") {
         const status = await readFile("/proc/self/status", "utf8");
         const kb = (field: string) =>
@@ -233,13 +260,17 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
     nodeBase.push((await child.request<{ rssMb: number }>({ op: "rss" })).rssMb);
     const load = await child.request<{ ms: number }>({ op: "load", model });
     loads.push(load.ms);
-    const dec = await child.request<TranscribeReply>({ op: "transcribe", wav: audio.long });
+    const dec = await transcribeIn(child, audio.long);
     oursRss.push((await child.request<{ hwmMb: number }>({ op: "rss" })).hwmMb);
     child.close();
     // the model load counts as set-up, as whisper-cli's load time does
     const ms = load.ms + dec.ms;
     oursTranscribe.push(dec.ms);
-    ours.push({ ms, stages: ourStages(dec.timings, ms, load.ms + dec.timings.stateMs) });
+    ours.push({
+      ms,
+      stages: ourStages(dec.timings, ms, load.ms + dec.timings.stateMs),
+      others: dec.others,
+    });
   };
   for (let r = 0; r < ROUNDS; r++) {
     log(`60 s file, round ${r + 1}/${ROUNDS}`);
@@ -261,8 +292,8 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
   const oursClip: Run[] = [];
   const cliClip: Run[] = [];
   const oursOnce = async (clip: string) => {
-    const reply = await service.request<TranscribeReply>({ op: "transcribe", wav: clip });
-    oursClip.push({ ms: reply.ms, stages: ourStages(reply.timings, reply.ms) });
+    const reply = await transcribeIn(service, clip);
+    oursClip.push({ ms: reply.ms, stages: ourStages(reply.timings, reply.ms), others: reply.others });
   };
   for (const [i, clip] of audio.clips.entries()) {
     if (i % 2 === 0) {
@@ -298,6 +329,13 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
   );
   const longStages = medianStages(ours);
   const refLongStages = medianStages(ref);
+  // pairs measured back to back where neither run had another tenant's work beside it
+  const quiet = oursClip.flatMap((o, i) => {
+    const c = cliClip[i];
+    return c && o.others < QUIET_CORES && c.others < QUIET_CORES ? [[o, c] as const] : [];
+  });
+  const busyNote = (runs: Run[]) =>
+    `other load ${median(runs.map((r) => r.others)).toFixed(2)} cores (median)`;
   return [
     result(
       "decode.addon_vs_cli",
@@ -307,7 +345,8 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
       `60 s speech; ours: loadModel (median ${median(loads).toFixed(0)} ms) + transcribe in a node child; ` +
         `cli: process wall time incl. load; ${setup}; median of ${ROUNDS}, ABBA; ` +
         `encode ${longStages.encode.toFixed(0)} vs ${refLongStages.encode.toFixed(0)} ms, ` +
-        `decode ${longStages.decode.toFixed(0)} vs ${refLongStages.decode.toFixed(0)} ms; ${loadNote}`,
+        `decode ${longStages.decode.toFixed(0)} vs ${refLongStages.decode.toFixed(0)} ms; ` +
+        `${busyNote([...ours, ...ref])}; ${loadNote}`,
     ),
     result(
       "decode.service_vs_cli_per_file",
@@ -315,7 +354,16 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
       median(ms(cliClip)),
       "ms",
       `${CLIPS} clips of 5 s; ours: resident model, transcribe only (${range(ms(oursClip))}); ` +
-        `cli: one process per file (${range(ms(cliClip))}); per-file median, interleaved per clip (ABBA); ${loadNote}`,
+        `cli: one process per file (${range(ms(cliClip))}); per-file median, interleaved per clip (ABBA); ` +
+        `${busyNote([...oursClip, ...cliClip])}; ${quiet.length}/${CLIPS} pairs quiet; ${loadNote}`,
+    ),
+    result(
+      "decode.service_vs_cli_per_file.quiet",
+      quiet.length >= 3 ? median(quiet.map(([o]) => o.ms)) : Number.NaN,
+      quiet.length >= 3 ? median(quiet.map(([, c]) => c.ms)) : null,
+      "ms",
+      `the same clips, only the ${quiet.length} pairs where other processes used < ${QUIET_CORES} cores during ` +
+        "both runs (whisper's OpenMP threads spin at barriers: beside other work a run can take several times as long)",
     ),
     ...stageRows,
     result(
