@@ -42,6 +42,13 @@ export class NodeLog {
     return done;
   }
 
+  /** Every task whose "task done" line is in, in log order. */
+  tasks(): TaskLog[] {
+    return [...this.#tasks.values()].filter(
+      (t): t is TaskLog => t.doneAt !== undefined && t.stages !== undefined,
+    );
+  }
+
   #line(line: string): void {
     let record: { msg?: string; time?: number; task_id?: string } & Record<string, unknown>;
     try {

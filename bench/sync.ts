@@ -97,7 +97,13 @@ async function timed(
 async function startOurs(
   model: string,
   wav: Buffer,
-): Promise<Side & { lastRawText: () => Promise<string>; lastStages: () => Promise<OurStages> }> {
+): Promise<
+  Side & {
+    lastRawText: () => Promise<string>;
+    lastStages: () => Promise<OurStages>;
+    computeMs: () => number[];
+  }
+> {
   const state = tempState();
   const token = randomBytes(16).toString("hex");
   const target = { remote: false, persistTo: state.dir };
@@ -160,6 +166,8 @@ async function startOurs(
       lastTask = run.response.headers.get("x-voxedge-task-id") ?? "";
       return { ms: run.ms, text: run.text };
     },
+    computeMs: () =>
+      nodeLog.tasks().map((t) => t.stages.melMs + t.stages.sampleMs + t.stages.encodeMs + t.stages.decodeMs),
     lastStages: async () => {
       const span = lastSpan;
       const task = await nodeLog.task(lastTask);
@@ -179,7 +187,18 @@ async function startOurs(
   };
 }
 
-async function startTheirs(bin: string, model: string, wav: Buffer): Promise<Side> {
+/** whisper_print_timings' compute (log-mel, sampling, encoder, decoder passes) in ms, from a log. */
+function printedComputeMs(log: string): number {
+  const ms = (label: string) =>
+    Number(new RegExp(`${label} time =\\s+([\\d.]+) ms`).exec(log)?.[1] ?? Number.NaN);
+  return ["mel", "sample", "encode", "decode", "batchd", "prompt"].reduce((sum, k) => sum + ms(k), 0);
+}
+
+async function startTheirs(
+  bin: string,
+  model: string,
+  wav: Buffer,
+): Promise<Side & { requests: () => number; computeMs: () => number }> {
   const port = await freePort();
   const child = spawn(
     bin,
@@ -197,8 +216,15 @@ async function startTheirs(bin: string, model: string, wav: Buffer): Promise<Sid
       "1",
       "-sns",
     ],
-    { stdio: ["ignore", "ignore", "ignore"] },
+    { stdio: ["ignore", "ignore", "pipe"] },
   );
+  // at exit whisper-server prints its whisper_print_timings, summed over every request it served
+  let stderr = "";
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (text: string) => {
+    stderr = (stderr + text).slice(-20_000);
+  });
+  let requests = 0;
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null) return;
@@ -224,9 +250,12 @@ async function startTheirs(bin: string, model: string, wav: Buffer): Promise<Sid
       const run = await timed(() =>
         fetch(`${url}/inference`, { method: "POST", body: form(wav, SERVER_FIELDS) }),
       );
+      requests++;
       return { ms: run.ms, text: run.text };
     },
     stop,
+    requests: () => requests,
+    computeMs: () => printedComputeMs(stderr),
   };
 }
 
@@ -252,7 +281,7 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
   const loadAtStart = loadavg()[0] ?? 0;
   log("starting wrangler dev + inference node, and whisper-server");
   const ours = await startOurs(model, wav);
-  let theirs: Side | null = null;
+  let theirs: Awaited<ReturnType<typeof startTheirs>> | null = null;
   try {
     theirs = await startTheirs(bin, model, wav);
     // Warm-up (first decode, R2, D1, Durable Objects), and a parity check: same decode on both sides.
@@ -299,6 +328,9 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
       `5 s clip, synthetic base, ${THREADS} threads, greedy, no fallback, whisper's own length cap; ` +
       `decoded text ${sameText ? "identical on both sides" : "differs between sides"}; ` +
       `load avg ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]?.toFixed(1)} at the end`;
+    const oursCompute = ours.computeMs();
+    await theirs.stop(); // prints its summed timings
+    const theirsCompute = theirs.computeMs() / theirs.requests();
     const stageNames = Object.keys(oursStages[0] ?? {}) as (keyof OurStages)[];
     const stageRows = stageNames.map((stage) =>
       result(
@@ -352,6 +384,15 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
         `median wall time for all ${CLIENTS * PER_CLIENT} requests of a round ` +
           `(${((CLIENTS * PER_CLIENT * 1000) / wall(conOurs)).toFixed(2)} vs ` +
           `${((CLIENTS * PER_CLIENT * 1000) / wall(conTheirs)).toFixed(2)} req/s)`,
+      ),
+      result(
+        "sync.whisper_compute_mean",
+        oursCompute.reduce((a, b) => a + b, 0) / oursCompute.length,
+        theirsCompute,
+        "ms",
+        `whisper's own log-mel + encoder + decoder + sampling time per request, mean over all ${oursCompute.length} ` +
+          "requests of each side (ours: the node's task log; theirs: whisper-server's whisper_print_timings at exit). " +
+          "Same work on both sides: a difference here is the shared machine, not the service around it",
       ),
       ...stageRows,
     ];

@@ -44,9 +44,23 @@ const ADDON_PATH = "./build/Release/voxedge_whisper.node";
 const LOG_LEVELS: Record<LogLevel, NativeLogLevel> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
 let loaded: NativeBinding | null = null;
 
+/**
+ * libgomp's spin before a waiting thread sleeps, unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set.
+ * ggml's threads meet at a barrier after every operation, thousands of times per decode; libgomp's
+ * default spins ~300k rounds there, so beside any other work (the node's own diarizer and ffmpeg,
+ * another process) a thread whose partner is descheduled burns the CPU that partner needs: measured
+ * here with base on 2 busy cores, 200-430 ms per token instead of 11. 2000 rounds (tens of µs) cover
+ * the waits inside a graph on an idle machine (10-11 ms per token, as with the default).
+ */
+const OMP_SPIN_ROUNDS = "2000";
+
 /** Loads the .node once, on first use, so importing this module never fails where it is not built. */
 function binding(): NativeBinding {
   if (loaded) return loaded;
+  // libgomp reads these once, when the addon loads it
+  if (process.env.OMP_WAIT_POLICY === undefined && process.env.GOMP_SPINCOUNT === undefined) {
+    process.env.GOMP_SPINCOUNT = OMP_SPIN_ROUNDS;
+  }
   try {
     loaded = createRequire(import.meta.url)(ADDON_PATH) as NativeBinding;
   } catch (err) {
