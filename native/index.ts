@@ -49,10 +49,11 @@ let loaded: NativeBinding | null = null;
  * ggml's threads meet at a barrier after every operation, thousands of times per decode; libgomp's
  * default spins ~300k rounds there, so beside any other work (the node's own diarizer and ffmpeg,
  * another process) a thread whose partner is descheduled burns the CPU that partner needs: measured
- * here with base on 2 busy cores, 200-430 ms per token instead of 11. 2000 rounds (tens of µs) cover
- * the waits inside a graph on an idle machine (10-11 ms per token, as with the default).
+ * here with base on 2 busy cores, 200-430 ms per token instead of 11. 100 rounds is the spin libgomp
+ * itself falls back to when it runs more threads than there are CPUs; on an idle machine a decode
+ * runs within a few percent of the default.
  */
-const OMP_SPIN_ROUNDS = "2000";
+const OMP_SPIN_ROUNDS = "100";
 
 /** Loads the .node once, on first use, so importing this module never fails where it is not built. */
 function binding(): NativeBinding {
