@@ -10,13 +10,18 @@
  * whisper-server takes `-nf` but does not apply it at this commit, so every request also sends
  * temperature_inc=0), segment timestamps on and token timestamps off on both, non-speech tokens
  * suppressed on both, language given, and whisper's own length cap (VOXEDGE_MAX_TOKENS=0: the server
- * has no max_tokens option, and `-ml` only splits segments). Diarization is off on our node.
+ * has no max_tokens option, and `-ml` only splits segments), no text context (whisper-server's
+ * default; ours decodes every window with noContext). Diarization is off on our node.
+ *
+ * Our side's time is split by stage from the node's own log (bench/node-log.ts): everything before
+ * the node has the lease (upload through wrangler dev to R2, task, queue, lease hand-off), then the
+ * node's fetch, PCM read, whisper stages, post-processing and `complete`, then the Worker's reply.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { availableParallelism } from "node:os";
+import { mkdir, readFile } from "node:fs/promises";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
@@ -24,13 +29,13 @@ import { createKey } from "../scripts/keys.ts";
 import { applyMigrations } from "../scripts/lib/wrangler.ts";
 import { freePort, startLocalWorker, tempState } from "../test/helpers/local-stack.ts";
 import { speechWav } from "../test/native/audio.ts";
+import { NodeLog, nodeStages, type TASK_STAGES } from "./node-log.ts";
 import { median, percentile } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
+import { whisperTools } from "./whisper-tools.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CACHE = path.join(ROOT, "bench", ".cache");
-const WHISPER_DIR =
-  process.env.WHISPER_CPP_DIR ?? path.join(ROOT, "node_modules", "nodejs-whisper", "cpp", "whisper.cpp");
 const THREADS = 2;
 const SEQUENTIAL = 20;
 const CLIENTS = 4;
@@ -45,36 +50,6 @@ const SERVER_FIELDS = {
   suppress_nst: "true",
 };
 const log = (msg: string) => process.stderr.write(`sync: ${msg}\n`);
-
-/** whisper-server from the addon's source tree and portability flags, built once into bench/.cache. */
-async function buildServer(): Promise<string> {
-  const dir = path.join(CACHE, "whisper-server-build");
-  const bin = path.join(dir, "bin", "whisper-server");
-  const flags = [
-    "-DCMAKE_BUILD_TYPE=Release",
-    "-DBUILD_SHARED_LIBS=OFF",
-    "-DWHISPER_BUILD_TESTS=OFF",
-    "-DWHISPER_BUILD_SERVER=ON",
-    "-DWHISPER_BUILD_EXAMPLES=ON",
-    "-DGGML_NATIVE=OFF",
-    ...["SSE42", "AVX", "AVX2", "BMI2", "FMA", "F16C"].map((f) => `-DGGML_${f}=ON`),
-  ];
-  const key = JSON.stringify({ WHISPER_DIR, flags });
-  const keyFile = path.join(dir, "voxedge-key.json");
-  if (existsSync(bin) && (await readFile(keyFile, "utf8").catch(() => "")) === key) return bin;
-  log(`building whisper-server in ${path.relative(ROOT, dir)} (a few minutes on 2 cores)`);
-  const ninja = spawnSync("ninja", ["--version"]).status === 0 ? ["-G", "Ninja"] : [];
-  const steps = [
-    ["-S", WHISPER_DIR, "-B", dir, ...ninja, ...flags],
-    ["--build", dir, "--target", "whisper-server", "-j", String(availableParallelism())],
-  ];
-  for (const args of steps) {
-    const res = spawnSync("cmake", args, { stdio: ["ignore", "ignore", "inherit"] });
-    if (res.status !== 0) throw new Error(`cmake ${args[0]} failed for whisper-server`);
-  }
-  await writeFile(keyFile, key);
-  return bin;
-}
 
 /** A 5 s 16 kHz mono WAV of speech (espeak-ng, padded with ffmpeg), cached. */
 async function prepareClip(): Promise<Buffer> {
@@ -104,6 +79,9 @@ interface Side {
   stop: () => Promise<void>;
 }
 
+/** Our request's wall time split by stage (ms); node stages from its log, the rest around them. */
+type OurStages = Record<"to_lease" | (typeof TASK_STAGES)[number] | "reply", number>;
+
 async function timed(
   send: () => Promise<Response>,
 ): Promise<{ ms: number; text: string; response: Response }> {
@@ -116,7 +94,16 @@ async function timed(
 }
 
 /** wrangler dev + one inference node; one API key per client (the per-key enqueue limit is 60/min). */
-async function startOurs(model: string, wav: Buffer): Promise<Side & { lastRawText: () => Promise<string> }> {
+async function startOurs(
+  model: string,
+  wav: Buffer,
+): Promise<
+  Side & {
+    lastRawText: () => Promise<string>;
+    lastStages: () => Promise<OurStages>;
+    computeMs: () => number[];
+  }
+> {
   const state = tempState();
   const token = randomBytes(16).toString("hex");
   const target = { remote: false, persistTo: state.dir };
@@ -128,7 +115,7 @@ async function startOurs(model: string, wav: Buffer): Promise<Side & { lastRawTe
     "node_modules/.bin/tsx",
     ["inference-node/main.ts", "--worker-url", worker.url, "--token", token, "--model", model],
     {
-      stdio: ["ignore", "ignore", "inherit"],
+      stdio: ["ignore", "pipe", "inherit"],
       env: {
         ...process.env,
         VOXEDGE_THREADS: String(THREADS),
@@ -136,10 +123,11 @@ async function startOurs(model: string, wav: Buffer): Promise<Side & { lastRawTe
         VOXEDGE_MAX_TOKENS: "0",
         VOXEDGE_TEMPERATURE_INC: "0",
         VOXEDGE_DIARIZE: "0",
-        VOXEDGE_LOG_LEVEL: "warn",
+        VOXEDGE_LOG_LEVEL: "info", // the per-task stage lines
       },
     },
   );
+  const nodeLog = new NodeLog(node.stdout as NonNullable<typeof node.stdout>);
   const stop = async () => {
     if (node.exitCode === null) {
       const exited = new Promise((r) => node.once("exit", r));
@@ -162,9 +150,11 @@ async function startOurs(model: string, wav: Buffer): Promise<Side & { lastRawTe
   }
   const fields = { model: "whisper-1", language: "en", response_format: "json" };
   let lastTask = "";
+  let lastSpan = { startedAt: 0, endedAt: 0 };
   return {
     name: "ours",
     once: async (client) => {
+      const startedAt = Date.now();
       const run = await timed(() =>
         fetch(`${worker.url}/v1/audio/transcriptions`, {
           method: "POST",
@@ -172,8 +162,20 @@ async function startOurs(model: string, wav: Buffer): Promise<Side & { lastRawTe
           body: form(wav, fields),
         }),
       );
+      lastSpan = { startedAt, endedAt: Date.now() };
       lastTask = run.response.headers.get("x-voxedge-task-id") ?? "";
       return { ms: run.ms, text: run.text };
+    },
+    computeMs: () =>
+      nodeLog.tasks().map((t) => t.stages.melMs + t.stages.sampleMs + t.stages.encodeMs + t.stages.decodeMs),
+    lastStages: async () => {
+      const span = lastSpan;
+      const task = await nodeLog.task(lastTask);
+      return {
+        to_lease: task.startedAt - span.startedAt,
+        ...nodeStages(task),
+        reply: span.endedAt - task.doneAt,
+      };
     },
     lastRawText: async () => {
       const response = await fetch(`${worker.url}/transcribe/${lastTask}`, {
@@ -185,7 +187,18 @@ async function startOurs(model: string, wav: Buffer): Promise<Side & { lastRawTe
   };
 }
 
-async function startTheirs(bin: string, model: string, wav: Buffer): Promise<Side> {
+/** whisper_print_timings' compute (log-mel, sampling, encoder, decoder passes) in ms, from a log. */
+function printedComputeMs(log: string): number {
+  const ms = (label: string) =>
+    Number(new RegExp(`${label} time =\\s+([\\d.]+) ms`).exec(log)?.[1] ?? Number.NaN);
+  return ["mel", "sample", "encode", "decode", "batchd", "prompt"].reduce((sum, k) => sum + ms(k), 0);
+}
+
+async function startTheirs(
+  bin: string,
+  model: string,
+  wav: Buffer,
+): Promise<Side & { requests: () => number; computeMs: () => number }> {
   const port = await freePort();
   const child = spawn(
     bin,
@@ -203,8 +216,15 @@ async function startTheirs(bin: string, model: string, wav: Buffer): Promise<Sid
       "1",
       "-sns",
     ],
-    { stdio: ["ignore", "ignore", "ignore"] },
+    { stdio: ["ignore", "ignore", "pipe"] },
   );
+  // at exit whisper-server prints its whisper_print_timings, summed over every request it served
+  let stderr = "";
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (text: string) => {
+    stderr = (stderr + text).slice(-20_000);
+  });
+  let requests = 0;
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null) return;
@@ -230,9 +250,12 @@ async function startTheirs(bin: string, model: string, wav: Buffer): Promise<Sid
       const run = await timed(() =>
         fetch(`${url}/inference`, { method: "POST", body: form(wav, SERVER_FIELDS) }),
       );
+      requests++;
       return { ms: run.ms, text: run.text };
     },
     stop,
+    requests: () => requests,
+    computeMs: () => printedComputeMs(stderr),
   };
 }
 
@@ -249,10 +272,16 @@ async function concurrent(side: Side): Promise<{ latencies: number[]; wallMs: nu
 }
 
 export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
-  const [bin, model, wav] = await Promise.all([buildServer(), ensureSyntheticModel("base"), prepareClip()]);
+  const [tools, model, wav] = await Promise.all([
+    whisperTools(log),
+    ensureSyntheticModel("base"),
+    prepareClip(),
+  ]);
+  const bin = tools.server;
+  const loadAtStart = loadavg()[0] ?? 0;
   log("starting wrangler dev + inference node, and whisper-server");
   const ours = await startOurs(model, wav);
-  let theirs: Side | null = null;
+  let theirs: Awaited<ReturnType<typeof startTheirs>> | null = null;
   try {
     theirs = await startTheirs(bin, model, wav);
     // Warm-up (first decode, R2, D1, Durable Objects), and a parity check: same decode on both sides.
@@ -264,14 +293,19 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
 
     const oursSeq: number[] = [];
     const theirsSeq: number[] = [];
+    const oursStages: OurStages[] = [];
+    const oursOnce = async () => {
+      oursSeq.push((await ours.once(0)).ms);
+      oursStages.push(await ours.lastStages());
+    };
     for (let i = 0; i < SEQUENTIAL; i++) {
       // ABBA: ours first on even rounds, theirs first on odd ones.
       if (i % 2 === 0) {
-        oursSeq.push((await ours.once(0)).ms);
+        await oursOnce();
         theirsSeq.push((await theirs.once(0)).ms);
       } else {
         theirsSeq.push((await theirs.once(0)).ms);
-        oursSeq.push((await ours.once(0)).ms);
+        await oursOnce();
       }
       if ((i + 1) % 5 === 0) log(`sequential ${i + 1}/${SEQUENTIAL}`);
     }
@@ -292,7 +326,25 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
     const p = (xs: number[], q: number) => percentile(xs, q);
     const setup =
       `5 s clip, synthetic base, ${THREADS} threads, greedy, no fallback, whisper's own length cap; ` +
-      `decoded text ${sameText ? "identical on both sides" : "differs between sides"}`;
+      `decoded text ${sameText ? "identical on both sides" : "differs between sides"}; ` +
+      `load avg ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]?.toFixed(1)} at the end`;
+    const oursCompute = ours.computeMs();
+    await theirs.stop(); // prints its summed timings
+    const theirsCompute = theirs.computeMs() / theirs.requests();
+    const stageNames = Object.keys(oursStages[0] ?? {}) as (keyof OurStages)[];
+    const stageRows = stageNames.map((stage) =>
+      result(
+        `sync.stage.${stage}`,
+        median(oursStages.map((s) => s[stage])),
+        null,
+        "ms",
+        stage === "to_lease"
+          ? "ours, p50 of the sequential requests: request start → the node logs the lease (upload via wrangler dev to R2, task, queue, lease hand-off)"
+          : stage === "reply"
+            ? "ours: the node's 'task done' → the response has arrived (the Worker's wait wakes and answers)"
+            : "ours, p50 of the sequential requests, from the node's task log",
+      ),
+    );
     return [
       result(
         "sync.ours_vs_whisper_server",
@@ -300,7 +352,7 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
         p(theirsSeq, 50),
         "ms",
         `p50 of ${SEQUENTIAL} sequential, interleaved; ours: /v1/audio/transcriptions through wrangler dev ` +
-          `(upload to R2, task, queue, lease, node, result); theirs: whisper-server /inference; ${setup}; target ratio <= 1.2`,
+          `(upload to R2, task, queue, lease, node, result); theirs: whisper-server /inference; ${setup}; target ratio <= 1.05`,
       ),
       result(
         "sync.ours_vs_whisper_server.p95",
@@ -333,6 +385,16 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
           `(${((CLIENTS * PER_CLIENT * 1000) / wall(conOurs)).toFixed(2)} vs ` +
           `${((CLIENTS * PER_CLIENT * 1000) / wall(conTheirs)).toFixed(2)} req/s)`,
       ),
+      result(
+        "sync.whisper_compute_mean",
+        oursCompute.reduce((a, b) => a + b, 0) / oursCompute.length,
+        theirsCompute,
+        "ms",
+        `whisper's own log-mel + encoder + decoder + sampling time per request, mean over all ${oursCompute.length} ` +
+          "requests of each side (ours: the node's task log; theirs: whisper-server's whisper_print_timings at exit). " +
+          "Same work on both sides: a difference here is the shared machine, not the service around it",
+      ),
+      ...stageRows,
     ];
   } finally {
     await theirs?.stop();

@@ -13,8 +13,10 @@ export interface ResidentModel {
 }
 
 /**
- * Loads the registry's default model once; every task shares it (each decode gets its own whisper
- * state). MODEL_REGISTRY is the same JSON the Worker reads, so both sides agree on the default.
+ * Loads the registry's default model once; every task shares it. The model keeps one whisper state
+ * per concurrent task (`--concurrency`), made on first use and reused by later tasks, so memory does
+ * not grow with the number of tasks run. MODEL_REGISTRY is the same JSON the Worker reads, so both
+ * sides agree on the default.
  */
 export async function loadResidentModel(config: NodeConfig): Promise<ResidentModel> {
   const registry = parseRegistry(process.env.MODEL_REGISTRY || undefined);
@@ -28,6 +30,6 @@ export async function loadResidentModel(config: NodeConfig): Promise<ResidentMod
       `model file ${path} not found: run \`npm run model:download -- base\` or pass --model PATH`,
     );
   }
-  const whisper = await loadModel(path, { threads: config.threads });
+  const whisper = await loadModel(path, { threads: config.threads, concurrency: config.concurrency });
   return { id: entry.id, entry, path, whisper };
 }

@@ -8,6 +8,8 @@ export interface NativeLoadOptions {
   /** Use a GPU backend if the addon was built with one (no effect in a CPU build). */
   gpu: boolean;
   flashAttn: boolean;
+  /** Model decodes run at once (1..256), and whisper states the model keeps; the rest wait in order. */
+  concurrency: number;
 }
 
 /** Model dimensions as whisper.cpp read them. `type` comes from the encoder layer count. */
@@ -73,11 +75,56 @@ export interface NativeSegment {
   tokens: NativeToken[];
 }
 
+/** Where one decode's time went (milliseconds); the whisper figures are those of whisper_print_timings. */
+export interface NativeTimings {
+  /** Getting a whisper_state: an idle pooled one, or whisper_init_state (0 on a stream). */
+  stateMs: number;
+  /** Whether this decode had to allocate its state. */
+  stateCreated: boolean;
+  /** The whole native run on the worker thread, state included. */
+  totalMs: number;
+  melMs: number;
+  encodeMs: number;
+  /** One-token decoder passes. */
+  decodeMs: number;
+  /** Decoder passes over a few tokens at once. */
+  batchdMs: number;
+  /** Decoder passes over a prompt. */
+  promptMs: number;
+  /** Logit filtering and sampling. */
+  sampleMs: number;
+  encodes: number;
+  decodes: number;
+  batchDecodes: number;
+  prompts: number;
+  /**
+   * Decoding passes that failed the logprob or entropy threshold, whisper's "fallbacks" (each is
+   * decoded again at a higher temperature when `temperatureInc` > 0).
+   */
+  fallbacks: number;
+}
+
 export interface NativeResult {
   language: string;
   /** null when the language was given rather than detected. */
   languageProbability: number | null;
   segments: NativeSegment[];
+  timings: NativeTimings;
+}
+
+/** The model's whisper_state pool. */
+export interface NativeStateStats {
+  /** States allocated by the pool so far (whisper_init_state calls). */
+  created: number;
+  /** Decodes (and new streams) served by an idle state instead. */
+  reused: number;
+  /** States the pool owns now: idle, or lent to a running decode. */
+  live: number;
+  idle: number;
+  /** Most states the pool ever owned at once; never above `capacity`. */
+  peak: number;
+  /** The model's `concurrency`. */
+  capacity: number;
 }
 
 /** Abort flag shared with the C++ worker; whisper polls it between graph computations. */
@@ -90,21 +137,26 @@ export type NativeProgress = (percent: number) => void;
 
 export interface NativeModel {
   info(): NativeModelInfo;
-  /** Copies `pcm`, decodes on a libuv pool thread with a fresh whisper_state. */
+  /**
+   * Decodes on a libuv pool thread with a whisper_state from the model's pool, reading `pcm` in place
+   * (it must not be written or transferred until the promise settles). Beyond `concurrency` running
+   * decodes, the call waits its turn without holding a thread.
+   */
   transcribe(
     pcm: Float32Array,
     options: NativeDecodeOptions,
     control: NativeDecodeControl,
     onProgress?: NativeProgress,
   ): Promise<NativeResult>;
-  /** One whisper_state kept for repeated decodes. */
+  /** One whisper_state kept for repeated decodes: an idle pooled one, else a new one. */
   createStream(): Promise<NativeStream>;
+  stateStats(): NativeStateStats;
   /** Drops this handle's reference; in-flight decodes and open streams keep the weights alive. */
   dispose(): void;
 }
 
 export interface NativeStream {
-  /** Rejects with ERR_STREAM_BUSY while a previous decode runs. */
+  /** Rejects with ERR_STREAM_BUSY while a previous decode runs. Reads `pcm` in place, like transcribe. */
   decode(
     pcm: Float32Array,
     options: NativeDecodeOptions,
@@ -112,6 +164,7 @@ export interface NativeStream {
     onProgress?: NativeProgress,
   ): Promise<NativeResult>;
   readonly busy: boolean;
+  /** Gives the state back to the model's pool (kept if the pool has room) once a running decode ends. */
   dispose(): void;
 }
 

@@ -14,6 +14,7 @@ import type {
   NativeLogLevel,
   NativeModel,
   NativeModelInfo,
+  NativeStateStats,
 } from "./addon-types.ts";
 import { runDecode } from "./run-decode.ts";
 import { StreamDecoder } from "./stream.ts";
@@ -25,9 +26,17 @@ import {
   WhisperError,
 } from "./transcript.ts";
 
-export type { DecodeOptions, Segment, Token, Transcript, WhisperErrorCode } from "./transcript.ts";
+export type {
+  DecodeOptions,
+  DecodeTimings,
+  Segment,
+  Token,
+  Transcript,
+  WhisperErrorCode,
+} from "./transcript.ts";
 export { AbortError, WhisperError } from "./transcript.ts";
 export type ModelInfo = NativeModelInfo;
+export type StateStats = NativeStateStats;
 export { StreamDecoder };
 export type LogLevel = "silent" | "error" | "warn" | "info" | "debug";
 
@@ -35,9 +44,24 @@ const ADDON_PATH = "./build/Release/voxedge_whisper.node";
 const LOG_LEVELS: Record<LogLevel, NativeLogLevel> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
 let loaded: NativeBinding | null = null;
 
+/**
+ * libgomp's spin before a waiting thread sleeps, unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set.
+ * ggml's threads meet at a barrier after every operation, thousands of times per decode; libgomp's
+ * default spins ~300k rounds there, so beside any other work (the node's own diarizer and ffmpeg,
+ * another process) a thread whose partner is descheduled burns the CPU that partner needs: measured
+ * here with base on 2 busy cores, 200-430 ms per token instead of 11. 100 rounds is the spin libgomp
+ * itself falls back to when it runs more threads than there are CPUs; on an idle machine a decode
+ * runs within a few percent of the default.
+ */
+const OMP_SPIN_ROUNDS = "100";
+
 /** Loads the .node once, on first use, so importing this module never fails where it is not built. */
 function binding(): NativeBinding {
   if (loaded) return loaded;
+  // libgomp reads these once, when the addon loads it
+  if (process.env.OMP_WAIT_POLICY === undefined && process.env.GOMP_SPINCOUNT === undefined) {
+    process.env.GOMP_SPINCOUNT = OMP_SPIN_ROUNDS;
+  }
   try {
     loaded = createRequire(import.meta.url)(ADDON_PATH) as NativeBinding;
   } catch (err) {
@@ -76,6 +100,12 @@ export interface LoadModelOptions {
   gpu?: boolean;
   /** Flash attention (whisper.cpp default true). */
   flashAttn?: boolean;
+  /**
+   * Decodes that run at once (default 1); more `transcribe` calls wait their turn in order. It is
+   * also the number of whisper states (KV caches and compute buffers) the model keeps for reuse, so
+   * memory stays bounded however many calls arrive. Streams hold their own states besides.
+   */
+  concurrency?: number;
 }
 
 /**
@@ -88,14 +118,21 @@ export interface LoadModelOptions {
  */
 export async function loadModel(path: string, options: LoadModelOptions = {}): Promise<WhisperModel> {
   if (typeof path !== "string" || path === "") throw new TypeError("model path must be a non-empty string");
-  const flags = { gpu: options.gpu ?? true, flashAttn: options.flashAttn ?? true };
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
+    throw new TypeError("concurrency must be an integer 1..256");
+  }
+  const flags = { gpu: options.gpu ?? true, flashAttn: options.flashAttn ?? true, concurrency };
   const native = await binding()
     .loadModel(path, flags)
     .catch((err: unknown) => Promise.reject(toWhisperError(err)));
   return new WhisperModel(path, native, options.threads ?? defaultThreads());
 }
 
-/** A loaded model. Decodes may run concurrently; each gets its own whisper_state. */
+/**
+ * A loaded model. Up to `concurrency` decodes run at once, each on a whisper_state from the model's
+ * pool, made once and reused by later decodes.
+ */
 export class WhisperModel {
   readonly info: ModelInfo;
   readonly #native: NativeModel;
@@ -115,9 +152,25 @@ export class WhisperModel {
     this.info = native.info();
   }
 
-  /** Native decodes still running (including aborted ones that have not reached a check point yet). */
+  /**
+   * Native decodes not finished: running, waiting for their turn, or aborted ones that have not
+   * reached a check point yet.
+   */
   get pending(): number {
     return this.#inflight.size;
+  }
+
+  /**
+   * The whisper_state pool: how many states were made, reused, are held now, and the most held at
+   * once (never above `concurrency`).
+   *
+   * @example
+   * await model.transcribe(a); await model.transcribe(b);
+   * model.stateStats(); // { created: 1, reused: 1, live: 1, idle: 1, peak: 1, capacity: 1 }
+   */
+  stateStats(): StateStats {
+    if (this.#disposed) throw new WhisperError("ERR_MODEL_DISPOSED", "model has been disposed");
+    return this.#native.stateStats();
   }
 
   get disposed(): boolean {
@@ -125,7 +178,8 @@ export class WhisperModel {
   }
 
   /**
-   * Transcribes 16 kHz mono float samples on a libuv worker thread.
+   * Transcribes 16 kHz mono float samples on a libuv worker thread. The samples are read in place:
+   * do not write to or transfer `pcm` until the promise settles.
    *
    * @example
    * const ac = new AbortController();
@@ -146,7 +200,8 @@ export class WhisperModel {
 
   /**
    * Opens a decoder that keeps one whisper_state for repeated low-latency decodes of a rolling
-   * buffer. `defaults` apply to every decode (live-friendly: no fallback, no context, one segment).
+   * buffer: an idle state of the pool when there is one (the stream's dispose gives it back), else a
+   * new one. `defaults` apply to every decode (live-friendly: no fallback, no context, one segment).
    *
    * @example
    * const stream = await model.createStream({ language: "en" });

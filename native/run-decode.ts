@@ -24,9 +24,11 @@ export function runDecode(
   if (signal?.aborted) return Promise.reject(new AbortError(signal.reason));
   const control = newControl();
   let settled = false;
+  let lastPercent = -1;
   const progress = onProgress
     ? (percent: number) => {
-        if (settled) return;
+        if (settled || percent <= lastPercent) return;
+        lastPercent = percent;
         try {
           onProgress(percent);
         } catch (err) {
@@ -51,6 +53,9 @@ export function runDecode(
     signal?.addEventListener("abort", onAbort, { once: true });
     native.then(
       (res) => {
+        // The addon's progress calls travel on their own queue and may land after the result: the
+        // caller sees 100 before the promise resolves, and nothing after.
+        progress?.(100);
         settled = true;
         resolve(toTranscript(res));
       },

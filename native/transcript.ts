@@ -1,7 +1,10 @@
 /**
  * Public decode options and results of the whisper addon, and their mapping to the raw binding.
  */
-import type { NativeDecodeOptions, NativeErrorCode, NativeResult } from "./addon-types.ts";
+import type { NativeDecodeOptions, NativeErrorCode, NativeResult, NativeTimings } from "./addon-types.ts";
+
+/** Where a decode's time went, in milliseconds (see NativeTimings). */
+export type DecodeTimings = NativeTimings;
 
 export interface DecodeOptions {
   /** ISO code ("en", "de") or English name; "auto" or undefined detects it (multilingual models). */
@@ -72,6 +75,8 @@ export interface Transcript {
   language: string;
   /** Detection probability of `language`; null when it was given, not detected. */
   languageProbability: number | null;
+  /** State set-up, log-mel, encoder, decoder and sampling time of this decode. */
+  timings: DecodeTimings;
 }
 
 export type WhisperErrorCode = NativeErrorCode | "ERR_ADDON_NOT_BUILT";
@@ -119,6 +124,7 @@ export function toTranscript(res: NativeResult): Transcript {
   return {
     language: res.language,
     languageProbability: res.languageProbability,
+    timings: res.timings,
     segments: res.segments.map((s) => ({
       start: s.t0,
       end: s.t1,

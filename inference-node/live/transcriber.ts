@@ -12,7 +12,7 @@
  *   (`maxPendingFinals`; the oldest is dropped with an error message) and so is each utterance, so the
  *   audio a session holds is bounded.
  */
-import { AbortError, type DecodeOptions, type Transcript } from "../../native/index.ts";
+import { AbortError, type DecodeOptions, type Transcript as NativeTranscript } from "../../native/index.ts";
 import type { FinalMessage, InterimMessage, ServerMessage } from "../../protocol/live.ts";
 import { cleanTranscript } from "../postprocess/build-result.ts";
 import { removeMarkers } from "../postprocess/markers.ts";
@@ -20,6 +20,9 @@ import { collapseRepetitions } from "../postprocess/repetition.ts";
 import { LocalAgreement } from "./local-agreement.ts";
 import type { LiveOptions } from "./options.ts";
 import { msToSamples, SAMPLE_RATE, type SegmentEvent, Segmenter, type Utterance } from "./segmenter.ts";
+
+/** The part of a decode result the engine reads (it times decodes itself). */
+export type Transcript = Omit<NativeTranscript, "timings">;
 
 /** What the engine needs of a decoder (WhisperModel.createStream() gives one). */
 export interface LiveDecoder {

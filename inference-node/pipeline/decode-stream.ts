@@ -1,4 +1,4 @@
-import type { Token, WhisperModel } from "../../native/index.ts";
+import type { DecodeTimings, Token, WhisperModel } from "../../native/index.ts";
 import type { TimedToken } from "../../protocol/transcription-detail.ts";
 import { type AudioWindow, windows } from "../audio/windows.ts";
 import { SAMPLE_RATE } from "../media/pcm-stream.ts";
@@ -32,12 +32,30 @@ export interface DetailedSegment extends DecodedSegment {
   timedTokens: TimedToken[];
 }
 
+/** Where a run's time went, in milliseconds, summed over its windows. */
+export interface DecodeStages {
+  /** Waiting for the next window of PCM while no decode ran (ffmpeg or file reading). */
+  pcmWaitMs: number;
+  /** Getting whisper states (0 when the pool had one idle). */
+  stateMs: number;
+  melMs: number;
+  encodeMs: number;
+  /** Decoder passes: one-token, batched and prompt. */
+  decodeMs: number;
+  sampleMs: number;
+  /** Recognition wall time not in the figures above (JS, thread hand-off, result conversion). */
+  otherMs: number;
+  windows: number;
+  fallbacks: number;
+}
+
 export interface DecodeRun {
   segments: DetailedSegment[];
   language: string;
   durationSec: number;
   /** Wall time spent in recognition calls. */
   asrMs: number;
+  stages: DecodeStages;
 }
 
 /** How much of the previous window's text conditions the next one. */
@@ -60,10 +78,13 @@ export async function decodeStream(
   let carry = "";
   let asrMs = 0;
   let durationSec = 0;
+  const stages = emptyStages();
   let next = iterator.next();
   try {
     for (;;) {
+      const waitStarted = performance.now();
       const step: IteratorResult<AudioWindow> = await next;
+      stages.pcmWaitMs += performance.now() - waitStarted;
       if (step.done) break;
       const window = step.value;
       next = iterator.next();
@@ -85,7 +106,9 @@ export async function decodeStream(
         noContext: true,
         signal: request.signal,
       });
-      asrMs += performance.now() - started;
+      const windowMs = performance.now() - started;
+      asrMs += windowMs;
+      addStages(stages, transcript.timings, windowMs);
       language ??= transcript.language;
       const windowText = transcript.segments.map((s) => s.text).join("");
       carry = looped(windowText) ? "" : windowText.trim().slice(-CARRY_CHARS);
@@ -108,7 +131,33 @@ export async function decodeStream(
   } finally {
     await iterator.return?.(undefined);
   }
-  return { segments, language: language ?? "en", durationSec, asrMs };
+  return { segments, language: language ?? "en", durationSec, asrMs, stages };
+}
+
+function emptyStages(): DecodeStages {
+  return {
+    pcmWaitMs: 0,
+    stateMs: 0,
+    melMs: 0,
+    encodeMs: 0,
+    decodeMs: 0,
+    sampleMs: 0,
+    otherMs: 0,
+    windows: 0,
+    fallbacks: 0,
+  };
+}
+
+function addStages(stages: DecodeStages, t: DecodeTimings, windowMs: number): void {
+  const decodeMs = t.decodeMs + t.batchdMs + t.promptMs;
+  stages.stateMs += t.stateMs;
+  stages.melMs += t.melMs;
+  stages.encodeMs += t.encodeMs;
+  stages.decodeMs += decodeMs;
+  stages.sampleMs += t.sampleMs;
+  stages.otherMs += Math.max(0, windowMs - t.stateMs - t.melMs - t.encodeMs - decodeMs - t.sampleMs);
+  stages.windows += 1;
+  stages.fallbacks += t.fallbacks;
 }
 
 /** Tokens that carry times, moved from window time to clip time. */

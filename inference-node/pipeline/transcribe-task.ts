@@ -5,7 +5,7 @@ import { Diarizer } from "../diarize/index.ts";
 import type { TaskContext } from "../lease-loop.ts";
 import type { Logger } from "../logger.ts";
 import { MediaError } from "../media/media-error.ts";
-import { pcmChunks, probeDuration } from "../media/pcm-stream.ts";
+import { openPcm } from "../media/pcm-stream.ts";
 import type { ResidentModel } from "../model.ts";
 import { buildTranscriptionResult, cleanTranscript } from "../postprocess/build-result.ts";
 import { TaskFailureError } from "../task-failure.ts";
@@ -49,11 +49,11 @@ export async function transcribe(
   const media = await fetchMedia(lease, { ...deps.media, signal });
   const downloadMs = performance.now() - downloadStarted;
   try {
-    const expectedSec = await probeDuration(media.path);
+    const source = await openPcm(media.path, signal);
     const diarizer = deps.diarize ? new Diarizer() : null;
     let diarizeMs = 0;
     async function* tapped(): AsyncGenerator<Float32Array> {
-      for await (const chunk of pcmChunks(media.path, signal)) {
+      for await (const chunk of source.chunks) {
         if (diarizer) {
           const started = performance.now();
           diarizer.push(chunk);
@@ -70,7 +70,10 @@ export async function transcribe(
       temperatureInc: deps.temperatureInc,
       tokenTimestamps: wordTimes,
       signal,
-      onWindow: (sec) => context.progress(expectedSec ? Math.min(95, (sec / expectedSec) * 95) : 0),
+      onWindow: (sec) => {
+        const expectedSec = source.durationSec;
+        context.progress(expectedSec ? Math.min(95, (sec / expectedSec) * 95) : 0);
+      },
     });
     if (run.durationSec === 0) throw new MediaError("media_empty", "the media contains no audio");
     const clusterStarted = performance.now();
@@ -92,6 +95,12 @@ export async function transcribe(
       speakerTurns,
       translation,
     });
+    const postMs = performance.now() - postStarted;
+    // one line per task with the cost of every stage (read by bench/pipeline.ts and bench/sync.ts)
+    deps.logger.info(
+      { task_id: lease.task_id, reader: source.reader, downloadMs, ...run.stages, diarizeMs, postMs },
+      "task stages",
+    );
     if (!interactive) return result;
     const detail = buildDetail(result.segments, run.segments, {
       words: wordTimes,

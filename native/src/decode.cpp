@@ -51,9 +51,11 @@ op_error aborted_error() {
     return { "ERR_ABORTED", "decode aborted" };
 }
 
-// Detects the language ourselves (whisper_full would do the same encoder pass) to report its probability.
-op_error resolve_language(whisper_context * ctx, whisper_state * state, const std::vector<float> & pcm,
-                          const decode_params & p, std::atomic<bool> & aborted, decode_result & out) {
+// Detects the language ourselves (whisper_full would do the same encoder pass) to report its
+// probability. Leaves the log-mel of `pcm` in the state; `mel_ready` tells whisper_full to reuse it.
+op_error resolve_language(whisper_context * ctx, whisper_state * state, const pcm_view & pcm,
+                          const decode_params & p, std::atomic<bool> & aborted, decode_result & out, bool & mel_ready) {
+    mel_ready = false;
     if (!whisper_is_multilingual(ctx)) {
         out.language = "en";
         return {};
@@ -62,9 +64,10 @@ op_error resolve_language(whisper_context * ctx, whisper_state * state, const st
         out.language = whisper_lang_str(whisper_lang_id(p.language.c_str()));
         return {};
     }
-    if (whisper_pcm_to_mel_with_state(ctx, state, pcm.data(), static_cast<int>(pcm.size()), p.n_threads) != 0) {
+    if (whisper_pcm_to_mel_with_state(ctx, state, pcm.data, static_cast<int>(pcm.size), p.n_threads) != 0) {
         return { "ERR_DECODE_FAILED", with_last_error("log-mel computation failed") };
     }
+    mel_ready = true;
     if (aborted.load()) {
         return aborted_error();
     }
@@ -145,13 +148,14 @@ void collect_segments(whisper_context * ctx, whisper_state * state, bool timesta
     }
 }
 
-op_error run_decode(whisper_context * ctx, whisper_state * state, const std::vector<float> & pcm,
-                    const decode_params & p, std::atomic<bool> & aborted, progress_sink * sink, decode_result & out) {
+op_error run_decode(whisper_context * ctx, whisper_state * state, const pcm_view & pcm, const decode_params & p,
+                    std::atomic<bool> & aborted, progress_sink * sink, decode_result & out) {
     log_clear_last_error();
     if (aborted.load()) {
         return aborted_error();
     }
-    op_error err = resolve_language(ctx, state, pcm, p, aborted, out);
+    bool mel_ready = false;
+    op_error err = resolve_language(ctx, state, pcm, p, aborted, out, mel_ready);
     if (!err.ok()) {
         return err;
     }
@@ -160,7 +164,10 @@ op_error run_decode(whisper_context * ctx, whisper_state * state, const std::vec
         wp.progress_callback           = progress_cb;
         wp.progress_callback_user_data = sink;
     }
-    const int rc = whisper_full_with_state(ctx, state, wp, pcm.data(), static_cast<int>(pcm.size()));
+    // n_samples 0 makes whisper_full keep the state's log-mel; token timestamps also need the samples
+    // (signal energy), so they get them again
+    const int n_samples = mel_ready && !p.token_timestamps ? 0 : static_cast<int>(pcm.size);
+    const int rc = whisper_full_with_state(ctx, state, wp, pcm.data, n_samples);
     if (aborted.load()) {
         return aborted_error();
     }
@@ -168,7 +175,7 @@ op_error run_decode(whisper_context * ctx, whisper_state * state, const std::vec
         return { "ERR_DECODE_FAILED", with_last_error("whisper_full failed with code " + std::to_string(rc)) };
     }
     out.token_timestamps = p.token_timestamps;
-    const int64_t duration_cs = (static_cast<int64_t>(pcm.size()) * 100 + WHISPER_SAMPLE_RATE - 1) / WHISPER_SAMPLE_RATE;
+    const int64_t duration_cs = (static_cast<int64_t>(pcm.size) * 100 + WHISPER_SAMPLE_RATE - 1) / WHISPER_SAMPLE_RATE;
     collect_segments(ctx, state, p.timestamps, duration_cs, out);
     if (sink != nullptr) {
         sink->report(100);
@@ -176,13 +183,17 @@ op_error run_decode(whisper_context * ctx, whisper_state * state, const std::vec
     return {};
 }
 
+double ms_since(int64_t start_us) {
+    return static_cast<double>(ggml_time_us() - start_us) / 1000.0;
+}
+
 class decode_worker : public Napi::AsyncWorker {
 public:
-    decode_worker(Napi::Env env, context_ptr ctx, std::shared_ptr<stream_core> stream, std::vector<float> pcm,
+    decode_worker(Napi::Env env, pool_ptr pool, std::shared_ptr<stream_core> stream, pcm_view pcm,
                   decode_params params, std::shared_ptr<std::atomic<bool>> abort_flag, Napi::Value on_progress)
         : Napi::AsyncWorker(env, "voxedge.decode"),
           deferred(Napi::Promise::Deferred::New(env)),
-          ctx(std::move(ctx)),
+          pool(std::move(pool)),
           stream(std::move(stream)),
           pcm(std::move(pcm)),
           params(std::move(params)),
@@ -200,15 +211,25 @@ public:
 
 protected:
     void Execute() override {
+        const int64_t started = ggml_time_us();
         try {
             if (stream) {
-                err = run_decode(ctx.get(), stream->state, pcm, params, *abort_flag, sink.get(), result);
+                decode_on(*stream->dec);
+            } else if (abort_flag->load()) {
+                err = aborted_error();  // aborted while it waited for its turn: no state needed
             } else {
-                std::unique_ptr<whisper_state, decltype(&whisper_free_state)> state(whisper_init_state(ctx.get()), whisper_free_state);
-                if (!state) {
-                    err = { "ERR_STATE_ALLOC", with_last_error("whisper_init_state failed") };
-                } else {
-                    err = run_decode(ctx.get(), state.get(), pcm, params, *abort_flag, sink.get(), result);
+                bool created = false;
+                decoder_ptr dec = pool->acquire(err, created);
+                result.timings.state_ms      = ms_since(started);
+                result.timings.state_created = created;
+                if (dec) {
+                    try {
+                        decode_on(*dec);
+                    } catch (...) {
+                        pool->release(std::move(dec));
+                        throw;
+                    }
+                    pool->release(std::move(dec));
                 }
             }
         } catch (const std::bad_alloc &) {
@@ -216,13 +237,12 @@ protected:
         } catch (const std::exception & e) {
             err = { "ERR_DECODE_FAILED", std::string("decode failed: ") + e.what() };
         }
+        result.timings.total_ms = ms_since(started);
         release_progress();
     }
 
     void OnOK() override {
-        if (stream) {
-            stream->busy.store(false);
-        }
+        finish();
         Napi::Env env = Env();
         if (!err.ok()) {
             deferred.Reject(make_error(env, err.code, err.message).Value());
@@ -232,13 +252,29 @@ protected:
     }
 
     void OnError(const Napi::Error & e) override {
-        if (stream) {
-            stream->busy.store(false);
-        }
+        finish();
         deferred.Reject(e.Value());
     }
 
 private:
+    // The decode itself, on the decoder's own thread (this libuv thread waits for it).
+    void decode_on(decoder & dec) {
+        whisper_state * state = dec.state();
+        dec.run([&] {
+            state_reset_timings(state);
+            err = run_decode(pool->context(), state, pcm, params, *abort_flag, sink.get(), result);
+            result.timings.whisper = state_get_timings(state);
+        });
+    }
+
+    void finish() {
+        if (stream) {
+            stream->busy.store(false);
+        } else {
+            pool->leave();
+        }
+    }
+
     void release_progress() {
         if (!tsfn_released) {
             tsfn_released = true;
@@ -247,9 +283,9 @@ private:
     }
 
     Napi::Promise::Deferred              deferred;
-    context_ptr                          ctx;
+    pool_ptr                             pool;
     std::shared_ptr<stream_core>         stream;
-    std::vector<float>                   pcm;
+    pcm_view                             pcm;
     decode_params                        params;
     std::shared_ptr<std::atomic<bool>>   abort_flag;
     std::unique_ptr<progress_sink>       sink;
@@ -260,12 +296,17 @@ private:
 
 } // namespace
 
-Napi::Promise start_decode(Napi::Env env, context_ptr ctx, std::shared_ptr<stream_core> stream, std::vector<float> pcm,
+Napi::Promise start_decode(Napi::Env env, pool_ptr pool, std::shared_ptr<stream_core> stream, pcm_view pcm,
                            decode_params params, std::shared_ptr<std::atomic<bool>> abort_flag, Napi::Value on_progress) {
-    auto * worker = new decode_worker(env, std::move(ctx), std::move(stream), std::move(pcm), std::move(params),
+    state_pool * gate = stream ? nullptr : pool.get();  // a stream runs one decode at a time on its own state
+    auto * worker = new decode_worker(env, std::move(pool), std::move(stream), std::move(pcm), std::move(params),
                                       std::move(abort_flag), on_progress);
     Napi::Promise promise = worker->promise();
-    worker->Queue();
+    if (gate != nullptr) {
+        gate->enter(worker);
+    } else {
+        worker->Queue();
+    }
     return promise;
 }
 

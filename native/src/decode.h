@@ -3,6 +3,8 @@
 #pragma once
 
 #include "common.h"
+#include "state_pool.h"
+#include "whisper_state_ext.h"
 
 #include <atomic>
 #include <cstdint>
@@ -50,18 +52,36 @@ struct segment_out {
     std::vector<token_out> tokens;
 };
 
+// Where one decode's time went, for the stage breakdown of the benches and the node's task log.
+struct decode_timings {
+    double        state_ms      = 0;  // getting a whisper_state (pool hit, or whisper_init_state)
+    bool          state_created = false;
+    double        total_ms      = 0;  // the whole native run, state included
+    state_timings whisper;            // whisper's own counters for this decode
+};
+
 struct decode_result {
     std::string              language;
     float                    language_prob = -1.0f;  // < 0: given, not detected
     bool                     token_timestamps = false;
     std::vector<segment_out> segments;
+    decode_timings           timings;
 };
 
 // Reads and type-checks the options object built by native/index.ts. Throws a TypeError on misuse.
 decode_params parse_decode_params(Napi::Env env, Napi::Object opts, whisper_context * ctx);
 
-// Copies a Float32Array argument (the caller's buffer may change once we return). Throws on misuse.
-std::vector<float> copy_pcm(Napi::Env env, Napi::Value value);
+// A Float32Array's samples, read in place: the reference keeps the array alive until the decode
+// ends (the worker is destroyed on the JS thread). The caller must not write to or transfer it
+// meanwhile, as with a Buffer given to fs.write.
+struct pcm_view {
+    const float *         data = nullptr;
+    size_t                size = 0;
+    Napi::ObjectReference keep;
+};
+
+// Checks a Float32Array argument and takes a view of it. Throws on misuse.
+pcm_view view_pcm(Napi::Env env, Napi::Value value);
 
 // The flag behind an AbortSignal: JS sets it, whisper's abort and encoder-begin callbacks poll it.
 class control_wrap : public Napi::ObjectWrap<control_wrap> {
@@ -78,26 +98,27 @@ private:
     std::shared_ptr<std::atomic<bool>> flag;
 };
 
-// A whisper_state reused across decodes (streaming). Busy while a decode runs on it.
+// A whisper_state a stream keeps across decodes (its text context carries over). Busy while a
+// decode runs on it. Taken from the model's pool when one is idle; given back to it when freed.
 struct stream_core {
-    context_ptr       ctx;
-    whisper_state *   state = nullptr;
+    pool_ptr          pool;
+    decoder_ptr       dec;
     std::atomic<bool> busy{false};
 
     ~stream_core() {
-        if (state) {
-            whisper_free_state(state);
+        if (dec) {
+            pool->adopt(std::move(dec));
         }
     }
 };
 
-// Starts a decode on the libuv pool and returns its Promise. `stream` null: a fresh state is
-// made and freed inside the worker.
+// Starts a decode on the libuv pool and returns its Promise. `stream` null: the decode borrows a
+// state from `pool` for its run.
 Napi::Promise start_decode(
         Napi::Env env,
-        context_ptr ctx,
+        pool_ptr pool,
         std::shared_ptr<stream_core> stream,
-        std::vector<float> pcm,
+        pcm_view pcm,
         decode_params params,
         std::shared_ptr<std::atomic<bool>> abort_flag,
         Napi::Value on_progress);

@@ -95,7 +95,7 @@ decode_params parse_decode_params(Napi::Env env, Napi::Object o, whisper_context
     return p;
 }
 
-std::vector<float> copy_pcm(Napi::Env env, Napi::Value value) {
+pcm_view view_pcm(Napi::Env env, Napi::Value value) {
     if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
         throw make_type_error(env, "ERR_INVALID_AUDIO", "audio must be a Float32Array of 16 kHz mono samples");
     }
@@ -106,7 +106,11 @@ std::vector<float> copy_pcm(Napi::Env env, Napi::Value value) {
     if (arr.ElementLength() > static_cast<size_t>(INT32_MAX)) {
         throw make_error(env, "ERR_INVALID_AUDIO", "audio is too long");
     }
-    return std::vector<float>(arr.Data(), arr.Data() + arr.ElementLength());
+    pcm_view view;
+    view.data = arr.Data();
+    view.size = arr.ElementLength();
+    view.keep = Napi::Persistent(value.As<Napi::Object>());
+    return view;
 }
 
 Napi::Function control_wrap::define(Napi::Env env) {
@@ -134,6 +138,31 @@ Napi::Value control_wrap::abort(const Napi::CallbackInfo & info) {
 Napi::Value control_wrap::aborted(const Napi::CallbackInfo & info) {
     return Napi::Boolean::New(info.Env(), flag->load());
 }
+
+namespace {
+
+Napi::Object timings_to_js(Napi::Env env, const decode_timings & t) {
+    const auto ms = [](int64_t us) { return static_cast<double>(us) / 1000.0; };
+    const state_timings & w = t.whisper;
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("stateMs", t.state_ms);
+    o.Set("stateCreated", t.state_created);
+    o.Set("totalMs", t.total_ms);
+    o.Set("melMs", ms(w.mel_us));
+    o.Set("encodeMs", ms(w.encode_us));
+    o.Set("decodeMs", ms(w.decode_us));
+    o.Set("batchdMs", ms(w.batchd_us));
+    o.Set("promptMs", ms(w.prompt_us));
+    o.Set("sampleMs", ms(w.sample_us));
+    o.Set("encodes", w.n_encode);
+    o.Set("decodes", w.n_decode);
+    o.Set("batchDecodes", w.n_batchd);
+    o.Set("prompts", w.n_prompt);
+    o.Set("fallbacks", w.n_fail_p + w.n_fail_h);
+    return o;
+}
+
+} // namespace
 
 Napi::Value result_to_js(Napi::Env env, const decode_result & res) {
     Napi::Array segments = Napi::Array::New(env, res.segments.size());
@@ -165,6 +194,7 @@ Napi::Value result_to_js(Napi::Env env, const decode_result & res) {
     out.Set("language", res.language);
     out.Set("languageProbability", res.language_prob < 0 ? env.Null() : Napi::Number::New(env, res.language_prob));
     out.Set("segments", segments);
+    out.Set("timings", timings_to_js(env, res.timings));
     return out;
 }
 

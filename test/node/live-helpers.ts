@@ -1,7 +1,7 @@
 /** Signals and a scriptable fake decoder for the live engine's unit tests. */
 
-import type { LiveDecoder } from "../../inference-node/live/transcriber.ts";
-import { AbortError, type DecodeOptions, type Transcript } from "../../native/index.ts";
+import type { LiveDecoder, Transcript } from "../../inference-node/live/transcriber.ts";
+import { AbortError, type DecodeOptions } from "../../native/index.ts";
 
 export const SR = 16_000;
 

@@ -11,7 +11,7 @@ import { saveToTempFile } from "../../inference-node/media/download.ts";
 import { ffmpegPath } from "../../inference-node/media/ffmpeg-path.ts";
 import { guardedFetch } from "../../inference-node/media/guarded-fetch.ts";
 import { MediaError } from "../../inference-node/media/media-error.ts";
-import { pcmChunks, probeDuration, SAMPLE_RATE } from "../../inference-node/media/pcm-stream.ts";
+import { openPcm, pcmChunks, SAMPLE_RATE } from "../../inference-node/media/pcm-stream.ts";
 import { parseAllowlist } from "../../protocol/url-policy.ts";
 
 let dir: string;
@@ -78,13 +78,14 @@ describe("ffmpeg decoding to 16 kHz mono PCM", () => {
       "-y",
       file,
     ]);
-    const pcm = await collect(pcmChunks(file));
+    const source = await openPcm(file);
+    const pcm = await collect(source.chunks);
     expect(pcm.length / SAMPLE_RATE).toBeGreaterThan(2.4);
     expect(pcm.length / SAMPLE_RATE).toBeLessThan(2.7);
     const peak = pcm.reduce((m, s) => Math.max(m, Math.abs(s)), 0);
     expect(peak).toBeGreaterThan(0.05); // lavfi sine is 1/8 full scale
     expect(peak).toBeLessThanOrEqual(1);
-    expect(await probeDuration(file)).toBeCloseTo(2.5, 0);
+    expect(source.durationSec).toBeCloseTo(2.5, 0);
   });
 
   it("fails a file that is not media with a MediaError naming the cause", async () => {

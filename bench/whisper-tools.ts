@@ -1,0 +1,54 @@
+/**
+ * whisper.cpp's own whisper-cli and whisper-server, the references of the `decode` and `sync` bench
+ * groups: built once into bench/.cache from the addon's source tree with the addon's portability
+ * flags (Release, static, AVX2/FMA/F16C, OpenMP on as in the addon).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const BUILD = path.join(ROOT, "bench", ".cache", "whisper-build");
+const WHISPER_DIR =
+  process.env.WHISPER_CPP_DIR ?? path.join(ROOT, "node_modules", "nodejs-whisper", "cpp", "whisper.cpp");
+
+export interface WhisperTools {
+  cli: string;
+  server: string;
+}
+
+/** Builds both binaries in one tree (ggml compiled once); skipped when the cached build matches. */
+export async function whisperTools(log: (msg: string) => void): Promise<WhisperTools> {
+  const tools = {
+    cli: path.join(BUILD, "bin", "whisper-cli"),
+    server: path.join(BUILD, "bin", "whisper-server"),
+  };
+  const flags = [
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DBUILD_SHARED_LIBS=OFF",
+    "-DWHISPER_BUILD_TESTS=OFF",
+    "-DWHISPER_BUILD_SERVER=ON",
+    "-DWHISPER_BUILD_EXAMPLES=ON",
+    "-DGGML_NATIVE=OFF",
+    ...["SSE42", "AVX", "AVX2", "BMI2", "FMA", "F16C"].map((f) => `-DGGML_${f}=ON`),
+  ];
+  const key = JSON.stringify({ WHISPER_DIR, flags });
+  const keyFile = path.join(BUILD, "voxedge-key.json");
+  const built = existsSync(tools.cli) && existsSync(tools.server);
+  if (built && (await readFile(keyFile, "utf8").catch(() => "")) === key) return tools;
+  log(`building whisper-cli and whisper-server in ${path.relative(ROOT, BUILD)} (minutes on 2 cores)`);
+  const ninja = spawnSync("ninja", ["--version"]).status === 0 ? ["-G", "Ninja"] : [];
+  const steps = [
+    ["-S", WHISPER_DIR, "-B", BUILD, ...ninja, ...flags],
+    ["--build", BUILD, "--target", "whisper-cli", "whisper-server", "-j", String(availableParallelism())],
+  ];
+  for (const args of steps) {
+    const res = spawnSync("cmake", args, { stdio: ["ignore", "ignore", "inherit"] });
+    if (res.status !== 0) throw new Error(`cmake ${args[0]} failed for whisper-cli/whisper-server`);
+  }
+  await writeFile(keyFile, key);
+  return tools;
+}

@@ -1,0 +1,38 @@
+// What the public whisper.h does not offer for a whisper_state we own: its own timing counters
+// (whisper_get_timings reads only the context's default state) and a reset for reuse.
+// Implemented in whisper_state_ext.cpp, compiled inside whisper.cpp's own translation unit.
+#pragma once
+
+#include <cstdint>
+
+struct whisper_state;
+
+namespace voxedge {
+
+// Cumulative since the last reset; the fields of whisper_print_timings.
+struct state_timings {
+    int64_t mel_us    = 0;
+    int64_t sample_us = 0;  // logits processing and sampling
+    int64_t encode_us = 0;
+    int64_t decode_us = 0;  // one-token decoder passes
+    int64_t batchd_us = 0;  // decoder passes over a few tokens (first step, beam candidates)
+    int64_t prompt_us = 0;  // decoder passes over a prompt
+    int32_t n_sample  = 0;
+    int32_t n_encode  = 0;
+    int32_t n_decode  = 0;
+    int32_t n_batchd  = 0;
+    int32_t n_prompt  = 0;
+    int32_t n_fail_p  = 0;  // temperature fallbacks: logprob threshold
+    int32_t n_fail_h  = 0;  // temperature fallbacks: entropy threshold
+};
+
+state_timings state_get_timings(const whisper_state * state);
+
+// Zeroes the counters only (a stream's state keeps its text context between decodes).
+void state_reset_timings(whisper_state * state);
+
+// Makes a used state decode as a fresh one would: counters zeroed, no text context carried from the
+// previous owner, sampling RNG re-seeded as whisper_init_state seeds it, language back to its default.
+void state_reset(whisper_state * state);
+
+} // namespace voxedge
