@@ -10,11 +10,22 @@ import { decode } from "./decode.ts";
 import { diarize } from "./diarize.ts";
 import { live } from "./live.ts";
 import { pipeline } from "./pipeline.ts";
+import { reliability } from "./reliability.ts";
 import { rooms } from "./rooms.ts";
 import { sync } from "./sync.ts";
 import type { BenchGroup, BenchResult } from "./types.ts";
 
-const GROUPS: Record<string, BenchGroup> = { api, decode, diarize, pipeline, sync, live, rooms, content };
+const GROUPS: Record<string, BenchGroup> = {
+  api,
+  decode,
+  diarize,
+  pipeline,
+  sync,
+  live,
+  rooms,
+  content,
+  reliability,
+};
 
 function format(value: number | null): string {
   if (value === null || Number.isNaN(value)) return "-";
