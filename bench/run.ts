@@ -12,6 +12,7 @@ import { live } from "./live.ts";
 import { pipeline } from "./pipeline.ts";
 import { reliability } from "./reliability.ts";
 import { rooms } from "./rooms.ts";
+import { soak } from "./soak.ts";
 import { sync } from "./sync.ts";
 import type { BenchGroup, BenchResult } from "./types.ts";
 
@@ -25,6 +26,7 @@ const GROUPS: Record<string, BenchGroup> = {
   rooms,
   content,
   reliability,
+  soak,
 };
 
 function format(value: number | null): string {
