@@ -11,7 +11,9 @@ import { diarize } from "./diarize.ts";
 import { live } from "./live.ts";
 import { multipart } from "./multipart.ts";
 import { pipeline } from "./pipeline.ts";
+import { reliability } from "./reliability.ts";
 import { rooms } from "./rooms.ts";
+import { soak } from "./soak.ts";
 import { sync } from "./sync.ts";
 import type { BenchGroup, BenchResult } from "./types.ts";
 
@@ -25,6 +27,8 @@ const GROUPS: Record<string, BenchGroup> = {
   rooms,
   content,
   multipart,
+  reliability,
+  soak,
 };
 
 function format(value: number | null): string {

@@ -32,8 +32,14 @@ export class JobState extends DurableObject<Env> {
     return (await this.ctx.storage.get<TaskRecord>(RECORD_KEY)) ?? null;
   }
 
-  /** Replaces the record and restarts its time to live; a final status wakes every waiter. */
+  /**
+   * Replaces the record and restarts its time to live; a final status wakes every waiter. A record
+   * that has ended is kept: two status writes that passed D1 in one order may arrive here in the
+   * other, and the task's end must win (D1 never lets an ended task move again).
+   */
   async write(record: TaskRecord): Promise<void> {
+    const stored = await this.read();
+    if (stored && ended(stored)) return;
     // A status change moves the task in (or out of) the line: the next poll asks afresh.
     this.queue = null;
     await this.ctx.storage.put(RECORD_KEY, record);

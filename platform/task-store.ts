@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, notInArray } from "drizzle-orm";
 import {
   type Lane,
   type TaskKind,
@@ -82,16 +82,29 @@ export type StatusChange =
   | { status: "done"; result: TaskResult }
   | { status: "failed"; failure: TaskFailure };
 
-/** Moves a task to a new status in both stores; returns the new record, or null for an unknown task. */
+/** The statuses a task never leaves. */
+const ENDED_STATUSES: TaskStatus[] = ["done", "failed"];
+
+/** Whether a task reached its end (done or failed); it never changes status again. */
+function hasEnded(record: Pick<TaskRecord, "status">): boolean {
+  return ENDED_STATUSES.includes(record.status);
+}
+
+/**
+ * Moves a task to a new status in both stores; returns the new record, or null when the task is
+ * unknown or has already ended. An ended task never moves again: the D1 update is conditional, so a
+ * late writer (an expired lease taken back after its node's `complete` was stored, a retry racing a
+ * cancel) cannot bring a done or failed task back to life or overwrite its result.
+ */
 export async function changeTaskStatus(
   env: Env,
   taskId: string,
   change: StatusChange,
 ): Promise<TaskRecord | null> {
   const current = await readTask(env, taskId);
-  if (!current) return null;
+  if (!current || hasEnded(current)) return null;
   const next = applyChange(current, change, Date.now());
-  await db(env)
+  const written = await db(env)
     .update(jobs)
     .set({
       status: next.status,
@@ -103,7 +116,9 @@ export async function changeTaskStatus(
       eta_sec: next.eta_sec,
       updated_at: next.updated_at,
     })
-    .where(eq(jobs.task_id, taskId));
+    .where(and(eq(jobs.task_id, taskId), notInArray(jobs.status, ENDED_STATUSES)))
+    .returning({ task_id: jobs.task_id });
+  if (written.length === 0) return null;
   await jobState(env, taskId).write(next);
   return next;
 }
@@ -149,8 +164,5 @@ export async function reportProgress(env: Env, taskId: string, report: ProgressR
  * was failed now. Used where a failure races a completion: cancellation, lease expiry.
  */
 export async function failUnlessEnded(env: Env, taskId: string, failure: TaskFailure): Promise<boolean> {
-  const record = await readTask(env, taskId);
-  if (!record || record.status === "done" || record.status === "failed") return false;
-  await changeTaskStatus(env, taskId, { status: "failed", failure });
-  return true;
+  return (await changeTaskStatus(env, taskId, { status: "failed", failure })) !== null;
 }

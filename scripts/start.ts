@@ -1,7 +1,12 @@
 /**
  * `npm start`: the whole platform on this machine. Applies D1 migrations, makes sure a node token and
  * a dev API key exist, runs wrangler dev (local D1/R2/DO/Queue under .wrangler/state; the web console
- * from web/dist) on http://127.0.0.1:8787 and one inference node. Ctrl-C stops everything.
+ * from web/dist) on http://127.0.0.1:8787 and one inference node, and fires the Worker's cron triggers
+ * once a minute as production does. Ctrl-C stops everything.
+ *
+ * The processes are supervised (scripts/lib/supervisor.ts): an inference node or APy that crashes is
+ * restarted with a backoff (1 s doubling to 30 s, reset after a stable minute) and logged; the tasks a
+ * crashed node held come back when their leases expire. wrangler dev exiting stops everything.
  *
  * The node serves models/ggml-base.bin when present (`npm run model:download -- base`); otherwise a
  * synthetic base model with random weights, so the whole pipeline runs but transcripts are noise.
@@ -16,7 +21,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
 import { hashApiKey } from "../worker/auth/key-material.ts";
 import { createKey } from "./keys.ts";
-import { apertiumInstalled, startApertium } from "./lib/apertium.ts";
+import { apertiumInstalled, spawnApertium, waitForApertium } from "./lib/apertium.ts";
+import { startCronTicker } from "./lib/cron.ts";
+import { freePort } from "./lib/ports.ts";
+import { Supervisor } from "./lib/supervisor.ts";
 import { applyMigrations, d1Query, sqlString, startWranglerDev } from "./lib/wrangler.ts";
 
 const PORT = Number(process.env.PORT ?? 8787);
@@ -88,9 +96,8 @@ function startNode(
   );
 }
 
-async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
+async function waitForHealth(url: string): Promise<void> {
   for (let i = 0; i < 240; i++) {
-    if (child.exitCode !== null) throw new Error("wrangler dev exited during start-up");
     try {
       const response = await fetch(url);
       if (response.ok) return;
@@ -102,42 +109,52 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
   throw new Error(`no answer from ${url} after 2 minutes`);
 }
 
+/** APy when it is installed and no other backend is configured; the node's translation settings. */
+async function superviseTranslation(supervisor: Supervisor): Promise<Record<string, string>> {
+  if (process.env.VOXEDGE_MT_BACKEND || !apertiumInstalled()) return {};
+  // A fixed port, so a restarted APy is where the node already looks for it.
+  const port = await freePort();
+  const apy = supervisor.start({ name: "Apertium APy", spawn: () => spawnApertium(port) });
+  const url = `http://127.0.0.1:${port}`;
+  if (apy.child) await waitForApertium(url, apy.child);
+  return { VOXEDGE_MT_BACKEND: "apertium", VOXEDGE_MT_URL: url };
+}
+
 async function main(): Promise<void> {
   const token = ensureDevSecret("NODE_TOKEN");
   ensureDevSecret("UPLOAD_SIGNING_SECRET");
   applyMigrations(local);
   const { key, created } = await ensureDevKey();
   const model = await nodeModel();
-  // The console on this machine pre-fills its sign-in with the dev key: only wrangler dev gets it, and
-  // the Worker hands it only to a same-origin page on a loopback host (worker/routes/console.ts).
-  const wrangler = startWranglerDev(PORT, { vars: { CONSOLE_DEV_KEY: key } });
-  const children: ChildProcess[] = [wrangler];
+  // wrangler dev is the platform: when it ends (crash, or its own Ctrl-C) everything stops with its code.
+  const supervisor = new Supervisor({ onCriticalExit: (_name, code) => process.exit(code) });
   let stopping = false;
-  const stop = (code: number) => {
+  const stopAll = (code: number) => {
     if (stopping) return;
     stopping = true;
-    for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
-    setTimeout(() => process.exit(code), 10_000).unref();
-    Promise.all(
-      children.map((c) => new Promise((r) => (c.exitCode === null ? c.once("exit", r) : r(null)))),
-    ).then(() => process.exit(code));
+    void supervisor.stop().then(() => process.exit(code));
   };
-  process.on("SIGINT", () => stop(0));
-  process.on("SIGTERM", () => stop(0));
-  for (const child of children) child.once("exit", (code) => stop(code ?? 1));
+  process.on("SIGINT", () => stopAll(0));
+  process.on("SIGTERM", () => stopAll(0));
+  // The console on this machine pre-fills its sign-in with the dev key: only wrangler dev gets it, and
+  // the Worker hands it only to a same-origin page on a loopback host (worker/routes/console.ts).
+  supervisor.start({
+    name: "wrangler dev",
+    critical: true,
+    spawn: () => startWranglerDev(PORT, { vars: { CONSOLE_DEV_KEY: key }, testScheduled: true }),
+  });
 
   const base = `http://127.0.0.1:${PORT}`;
-  await waitForHealth(`${base}/health`, wrangler);
-  const translation: Record<string, string> = {};
-  if (!process.env.VOXEDGE_MT_BACKEND && apertiumInstalled()) {
-    const apy = await startApertium();
-    children.push(apy.process);
-    apy.process.once("exit", (code) => stop(code ?? 1));
-    Object.assign(translation, { VOXEDGE_MT_BACKEND: "apertium", VOXEDGE_MT_URL: apy.url });
+  let translation: Record<string, string>;
+  try {
+    await waitForHealth(`${base}/health`);
+    translation = await superviseTranslation(supervisor);
+  } catch (error) {
+    await supervisor.stop();
+    throw error;
   }
-  const node = startNode(base, token, model.path, translation);
-  children.push(node);
-  node.once("exit", (code) => stop(code ?? 1));
+  startCronTicker(base);
+  supervisor.start({ name: "inference node", spawn: () => startNode(base, token, model.path, translation) });
   console.log(`\nVoxedge is up on ${base}  (web console: ${base}/  API docs: ${base}/docs)`);
   console.log(`${created ? "Created" : "Using"} dev API key (saved in ${DEV_KEY_FILE}):`);
   console.log(`  ${key}`);
@@ -150,6 +167,9 @@ async function main(): Promise<void> {
     console.log(`Inference node: synthetic model ${model.path} (random weights: transcripts are noise).`);
     console.log("  For real transcripts: npm run model:download -- base, then restart.");
   }
+  console.log(
+    "Cron triggers: fired every minute (the recovery sweep of queued tasks, Idempotency-Key pruning).",
+  );
   console.log(`Try: curl -H "Authorization: Bearer ${key}" ${base}/history\nCtrl-C stops everything.\n`);
 }
 

@@ -157,35 +157,46 @@ export class Dispatcher extends DurableObject<Env> {
     return this.nodes.live(Date.now() - workerConfig(this.env).nodeStaleMs);
   }
 
-  /** Takes back expired leases: another attempt, or failure once the attempts are spent. */
+  /**
+   * Takes back expired leases: another attempt, or failure once the attempts are spent. A lease can
+   * outlive its task (the node's result was stored, then the release was lost to a crash): such a task
+   * has ended and is only forgotten here, never run again.
+   */
   override async alarm(): Promise<void> {
     const now = Date.now();
-    const { maxTaskAttempts } = workerConfig(this.env);
-    for (const lease of this.leases.expired(now)) {
-      if (lease.cancelled) {
-        // Its node died before hearing of the cancel: no other attempt, the task stays failed.
-        await failUnlessEnded(this.env, lease.task_id, CANCELLED_FAILURE);
-        this.leases.delete(lease.lease_id);
-        this.leases.markFinished(lease.task_id, now);
-      } else if (lease.attempts >= maxTaskAttempts) {
-        await changeTaskStatus(this.env, lease.task_id, {
-          status: "failed",
-          failure: {
-            code: "node_lost",
-            message: `task failed after ${lease.attempts} attempts: the inference node stopped responding (lease expired)`,
-          },
-        });
-        this.leases.delete(lease.lease_id);
-        this.leases.markFinished(lease.task_id, now);
-      } else {
-        this.queue.push(lease, lease.seq);
-        this.leases.delete(lease.lease_id);
-        await changeTaskStatus(this.env, lease.task_id, { status: "queued" });
-      }
-    }
+    for (const lease of this.leases.expired(now)) await this.takeBack(lease, now);
     this.leases.pruneFinished(now - FINISHED_MEMORY_MS);
     await this.scheduleAlarm();
     await this.serveWaiters();
+  }
+
+  private async takeBack(lease: LeaseRow, now: number): Promise<void> {
+    const { maxTaskAttempts } = workerConfig(this.env);
+    if (lease.cancelled || lease.attempts >= maxTaskAttempts) {
+      // Cancelled: its node died before hearing of the cancel, the task stays failed. Out of attempts:
+      // node_lost. Either way only unless the task already ended (its result wins).
+      await failUnlessEnded(
+        this.env,
+        lease.task_id,
+        lease.cancelled
+          ? CANCELLED_FAILURE
+          : {
+              code: "node_lost",
+              message: `task failed after ${lease.attempts} attempts: the inference node stopped responding (lease expired)`,
+            },
+      );
+      this.leases.delete(lease.lease_id);
+      this.leases.markFinished(lease.task_id, now);
+      return;
+    }
+    // Back in line first, so a call on the expired lease meanwhile gets 410; then the stores, whose
+    // write is refused when the task has already ended.
+    this.queue.push(lease, lease.seq);
+    this.leases.delete(lease.lease_id);
+    if (!(await changeTaskStatus(this.env, lease.task_id, { status: "queued" }))) {
+      this.queue.remove(lease.task_id);
+      this.leases.markFinished(lease.task_id, now);
+    }
   }
 
   /** Grants up to the ask's capacity, each task only while its work class has a free slot. */

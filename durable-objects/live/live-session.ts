@@ -20,6 +20,11 @@ import { attachmentOf, closeSocket, sendJson, sendRaw } from "./sockets.ts";
 const CLIENT_TAG = "client";
 const NODE_TAG = "node";
 const META_KEY = "meta";
+/**
+ * How long a finished session keeps its "finished" mark (so a node dialling in late is refused) before
+ * its storage is deleted; one object per stream must not leave a key behind for ever.
+ */
+const FINISHED_GRACE_MS = 60_000;
 
 /**
  * What a session serves: `mic`, the live microphone (/ws: transcripts, behind the one-session gate);
@@ -139,7 +144,9 @@ export class LiveSession extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     const meta = await this.ctx.storage.get<SessionMeta>(META_KEY);
-    if (!meta || meta.finished) return;
+    if (!meta) return;
+    // The grace after the end has passed: nothing of the session is kept.
+    if (meta.finished) return this.ctx.storage.deleteAll();
     const now = Date.now();
     const client = this.open(CLIENT_TAG);
     const node = this.open(NODE_TAG);
@@ -169,6 +176,8 @@ export class LiveSession extends DurableObject<Env> {
         error: "the session expired",
       });
     }
+    // The session may have finished while the hub answered; its grace alarm then stays.
+    if ((await this.ctx.storage.get<SessionMeta>(META_KEY))?.finished) return;
     await this.ctx.storage.setAlarm(now + this.tickMs());
   }
 
@@ -271,7 +280,7 @@ export class LiveSession extends DurableObject<Env> {
     }
     const node = this.open(NODE_TAG);
     if (node) closeSocket(node, LiveClose.normal, "session over");
-    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.setAlarm(Date.now() + FINISHED_GRACE_MS);
     // frees the engine's slot at once (and the live-mic gate)
     await liveHub(this.env).release(meta.session_id);
   }

@@ -23,8 +23,29 @@ export interface Apertium {
   stop: () => Promise<void>;
 }
 
+/** Spawns APy on `port` (npm start supervises it and restarts it on the same port). */
+export function spawnApertium(port: number, options: { quiet?: boolean } = {}): ChildProcess {
+  return spawn("apertium-apy", ["-p", String(port), APERTIUM_MODES], {
+    stdio: ["ignore", "ignore", options.quiet === false ? "inherit" : "ignore"],
+  });
+}
+
+/** Resolves once APy at `url` lists its pairs (it takes a second or two); throws if `child` exits first. */
+export async function waitForApertium(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    if (child.exitCode !== null) throw new Error(`apertium-apy exited during start-up (${child.exitCode})`);
+    try {
+      if ((await fetch(`${url}/listPairs`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error("apertium-apy did not answer within 30 s");
+}
+
 /**
- * Starts APy on a free port and resolves once it lists its pairs (it takes a second or two).
+ * Starts APy on a free port and resolves once it lists its pairs.
  *
  * @example
  * const apy = await startApertium();
@@ -33,9 +54,7 @@ export interface Apertium {
  */
 export async function startApertium(options: { quiet?: boolean } = {}): Promise<Apertium> {
   const port = await freePort();
-  const child = spawn("apertium-apy", ["-p", String(port), APERTIUM_MODES], {
-    stdio: ["ignore", "ignore", options.quiet === false ? "inherit" : "ignore"],
-  });
+  const child = spawnApertium(port, options);
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -43,15 +62,11 @@ export async function startApertium(options: { quiet?: boolean } = {}): Promise<
     child.kill("SIGTERM");
     await exited;
   };
-  for (let i = 0; i < 120; i++) {
-    if (child.exitCode !== null) throw new Error(`apertium-apy exited during start-up (${child.exitCode})`);
-    try {
-      if ((await fetch(`${url}/listPairs`)).ok) return { url, process: child, stop };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+  try {
+    await waitForApertium(url, child);
+  } catch (error) {
+    await stop();
+    throw error;
   }
-  await stop();
-  throw new Error("apertium-apy did not answer within 30 s");
+  return { url, process: child, stop };
 }

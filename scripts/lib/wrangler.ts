@@ -68,12 +68,15 @@ export interface DevOptions {
   /** Variables to inject (wrangler's --var), e.g. a NODE_TOKEN for a throwaway stack. */
   vars?: Record<string, string>;
   quiet?: boolean;
+  /** Serve GET /__scheduled, which runs the Worker's cron handler (wrangler dev never fires crons itself). */
+  testScheduled?: boolean;
 }
 
 /** Starts `wrangler dev` on 127.0.0.1 with local state persisted. */
 export function startWranglerDev(port: number, options: DevOptions = {}) {
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn"];
   if (options.persistTo) args.push("--persist-to", options.persistTo);
+  if (options.testScheduled) args.push("--test-scheduled");
   for (const [name, value] of Object.entries(options.vars ?? {})) args.push("--var", `${name}:${value}`);
   return spawn(WRANGLER, args, {
     env: wranglerEnv,

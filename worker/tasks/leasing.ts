@@ -40,12 +40,11 @@ export async function leaseTasks(env: Env, ask: LeaseAsk): Promise<Lease[]> {
 
 /** A duplicate hand-off of a task that already ended is dropped here, at the last moment. */
 async function startTask(env: Env, row: LeaseRow): Promise<Lease | null> {
-  const record = await readTask(env, row.task_id);
-  if (!record || record.status === "done" || record.status === "failed") {
+  const record = await changeTaskStatus(env, row.task_id, { status: "processing" });
+  if (!record) {
     await dispatcher(env).release(row.lease_id, "finished");
     return null;
   }
-  await changeTaskStatus(env, row.task_id, { status: "processing" });
   return workOrder(record, row);
 }
 
@@ -126,8 +125,10 @@ export async function completeLease(env: Env, leaseId: string, completion: Compl
   }
   await checkOutputs(env, lease.task_id, completion);
   const result = await storedResult(env, lease.task_id, completion);
-  await changeTaskStatus(env, lease.task_id, { status: "done", result });
+  const stored = await changeTaskStatus(env, lease.task_id, { status: "done", result });
   await dispatcher(env).release(leaseId, "finished");
+  // The task ended another way meanwhile (cancelled by its caller): the result is not kept.
+  if (!stored) throw leaseGone();
 }
 
 /** What the stores keep of a completion; parts meant for the fast store only are written there. */
@@ -145,14 +146,15 @@ export async function failLease(
   failure: TaskFailure,
 ): Promise<{ requeued: boolean }> {
   const lease = await liveLease(env, leaseId);
-  const requeue = isRetryable(failure.code) && lease.attempts < workerConfig(env).maxTaskAttempts;
-  if (requeue) {
-    await changeTaskStatus(env, lease.task_id, { status: "queued" });
-  } else {
+  if (!isRetryable(failure.code) || lease.attempts >= workerConfig(env).maxTaskAttempts) {
     await changeTaskStatus(env, lease.task_id, { status: "failed", failure });
+    await dispatcher(env).release(leaseId, "finished");
+    return { requeued: false };
   }
-  await dispatcher(env).release(leaseId, requeue ? "requeue" : "finished");
-  return { requeued: requeue };
+  // A task that ended meanwhile (cancelled by its caller) is not put back in line.
+  const requeued = (await changeTaskStatus(env, lease.task_id, { status: "queued" })) !== null;
+  await dispatcher(env).release(leaseId, requeued ? "requeue" : "finished");
+  return { requeued };
 }
 
 /** Stores an output file of the task behind a live lease (a render uploads its files before it completes). */
