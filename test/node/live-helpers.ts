@@ -39,6 +39,13 @@ export function concat(...parts: Float32Array[]): Float32Array {
   return out;
 }
 
+/** Every chunk of a PCM stream, joined. */
+export async function collectPcm(chunks: AsyncIterable<Float32Array>): Promise<Float32Array> {
+  const parts: Float32Array[] = [];
+  for await (const chunk of chunks) parts.push(chunk);
+  return concat(...parts);
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface DecodeCall {

@@ -13,6 +13,7 @@ import { guardedFetch } from "../../inference-node/media/guarded-fetch.ts";
 import { MediaError } from "../../inference-node/media/media-error.ts";
 import { openPcm, pcmChunks, SAMPLE_RATE } from "../../inference-node/media/pcm-stream.ts";
 import { parseAllowlist } from "../../protocol/url-policy.ts";
+import { collectPcm } from "./live-helpers.ts";
 
 let dir: string;
 let server: Server;
@@ -47,18 +48,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function collect(chunks: AsyncIterable<Float32Array>): Promise<Float32Array> {
-  const parts: Float32Array[] = [];
-  for await (const chunk of chunks) parts.push(chunk);
-  const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.length;
-  }
-  return all;
-}
-
 async function* fromArray(samples: Float32Array, chunk: number): AsyncGenerator<Float32Array> {
   for (let at = 0; at < samples.length; at += chunk) yield samples.subarray(at, at + chunk);
 }
@@ -79,7 +68,7 @@ describe("ffmpeg decoding to 16 kHz mono PCM", () => {
       file,
     ]);
     const source = await openPcm(file);
-    const pcm = await collect(source.chunks);
+    const pcm = await collectPcm(source.chunks);
     expect(pcm.length / SAMPLE_RATE).toBeGreaterThan(2.4);
     expect(pcm.length / SAMPLE_RATE).toBeLessThan(2.7);
     const peak = pcm.reduce((m, s) => Math.max(m, Math.abs(s)), 0);
@@ -91,8 +80,8 @@ describe("ffmpeg decoding to 16 kHz mono PCM", () => {
   it("fails a file that is not media with a MediaError naming the cause", async () => {
     const file = join(dir, "notes.txt");
     writeFileSync(file, "this is not audio at all\n".repeat(50));
-    await expect(collect(pcmChunks(file))).rejects.toThrow(/cannot decode the media as audio/);
-    await expect(collect(pcmChunks(file))).rejects.toBeInstanceOf(MediaError);
+    await expect(collectPcm(pcmChunks(file))).rejects.toThrow(/cannot decode the media as audio/);
+    await expect(collectPcm(pcmChunks(file))).rejects.toBeInstanceOf(MediaError);
   });
 });
 

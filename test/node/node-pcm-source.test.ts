@@ -8,6 +8,7 @@ import { ffmpegPath } from "../../inference-node/media/ffmpeg-path.ts";
 import { MediaError } from "../../inference-node/media/media-error.ts";
 import { openPcm, pcmChunks, SAMPLE_RATE } from "../../inference-node/media/pcm-stream.ts";
 import { speechWav } from "../native/audio.ts";
+import { collectPcm } from "./live-helpers.ts";
 
 let dir: string;
 let speech: string;
@@ -24,18 +25,6 @@ afterEach(() => {
   delete process.env.FFMPEG_PATH;
 });
 
-async function collect(chunks: AsyncIterable<Float32Array>): Promise<Float32Array> {
-  const parts: Float32Array[] = [];
-  for await (const chunk of chunks) parts.push(chunk);
-  const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.length;
-  }
-  return all;
-}
-
 const ffmpeg = (...args: string[]) => execFileSync(ffmpegPath(), ["-loglevel", "error", "-y", ...args]);
 const bytesOf = (pcm: Float32Array) => Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
 
@@ -43,8 +32,8 @@ const bytesOf = (pcm: Float32Array) => Buffer.from(pcm.buffer, pcm.byteOffset, p
 async function expectDirectMatchesFfmpeg(file: string): Promise<Float32Array> {
   const source = await openPcm(file);
   expect(source.reader).toBe("wav");
-  const direct = await collect(source.chunks);
-  const decoded = await collect(pcmChunks(file));
+  const direct = await collectPcm(source.chunks);
+  const decoded = await collectPcm(pcmChunks(file));
   expect(direct.length).toBe(decoded.length);
   expect(bytesOf(direct).equals(bytesOf(decoded))).toBe(true);
   expect(source.durationSec).toBeCloseTo(direct.length / SAMPLE_RATE, 6);
@@ -118,11 +107,11 @@ describe("16 kHz mono 16-bit WAV read directly", () => {
     const float = join(dir, "float.wav");
     ffmpeg("-i", speech, "-ar", "44100", "-ac", "2", stereo);
     ffmpeg("-i", speech, "-c:a", "pcm_f32le", float);
-    const reference = await collect(pcmChunks(speech));
+    const reference = await collectPcm(pcmChunks(speech));
     for (const file of [stereo, float]) {
       const source = await openPcm(file);
       expect(source.reader).toBe("ffmpeg");
-      const pcm = await collect(source.chunks);
+      const pcm = await collectPcm(source.chunks);
       expect(Math.abs(pcm.length - reference.length)).toBeLessThan(SAMPLE_RATE / 100);
     }
   });
@@ -137,7 +126,7 @@ describe("16 kHz mono 16-bit WAV read directly", () => {
     for (const [name, bytes] of Object.entries({ fmtOnly, noData, noChannels })) {
       const file = join(dir, `${name}.wav`);
       writeFileSync(file, bytes);
-      const error = await collect((await openPcm(file)).chunks).catch((e: unknown) => e);
+      const error = await collectPcm((await openPcm(file)).chunks).catch((e: unknown) => e);
       expect(error, name).toBeInstanceOf(MediaError);
       expect(String(error), name).toMatch(/cannot decode the media as audio/);
     }
@@ -148,7 +137,7 @@ describe("16 kHz mono 16-bit WAV read directly", () => {
     const source = await openPcm(speech, ac.signal);
     const reason = new Error("task cancelled");
     ac.abort(reason);
-    await expect(collect(source.chunks)).rejects.toBe(reason);
+    await expect(collectPcm(source.chunks)).rejects.toBe(reason);
   });
 });
 
@@ -168,9 +157,9 @@ describe("one ffmpeg process per file", () => {
     const mp3 = join(dir, "count.mp3");
     ffmpeg("-i", speech, "-c:a", "libmp3lame", "-b:a", "64k", mp3);
     const runs = countingFfmpeg();
-    await collect((await openPcm(mp3)).chunks);
+    await collectPcm((await openPcm(mp3)).chunks);
     expect(runs()).toBe(1);
-    await collect((await openPcm(speech)).chunks);
+    await collectPcm((await openPcm(speech)).chunks);
     expect(runs()).toBe(1);
   });
 

@@ -2,6 +2,7 @@ import {
   createExecutionContext,
   createMessageBatch,
   getQueueResult,
+  runDurableObjectAlarm,
   runInDurableObject,
 } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
@@ -71,6 +72,16 @@ export async function resetDispatcher(): Promise<void> {
 
 export function dispatcherStub() {
   return dispatcher(env);
+}
+
+/** Moves every lease's deadline into the past and runs the Dispatcher's alarm, as if their nodes died. */
+export async function expireAllLeases(): Promise<void> {
+  const stub = dispatcherStub();
+  await runInDurableObject(stub, async (_instance, state) => {
+    state.storage.sql.exec("UPDATE leases SET expires_at = ?", Date.now() - 1);
+    await state.storage.setAlarm(Date.now() + 60_000);
+  });
+  if (!(await runDurableObjectAlarm(stub))) throw new Error("the Dispatcher had no alarm to run");
 }
 
 /** Delivers task messages to the Worker's queue handler, as the Queue would. */

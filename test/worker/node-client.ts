@@ -7,19 +7,25 @@ import { call, NODE_TOKEN } from "./helpers.ts";
  * A test-only inference node: speaks the internal protocol over the Worker's real routes, so the
  * task engine can be driven end to end before (and independently of) the real node.
  */
+/** A CPU node with the base model loaded and no translation engine. */
+const DEFAULT_HEALTH: NodeHealth = {
+  node_id: "test-node",
+  asr_loaded: true,
+  asr_model: "whisper-base",
+  models_ready: ["whisper-base"],
+  gpu_free_gb: 0,
+  mt_loaded: false,
+  mt_model: "",
+  mt_pairs: [],
+};
+
 export class TestNode {
-  constructor(
-    readonly health: NodeHealth = {
-      node_id: "test-node",
-      asr_loaded: true,
-      asr_model: "whisper-base",
-      models_ready: ["whisper-base"],
-      gpu_free_gb: 0,
-      mt_loaded: false,
-      mt_model: "",
-      mt_pairs: [],
-    },
-  ) {}
+  readonly health: NodeHealth;
+
+  /** `health` overrides the default node's fields (e.g. `{ node_id: "b" }` for a second node). */
+  constructor(health: Partial<NodeHealth> = {}) {
+    this.health = { ...DEFAULT_HEALTH, ...health };
+  }
 
   private post(path: string, body: unknown): Promise<Response> {
     return call(`/internal/v1${path}`, {

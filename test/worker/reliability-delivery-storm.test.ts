@@ -54,19 +54,7 @@ async function drainLeases(nodes: TestNode[]) {
   }
 }
 
-const nodes = ["storm-a", "storm-b", "storm-c"].map(
-  (node_id) =>
-    new TestNode({
-      node_id,
-      asr_loaded: true,
-      asr_model: "whisper-base",
-      models_ready: ["whisper-base"],
-      gpu_free_gb: 0,
-      mt_loaded: false,
-      mt_model: "",
-      mt_pairs: [],
-    }),
-);
+const nodes = ["storm-a", "storm-b", "storm-c"].map((node_id) => new TestNode({ node_id }));
 
 beforeEach(resetDispatcher);
 

@@ -20,16 +20,7 @@ import { sampleResult, TestNode } from "./node-client.ts";
  */
 
 function node(node_id: string): TestNode {
-  return new TestNode({
-    node_id,
-    asr_loaded: true,
-    asr_model: "whisper-base",
-    models_ready: ["whisper-base"],
-    gpu_free_gb: 0,
-    mt_loaded: false,
-    mt_model: "",
-    mt_pairs: [],
-  });
+  return new TestNode({ node_id });
 }
 
 /** The Dispatcher's lease deadlines, by task. */

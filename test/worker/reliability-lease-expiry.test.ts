@@ -1,4 +1,3 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -7,7 +6,14 @@ import { jobs } from "../../platform/schema.ts";
 import { jobState } from "../../platform/stubs.ts";
 import { changeTaskStatus, readTask } from "../../platform/task-store.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
-import { createKey, createTranscription, deliver, dispatcherStub, resetDispatcher } from "./helpers.ts";
+import {
+  createKey,
+  createTranscription,
+  deliver,
+  dispatcherStub,
+  expireAllLeases,
+  resetDispatcher,
+} from "./helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 
 /**
@@ -15,16 +21,6 @@ import { sampleResult, TestNode } from "./node-client.ts";
  * lease, and a crash (or a restart of the platform) between the two leaves the lease to expire. The
  * expiry must then see that the task ended, not run it again or overwrite its result.
  */
-
-/** Moves every lease's deadline into the past and runs the Dispatcher's alarm, as if its node died. */
-async function expireAllLeases(): Promise<void> {
-  const stub = dispatcherStub();
-  await runInDurableObject(stub, async (_instance, state) => {
-    state.storage.sql.exec("UPDATE leases SET expires_at = ?", Date.now() - 1);
-    await state.storage.setAlarm(Date.now() + 60_000);
-  });
-  expect(await runDurableObjectAlarm(stub)).toBe(true);
-}
 
 async function d1Status(taskId: string) {
   return db(env)

@@ -2,7 +2,6 @@ import {
   createExecutionContext,
   createScheduledController,
   runDurableObjectAlarm,
-  runInDurableObject,
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -21,6 +20,7 @@ import {
   createTranscription,
   deliver,
   dispatcherStub,
+  expireAllLeases,
   resetDispatcher,
   submitTranscription,
 } from "./helpers.ts";
@@ -30,16 +30,6 @@ async function poll(taskId: string, key: string): Promise<TaskStatusResponse> {
   const response = await call(`/transcribe/${taskId}`, { headers: bearer(key) });
   expect(response.status).toBe(200);
   return (await response.json()) as TaskStatusResponse;
-}
-
-/** Moves every lease's deadline into the past and runs the Dispatcher's alarm, as if nodes died. */
-async function expireAllLeases(): Promise<void> {
-  const stub = dispatcherStub();
-  await runInDurableObject(stub, async (_instance, state) => {
-    state.storage.sql.exec("UPDATE leases SET expires_at = ?", Date.now() - 1);
-    await state.storage.setAlarm(Date.now() + 60_000);
-  });
-  expect(await runDurableObjectAlarm(stub)).toBe(true);
 }
 
 beforeEach(resetDispatcher);
