@@ -1,7 +1,7 @@
 import type { ContentOutputFile } from "../../protocol/content.ts";
 import type { TaskRecord } from "../../protocol/task.ts";
 import type { MediaUrlMinter } from "../media/media-url.ts";
-import type { TaskResultResponse } from "../schemas/content.ts";
+import type { SuccessData, TaskResultResponse } from "../schemas/content.ts";
 import { FAILURE_VIEWS } from "../tasks/failure-views.ts";
 
 /**
@@ -34,7 +34,7 @@ export async function toTaskResult(record: TaskRecord, mint: MediaUrlMinter): Pr
   }
 }
 
-async function successData(record: TaskRecord, mint: MediaUrlMinter): Promise<Record<string, unknown>> {
+async function successData(record: TaskRecord, mint: MediaUrlMinter): Promise<SuccessData> {
   if (record.kind === "transcribe") {
     const result = record.result;
     const audioUrl = record.source.type === "object" ? await mint(record.source.object_key) : null;

@@ -58,18 +58,20 @@ const Processing = z.object({
   progress: z.number().min(0).max(100).optional().openapi({ description: "never goes back" }),
   estimated_time: z.number().min(0).optional().openapi({ description: "seconds left, from measured speeds" }),
 });
+const SuccessData = z.looseObject({
+  note_id: z.string().optional(),
+  title: z.string().optional(),
+  type: z.string().optional(),
+  duration: z.number().optional(),
+  video_url: z.string().optional(),
+  audio_url: z.string().optional(),
+  slide_url: z.string().optional(),
+  slide_pdf_url: z.string().optional(),
+});
+export type SuccessData = z.infer<typeof SuccessData>;
 const Success = z.object({
   status: z.literal("SUCCESS"),
-  data: z.looseObject({
-    note_id: z.string().optional(),
-    title: z.string().optional(),
-    type: z.string().optional(),
-    duration: z.number().optional(),
-    video_url: z.string().optional(),
-    audio_url: z.string().optional(),
-    slide_url: z.string().optional(),
-    slide_pdf_url: z.string().optional(),
-  }),
+  data: SuccessData,
   message: z.string().optional(),
 });
 const Failure = z.object({
