@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { CompleteRequest, Lease, NodeHealth } from "../protocol/node.ts";
 import type { TaskKind } from "../protocol/task.ts";
 import type { Logger } from "./logger.ts";
@@ -87,7 +88,8 @@ export class LeaseLoop {
       } catch (error) {
         if (this.stopping) break;
         logger.warn({ err: String(error), retry_ms: backoffMs }, "lease poll failed");
-        await new Promise((r) => setTimeout(r, backoffMs));
+        // A drain cuts the wait short: a node whose Worker is down still stops at once.
+        await sleep(backoffMs, undefined, { signal: this.stopPolling.signal }).catch(() => undefined);
         backoffMs = Math.min(backoffMs * 2, 15_000);
       }
     }

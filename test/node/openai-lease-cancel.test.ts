@@ -15,19 +15,11 @@ import type {
   NodeHealth,
 } from "../../protocol/node.ts";
 import { repeatTo, speechPcm } from "../native/audio.ts";
+import { NODE_HEALTH } from "./node-health.ts";
 
 /** The node's half of cancellation: a heartbeat answered `cancel: true` stops the task silently. */
 
-const health: NodeHealth = {
-  node_id: "n1",
-  asr_loaded: true,
-  asr_model: "whisper-base",
-  models_ready: ["whisper-base"],
-  gpu_free_gb: 0,
-  mt_loaded: false,
-  mt_model: "",
-  mt_pairs: [],
-};
+const health = NODE_HEALTH;
 
 const lease: Lease = {
   lease_id: "lease-1",

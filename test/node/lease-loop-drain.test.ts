@@ -1,0 +1,51 @@
+import { createServer } from "node:net";
+import { Writable } from "node:stream";
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { LeaseLoop } from "../../inference-node/lease-loop.ts";
+import { WorkerClient } from "../../inference-node/worker-client.ts";
+import { NODE_HEALTH } from "./node-health.ts";
+
+/** A loopback port nothing listens on: the Worker is down. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("LeaseLoop drain", () => {
+  it("stops at once while it is backing off from a Worker that is down", async () => {
+    const retries: number[] = [];
+    const logger = pino(
+      { level: "warn" },
+      new Writable({
+        write(line, _encoding, done) {
+          const entry = JSON.parse(String(line)) as { msg: string; retry_ms?: number };
+          if (entry.msg === "lease poll failed" && entry.retry_ms) retries.push(entry.retry_ms);
+          done();
+        },
+      }),
+    );
+    const loop = new LeaseLoop({
+      client: new WorkerClient(`http://127.0.0.1:${await closedPort()}`, "token"),
+      health: () => NODE_HEALTH,
+      run: async () => {
+        throw new Error("no task can be leased from a Worker that is down");
+      },
+      kinds: ["transcribe"],
+      concurrency: 1,
+      heartbeatMs: 1_000,
+      logger,
+    });
+    loop.start();
+    // Refused polls back off 0.5, 1, 2, 4 s: wait until the loop sleeps 4 s before its next try.
+    await expect.poll(() => retries.at(-1), { timeout: 10_000, interval: 50 }).toBe(4_000);
+
+    const started = Date.now();
+    await loop.drain(30_000);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(retries).toEqual([500, 1_000, 2_000, 4_000]);
+  });
+});
