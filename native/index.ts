@@ -50,8 +50,8 @@ let loaded: NativeBinding | null = null;
  * default spins ~300k rounds there, so beside any other work (the node's own diarizer and ffmpeg,
  * another process) a thread whose partner is descheduled burns the CPU that partner needs: measured
  * here with base on 2 busy cores, 200-430 ms per token instead of 11. 100 rounds is the spin libgomp
- * itself falls back to when it runs more threads than there are CPUs; on an idle machine a decode
- * runs within a few percent of the default.
+ * itself falls back to when it runs more threads than there are CPUs. On idle cores it costs ~5 % per
+ * decode (the decoder passes sleep at barriers), so dedicated nodes set GOMP_SPINCOUNT=300000.
  */
 const OMP_SPIN_ROUNDS = "100";
 
