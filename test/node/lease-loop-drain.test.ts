@@ -4,7 +4,7 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { LeaseLoop } from "../../inference-node/lease-loop.ts";
 import { WorkerClient } from "../../inference-node/worker-client.ts";
-import { NODE_HEALTH } from "./node-health.ts";
+import { NODE_HEALTH } from "../helpers/node-health.ts";
 
 /** A loopback port nothing listens on: the Worker is down. */
 async function closedPort(): Promise<number> {

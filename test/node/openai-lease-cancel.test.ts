@@ -14,8 +14,8 @@ import type {
   LeaseOf,
   NodeHealth,
 } from "../../protocol/node.ts";
+import { NODE_HEALTH } from "../helpers/node-health.ts";
 import { repeatTo, speechPcm } from "../native/audio.ts";
-import { NODE_HEALTH } from "./node-health.ts";
 
 /** The node's half of cancellation: a heartbeat answered `cancel: true` stops the task silently. */
 

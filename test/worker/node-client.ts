@@ -1,30 +1,19 @@
 import type { Lease, NodeHealth } from "../../protocol/node.ts";
 import type { TaskKind } from "../../protocol/task.ts";
 import type { TaskFailureCode } from "../../protocol/task-failure.ts";
+import { NODE_HEALTH } from "../helpers/node-health.ts";
 import { call, NODE_TOKEN } from "./helpers.ts";
 
 /**
  * A test-only inference node: speaks the internal protocol over the Worker's real routes, so the
  * task engine can be driven end to end before (and independently of) the real node.
  */
-/** A CPU node with the base model loaded and no translation engine. */
-const DEFAULT_HEALTH: NodeHealth = {
-  node_id: "test-node",
-  asr_loaded: true,
-  asr_model: "whisper-base",
-  models_ready: ["whisper-base"],
-  gpu_free_gb: 0,
-  mt_loaded: false,
-  mt_model: "",
-  mt_pairs: [],
-};
-
 export class TestNode {
   readonly health: NodeHealth;
 
   /** `health` overrides the default node's fields (e.g. `{ node_id: "b" }` for a second node). */
   constructor(health: Partial<NodeHealth> = {}) {
-    this.health = { ...DEFAULT_HEALTH, ...health };
+    this.health = { ...NODE_HEALTH, ...health };
   }
 
   private post(path: string, body: unknown): Promise<Response> {
