@@ -143,7 +143,7 @@ describe("GET /health and GET /models", () => {
       status: "ok",
       asr_model: "whisper-base",
       asr_synthetic: false,
-      asr_notice: "",
+      asr_fix_command: "",
       asr_loaded: false,
       gpu_free_gb: 0,
       busy: false,
@@ -186,14 +186,21 @@ describe("GET /health and GET /models", () => {
   it("names a synthetic model as such, with the command that fixes it", async () => {
     await new TestNode({ node_id: "laptop", asr_synthetic: true }).lease(1, 0);
     const health = (await (await call("/health")).json()) as Record<string, unknown>;
-    expect(health).toMatchObject({ asr_model: "whisper-base", asr_loaded: true, asr_synthetic: true });
-    expect(health.asr_notice).toBe(
-      "Synthetic stand-in for Whisper base (multilingual) (random weights: transcripts are noise). " +
-        "Fix: npm run model:download -- base, then restart the node.",
-    );
+    expect(health).toMatchObject({
+      asr_model: "whisper-base",
+      asr_loaded: true,
+      asr_synthetic: true,
+      asr_fix_command: "npm run model:download -- base",
+    });
     const models = (await (await call("/models")).json()) as { models: Record<string, unknown>[] };
-    expect(models.models[0]).toMatchObject({ id: "whisper-base", ready: true, synthetic: true });
-    expect(models.models[0]?.label).toBe(health.asr_notice);
+    expect(models.models[0]).toMatchObject({
+      id: "whisper-base",
+      ready: true,
+      synthetic: true,
+      label:
+        "Synthetic stand-in for Whisper base (multilingual) (random weights: transcripts are noise). " +
+        "Fix: npm run model:download -- base, then restart the node.",
+    });
   });
 });
 

@@ -6,8 +6,8 @@ export const HealthResponse = z
     asr_model: z.string(),
     /** Extension: a node serves a synthetic stand-in (random weights) for `asr_model`. */
     asr_synthetic: z.boolean().default(false),
-    /** Extension: what to do about the engine's state (the fix for a synthetic model); empty when nothing. */
-    asr_notice: z.string().default(""),
+    /** Extension: the command that puts the real model in place while `asr_synthetic`; empty otherwise. */
+    asr_fix_command: z.string().default(""),
     asr_loaded: z.boolean(),
     gpu_free_gb: z.number(),
     busy: z.boolean(),

@@ -1,14 +1,14 @@
 import type { LiveStatus } from "../../durable-objects/live/live-hub.ts";
 import { workerConfig } from "../../platform/config.ts";
 import { dispatcher, liveHub } from "../../platform/stubs.ts";
-import { syntheticModelNotice } from "../../protocol/model-registry.ts";
+import { modelFixCommand, syntheticModelNotice } from "../../protocol/model-registry.ts";
 import type { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
 
 /**
  * Health as the nodes last reported it, plus whether the scheduling path answers. The recognition
  * engine counts as loaded when a batch node reported it (heartbeats) or a live engine is connected to
  * the LiveHub; `busy` is the live-mic gate. A model any node serves from a synthetic file is named
- * as such (`asr_synthetic`, `asr_notice`; `syntheticModels` for /models), so nobody mistakes noise
+ * as such (`asr_synthetic`, `asr_fix_command`; `syntheticModels` for /models), so nobody mistakes noise
  * for a transcript.
  */
 export async function readHealth(
@@ -37,7 +37,7 @@ export async function readHealth(
     status: "ok",
     asr_model: registry.default_model,
     asr_synthetic: synthetic,
-    asr_notice: synthetic && defaultEntry ? syntheticModelNotice(defaultEntry) : "",
+    asr_fix_command: synthetic && defaultEntry ? modelFixCommand(defaultEntry) : "",
     asr_loaded: Boolean(asrNode) || live.engines > 0,
     gpu_free_gb: Math.max(0, ...nodes.map((node) => node.gpu_free_gb)),
     busy: live.busy,
