@@ -46,12 +46,19 @@ async function main(): Promise<void> {
     { model: model.id, path: model.path, info: model.whisper.info, threads: config.threads },
     "model loaded",
   );
+  if (model.synthetic) {
+    logger.warn(
+      { path: model.path },
+      "synthetic model (random weights): transcripts are noise; /health and /models say so",
+    );
+  }
 
   const client = new WorkerClient(config.workerUrl, config.token);
   const health = (): NodeHealth => ({
     node_id: config.nodeId,
     asr_loaded: true,
     asr_model: model.id,
+    asr_synthetic: model.synthetic,
     models_ready: [model.id],
     gpu_free_gb: 0,
     ...mt.health,

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadModel, type WhisperModel } from "../native/index.ts";
+import { isSyntheticModelFile } from "../native/model/synthetic.ts";
 import { parseRegistry, type RegistryEntry } from "../protocol/model-registry.ts";
 import type { NodeConfig } from "./config.ts";
 
@@ -9,6 +10,8 @@ export interface ResidentModel {
   id: string;
   entry: RegistryEntry;
   path: string;
+  /** The file is a synthetic stand-in (random weights): the node reports it in its health. */
+  synthetic: boolean;
   whisper: WhisperModel;
 }
 
@@ -31,5 +34,5 @@ export async function loadResidentModel(config: NodeConfig): Promise<ResidentMod
     );
   }
   const whisper = await loadModel(path, { threads: config.threads, concurrency: config.concurrency });
-  return { id: entry.id, entry, path, whisper };
+  return { id: entry.id, entry, path, synthetic: await isSyntheticModelFile(path), whisper };
 }

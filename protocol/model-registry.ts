@@ -49,3 +49,24 @@ export function parseRegistry(json: string | undefined): ModelRegistry {
   }
   return registry;
 }
+
+/**
+ * The whisper.cpp catalog name of a local entry's file (`ggml-base.bin` → `base`): what
+ * `npm run model:download -- NAME` fetches for it. Null for a file that is not named like one.
+ */
+export function downloadNameOf(entry: RegistryEntry): string | null {
+  return /^ggml-(.+)\.bin$/.exec(entry.file ?? "")?.[1] ?? null;
+}
+
+/** The command that puts the real weights of `entry` where a node looks for them. */
+export function modelFixCommand(entry: RegistryEntry): string {
+  return `npm run model:download -- ${downloadNameOf(entry) ?? "NAME"}`;
+}
+
+/**
+ * What /health and /models say while a node serves a synthetic stand-in for `entry`: what it is,
+ * what it does to transcripts, and the one command that fixes it.
+ */
+export function syntheticModelNotice(entry: RegistryEntry): string {
+  return `Synthetic stand-in for ${entry.label} (random weights: transcripts are noise). Fix: ${modelFixCommand(entry)}, then restart the node.`;
+}

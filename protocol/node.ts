@@ -12,6 +12,11 @@ export const NodeHealth = z.object({
   node_id: z.string().min(1).max(128),
   asr_loaded: z.boolean(),
   asr_model: z.string().default(""),
+  /**
+   * The loaded model file is a synthetic stand-in (random weights: transcripts are noise), so
+   * /health, /models and the console can say so. Older nodes do not send it: false.
+   */
+  asr_synthetic: z.boolean().default(false),
   models_ready: z.array(z.string()).default([]),
   gpu_free_gb: z.number().min(0).default(0),
   mt_loaded: z.boolean().default(false),

@@ -8,8 +8,11 @@
  * restarted with a backoff (1 s doubling to 30 s, reset after a stable minute) and logged; the tasks a
  * crashed node held come back when their leases expire. wrangler dev exiting stops everything.
  *
- * The node serves models/ggml-base.bin when present (`npm run model:download -- base`); otherwise a
- * synthetic base model with random weights, so the whole pipeline runs but transcripts are noise.
+ * The node serves the registry default's file (models/ggml-base.bin). The first start downloads it
+ * (scripts/lib/first-model.ts: SHA-1 checked, resumable, with progress); when it cannot (offline,
+ * VOXEDGE_OFFLINE=1, 404, hash mismatch) the node gets a synthetic base model with random weights, so
+ * the whole pipeline runs but transcripts are noise, and a banner, /health, /models and the console
+ * say so with the command that fixes it.
  *
  * Translation: when `apertium-apy` is installed (Debian: apertium-apy apertium-eng-spa) and no other
  * backend is configured (VOXEDGE_MT_BACKEND), APy runs on a free local port and the node translates
@@ -18,11 +21,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { ensureSyntheticModel } from "../native/model/synthetic.ts";
+import { parseRegistry, type RegistryEntry } from "../protocol/model-registry.ts";
 import { hashApiKey } from "../worker/auth/key-material.ts";
 import { createKey } from "./keys.ts";
 import { apertiumInstalled, spawnApertium, waitForApertium } from "./lib/apertium.ts";
 import { startCronTicker } from "./lib/cron.ts";
+import { ensureFirstModel, type FirstModel, firstModelSettings, syntheticBanner } from "./lib/first-model.ts";
 import { freePort } from "./lib/ports.ts";
 import { Supervisor } from "./lib/supervisor.ts";
 import { applyMigrations, d1Query, sqlString, startWranglerDev } from "./lib/wrangler.ts";
@@ -30,7 +34,7 @@ import { applyMigrations, d1Query, sqlString, startWranglerDev } from "./lib/wra
 const PORT = Number(process.env.PORT ?? 8787);
 const DEV_VARS = ".dev.vars";
 const DEV_KEY_FILE = ".wrangler/dev-api-key";
-const REAL_MODEL = "models/ggml-base.bin";
+const MODELS_DIR = "models";
 const local = { remote: false };
 
 /** Local secrets (node token, upload signing key) live in .dev.vars (gitignored), where wrangler dev reads them. */
@@ -59,10 +63,23 @@ async function ensureDevKey(): Promise<{ key: string; created: boolean }> {
   return { key, created: true };
 }
 
-/** The model the local node serves: a downloaded one, else the synthetic stand-in. */
-async function nodeModel(): Promise<{ path: string; synthetic: boolean }> {
-  if (existsSync(REAL_MODEL)) return { path: REAL_MODEL, synthetic: false };
-  return { path: await ensureSyntheticModel("base"), synthetic: true };
+/** The registry default (MODEL_REGISTRY, else the built-in one): the model the node loads. */
+function defaultEntry(): RegistryEntry {
+  const registry = parseRegistry(process.env.MODEL_REGISTRY || undefined);
+  const entry = registry.models.find((model) => model.id === registry.default_model);
+  if (!entry) throw new Error(`model registry: no entry ${registry.default_model}`);
+  return entry;
+}
+
+/** The model the local node serves: the real one (downloaded on first start), else the synthetic stand-in. */
+function nodeModel(entry: RegistryEntry): Promise<FirstModel> {
+  return ensureFirstModel({
+    ...firstModelSettings(process.env),
+    entry,
+    modelsDir: MODELS_DIR,
+    tty: Boolean(process.stderr.isTTY),
+    write: (text) => process.stderr.write(text),
+  });
 }
 
 function startNode(
@@ -125,7 +142,8 @@ async function main(): Promise<void> {
   ensureDevSecret("UPLOAD_SIGNING_SECRET");
   applyMigrations(local);
   const { key, created } = await ensureDevKey();
-  const model = await nodeModel();
+  const entry = defaultEntry();
+  const model = await nodeModel(entry);
   // wrangler dev is the platform: when it ends (crash, or its own Ctrl-C) everything stops with its code.
   const supervisor = new Supervisor({ onCriticalExit: (_name, code) => process.exit(code) });
   let stopping = false;
@@ -163,10 +181,7 @@ async function main(): Promise<void> {
       ? `Translation: Apertium APy on ${translation.VOXEDGE_MT_URL} (GET ${base}/api/v1/languages).`
       : "Translation: none configured (install apertium-apy apertium-eng-spa, or set VOXEDGE_MT_BACKEND).",
   );
-  if (model.synthetic) {
-    console.log(`Inference node: synthetic model ${model.path} (random weights: transcripts are noise).`);
-    console.log("  For real transcripts: npm run model:download -- base, then restart.");
-  }
+  console.log(model.synthetic ? `\n${syntheticBanner(entry, model)}\n` : `Inference node: ${model.path}.`);
   console.log(
     "Cron triggers: fired every minute (the recovery sweep of queued tasks, Idempotency-Key pruning).",
   );

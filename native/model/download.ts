@@ -12,6 +12,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { lookupModel, MODEL_NAMES } from "./catalog.ts";
+import { progressReporter } from "./progress.ts";
 
 export type DownloadErrorCode = "ERR_UNKNOWN_MODEL" | "ERR_HTTP" | "ERR_NETWORK" | "ERR_CHECKSUM";
 
@@ -197,31 +198,6 @@ export async function downloadModel(opts: DownloadOptions): Promise<DownloadResu
   return { path: dest, bytes: size, sha1, verified: expected !== null, resumed, skipped: false };
 }
 
-/** Progress output: a redrawn bar on a TTY, a line per 10% otherwise (CI logs). */
-function progressPrinter(label: string): (p: DownloadProgress) => void {
-  const started = Date.now();
-  let lastDecile = -1;
-  let lastDraw = 0;
-  return ({ received, total }) => {
-    const mb = (n: number) => (n / 1e6).toFixed(1);
-    const pct = total ? (100 * received) / total : null;
-    if (process.stderr.isTTY) {
-      // redraw at most 10 times a second (a chunk arrives every few KB)
-      if (Date.now() - lastDraw < 100 && received !== total) return;
-      lastDraw = Date.now();
-      const speed = received / 1e6 / Math.max(0.001, (Date.now() - started) / 1000);
-      const bar =
-        pct === null ? "" : `[${"#".repeat(Math.floor(pct / 4)).padEnd(25, ".")}] ${pct.toFixed(1)}% `;
-      process.stderr.write(
-        `\r${label} ${bar}${mb(received)}${total ? `/${mb(total)}` : ""} MB ${speed.toFixed(1)} MB/s  `,
-      );
-    } else if (pct !== null && Math.floor(pct / 10) > lastDecile) {
-      lastDecile = Math.floor(pct / 10);
-      process.stderr.write(`${label} ${Math.floor(pct)}% (${mb(received)}/${mb(total ?? 0)} MB)\n`);
-    }
-  };
-}
-
 const EXIT: Record<DownloadErrorCode, number> = {
   ERR_UNKNOWN_MODEL: 2,
   ERR_HTTP: 3,
@@ -246,16 +222,21 @@ async function main(argv: string[]): Promise<number> {
     );
     return 2;
   }
+  const progress = progressReporter({
+    label: `ggml-${name}.bin`,
+    tty: Boolean(process.stderr.isTTY),
+    write: (text) => process.stderr.write(text),
+  });
   try {
     const res = await downloadModel({
       name,
       dir: args.values.dir,
       baseUrl: args.values["base-url"],
       sha1: args.values.sha1,
-      onProgress: progressPrinter(`ggml-${name}.bin`),
+      onProgress: progress.onProgress,
       onWarning: (m) => console.warn(`\nwarning: ${m}`),
     });
-    if (process.stderr.isTTY) process.stderr.write("\n");
+    progress.finish();
     const how = res.skipped ? "already present" : res.resumed ? "downloaded (resumed)" : "downloaded";
     console.log(
       `${res.path}: ${how}, ${res.bytes} bytes, sha1 ${res.sha1}${res.verified ? " (verified)" : " (unverified)"}`,

@@ -176,6 +176,34 @@ export async function writeSyntheticModel(file: string, size: SyntheticSize, see
   }
 }
 
+/** Where the vocabulary starts in a ggml whisper header: magic, 11 hparams, n_mel and n_fft, the mel filters. */
+const VOCAB_OFFSET = 4 * (1 + 11 + 2) + 4 * N_MELS * 201;
+
+/**
+ * Whether `file` is a model `writeSyntheticModel` wrote, whatever its name or size: its vocabulary
+ * section is byte for byte the synthetic one (made-up words after the 256 single bytes), which no
+ * published whisper model has (theirs is GPT-2's). The check reads only the header (~0.5 MB).
+ *
+ * @example
+ * await isSyntheticModelFile("models/synthetic-base.bin"); // true
+ * await isSyntheticModelFile("models/ggml-base.bin"); // false
+ */
+export async function isSyntheticModelFile(file: string): Promise<boolean> {
+  const expected = header(SYNTHETIC_DIMS.micro);
+  const handle = await open(file, "r");
+  try {
+    const head = Buffer.alloc(expected.length);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return (
+      bytesRead === head.length &&
+      head.readInt32LE(0) === GGML_MAGIC &&
+      head.subarray(VOCAB_OFFSET).equals(expected.subarray(VOCAB_OFFSET))
+    );
+  } finally {
+    await handle.close();
+  }
+}
+
 const MODELS_DIR = fileURLToPath(new URL("../../models/", import.meta.url));
 
 /**

@@ -288,6 +288,30 @@ describe("history", () => {
 });
 
 describe("interface", () => {
+  it("names the synthetic model on every page, with the command that fixes it", async () => {
+    const { url } = stackInfo();
+    // The stack's node serves the synthetic micro model: /health says so, and so must every page.
+    const health = (await (await fetch(`${url}/health`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ asr_synthetic: true, asr_fix_command: "npm run model:download -- base" });
+    const signedOut = await browser.newContext({ locale: "en-US" });
+    const signIn = await signedOut.newPage();
+    await signIn.goto(`${url}/`);
+    const before = signIn.getByRole("status").filter({ hasText: "Synthetic model" });
+    await before.waitFor();
+    expect(await before.textContent()).toContain("transcripts are noise");
+    await signedOut.close();
+
+    const { context, page } = await signedInPage(browser);
+    for (const at of ["/", "/history", "/live", "/studio"]) {
+      await page.goto(`${url}${at}`);
+      const notice = page.getByRole("status").filter({ hasText: "Synthetic model" });
+      await notice.waitFor();
+      expect(await notice.locator("code").textContent(), at).toBe("npm run model:download -- base");
+    }
+    await screenshot(page, "synthetic-model-notice");
+    await context.close();
+  });
+
   it("follows the browser's language, switches language, and remembers the choice", async () => {
     const context = await browser.newContext({ locale: "vi-VN" });
     const page = await context.newPage();

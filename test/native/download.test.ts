@@ -98,7 +98,11 @@ describe("downloadModel", () => {
     expect(res.resumed).toBe(true);
     expect(requests).toHaveLength(2);
     expect(requests[0]!.range).toBeUndefined();
-    expect(requests[1]!.range).toBe("bytes=1200000-");
+    // The rest of what arrived before the cut: all 1.2 MB, or less when the client had not read it all
+    // when the socket died (a loaded machine).
+    const from = Number(/^bytes=(\d+)-$/.exec(requests[1]!.range ?? "")?.[1]);
+    expect(from).toBeGreaterThan(0);
+    expect(from).toBeLessThanOrEqual(1_200_000);
     expect((await readFile(res.path)).equals(BODY)).toBe(true);
   });
 

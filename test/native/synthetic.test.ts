@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -11,6 +11,7 @@ import {
 } from "../../native/model/ggml-parts.ts";
 import {
   ensureSyntheticModel,
+  isSyntheticModelFile,
   syntheticModelBytes,
   writeSyntheticModel,
 } from "../../native/model/synthetic.ts";
@@ -127,5 +128,37 @@ describe("synthetic model files", () => {
   it("leave no temp files behind", async () => {
     const { readdir } = await import("node:fs/promises");
     expect((await readdir(dir)).filter((f) => f.includes(".tmp-"))).toEqual([]);
+  });
+});
+
+describe("isSyntheticModelFile", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await tempDir("synthetic-mark");
+  });
+
+  it("recognises a synthetic model whatever its seed or name", async () => {
+    const file = path.join(dir, "ggml-base.bin");
+    await writeSyntheticModel(file, "micro", 7);
+    expect(await isSyntheticModelFile(file)).toBe(true);
+    expect(await isSyntheticModelFile(await ensureSyntheticModel("micro"))).toBe(true);
+  });
+
+  it("does not take a ggml file with another vocabulary, a short file or a non-model for one", async () => {
+    const bytes = await readFile(await ensureSyntheticModel("micro"));
+    // One word of the vocabulary changed: a real model's header differs in all of them.
+    const vocabWord = bytes.indexOf(Buffer.from(" 42", "utf8"), 64_376);
+    expect(vocabWord).toBeGreaterThan(64_376);
+    const otherVocab = Buffer.from(bytes);
+    otherVocab.write(" 43", vocabWord, "utf8");
+    const cases = {
+      "other-vocab.bin": otherVocab,
+      "short.bin": bytes.subarray(0, 70_000),
+      "text.bin": Buffer.from("not a model\n".repeat(100_000)),
+    };
+    for (const [name, content] of Object.entries(cases)) {
+      await writeFile(path.join(dir, name), content);
+      expect(await isSyntheticModelFile(path.join(dir, name)), name).toBe(false);
+    }
   });
 });

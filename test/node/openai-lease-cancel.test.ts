@@ -181,7 +181,7 @@ describe("a cancelled task on the real pipeline", () => {
     );
     const entry = defaultRegistry.models[0]!;
     const deps = {
-      model: { id: entry.id, entry, path: "synthetic", whisper },
+      model: { id: entry.id, entry, path: "synthetic", synthetic: true, whisper },
       translator: null,
       diarize: false,
       maxTokens: 16,

@@ -142,6 +142,8 @@ describe("GET /health and GET /models", () => {
     expect(before).toEqual({
       status: "ok",
       asr_model: "whisper-base",
+      asr_synthetic: false,
+      asr_fix_command: "",
       asr_loaded: false,
       gpu_free_gb: 0,
       busy: false,
@@ -174,7 +176,31 @@ describe("GET /health and GET /models", () => {
       mt_model: "libretranslate",
     });
     const models = (await (await call("/models")).json()) as { models: { ready: boolean }[] };
-    expect(models.models[0]?.ready).toBe(true);
+    expect(models.models[0]).toMatchObject({
+      ready: true,
+      synthetic: false,
+      label: "Whisper base (multilingual)",
+    });
+  });
+
+  it("names a synthetic model as such, with the command that fixes it", async () => {
+    await new TestNode({ node_id: "laptop", asr_synthetic: true }).lease(1, 0);
+    const health = (await (await call("/health")).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({
+      asr_model: "whisper-base",
+      asr_loaded: true,
+      asr_synthetic: true,
+      asr_fix_command: "npm run model:download -- base",
+    });
+    const models = (await (await call("/models")).json()) as { models: Record<string, unknown>[] };
+    expect(models.models[0]).toMatchObject({
+      id: "whisper-base",
+      ready: true,
+      synthetic: true,
+      label:
+        "Synthetic stand-in for Whisper base (multilingual) (random weights: transcripts are noise). " +
+        "Fix: npm run model:download -- base, then restart the node.",
+    });
   });
 });
 

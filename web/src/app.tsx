@@ -11,6 +11,7 @@ import { SignIn } from "./auth/sign-in.tsx";
 import { LANGS, type Lang, lang, setLang, t } from "./i18n/i18n.ts";
 import type { MessageKey } from "./i18n/messages.ts";
 import TranscribePage from "./transcribe/transcribe-page.tsx";
+import { ModelNotice } from "./ui/model-notice.tsx";
 
 /**
  * The console's shell and its pages. Adding a page: its path in protocol/console-routes.ts (so the
@@ -46,6 +47,7 @@ export function App() {
         {t("nav.skip")}
       </a>
       <Header />
+      <ModelNotice />
       <main id="main" tabIndex={-1}>
         <Pages />
       </main>

@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { workerConfig } from "../../platform/config.ts";
 import { createRouter } from "../router.ts";
 import { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
-import { readHealth } from "../tasks/health.ts";
+import { readHealth, readModels } from "../tasks/health.ts";
 
 const ApiRoot = z
   .object({ name: z.string(), version: z.string(), docs: z.string(), openapi: z.string() })
@@ -46,17 +45,4 @@ export const discoveryRoutes = createRouter()
     c.json({ name: "voxedge", version: "1.0.0", docs: "/docs", openapi: "/openapi.json" }, 200),
   )
   .openapi(healthRoute, async (c) => c.json((await readHealth(c.env)).health, 200))
-  .openapi(modelsRoute, async (c) => {
-    const registry = workerConfig(c.env).modelRegistry;
-    const { modelsReady } = await readHealth(c.env);
-    const models = registry.models.map((model) => ({
-      id: model.id,
-      label: model.label,
-      kind: model.kind,
-      ready: model.kind === "http" ? Boolean(model.endpoint) : modelsReady.includes(model.id),
-      supports_streaming: model.supports_streaming,
-      supports_timestamps: model.supports_timestamps,
-      supports_context: model.supports_context,
-    }));
-    return c.json({ models, default_model: registry.default_model }, 200);
-  });
+  .openapi(modelsRoute, async (c) => c.json(await readModels(c.env), 200));

@@ -4,6 +4,10 @@ export const HealthResponse = z
   .object({
     status: z.string().openapi({ example: "ok" }),
     asr_model: z.string(),
+    /** Extension: a node serves a synthetic stand-in (random weights) for `asr_model`. */
+    asr_synthetic: z.boolean().default(false),
+    /** Extension: the command that puts the real model in place while `asr_synthetic`; empty otherwise. */
+    asr_fix_command: z.string().default(""),
     asr_loaded: z.boolean(),
     gpu_free_gb: z.number(),
     busy: z.boolean(),
@@ -21,6 +25,8 @@ export const ModelInfo = z
     label: z.string(),
     kind: z.enum(["local", "local_base", "http"]),
     ready: z.boolean(),
+    /** Extension: a node serves a synthetic stand-in for it; `label` then says so and how to fix it. */
+    synthetic: z.boolean().default(false),
     supports_streaming: z.boolean().default(false),
     supports_timestamps: z.boolean().default(false),
     supports_context: z.boolean().default(false),

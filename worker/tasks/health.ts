@@ -1,14 +1,19 @@
 import type { LiveStatus } from "../../durable-objects/live/live-hub.ts";
 import { workerConfig } from "../../platform/config.ts";
 import { dispatcher, liveHub } from "../../platform/stubs.ts";
-import type { HealthResponse } from "../schemas/discovery.ts";
+import { modelFixCommand, syntheticModelNotice } from "../../protocol/model-registry.ts";
+import type { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
 
 /**
  * Health as the nodes last reported it, plus whether the scheduling path answers. The recognition
  * engine counts as loaded when a batch node reported it (heartbeats) or a live engine is connected to
- * the LiveHub; `busy` is the live-mic gate.
+ * the LiveHub; `busy` is the live-mic gate. A model any node serves from a synthetic file is named
+ * as such (`asr_synthetic`, `asr_fix_command`; `syntheticModels` for /models), so nobody mistakes noise
+ * for a transcript.
  */
-export async function readHealth(env: Env): Promise<{ health: HealthResponse; modelsReady: string[] }> {
+export async function readHealth(
+  env: Env,
+): Promise<{ health: HealthResponse; modelsReady: string[]; syntheticModels: string[] }> {
   const registry = workerConfig(env).modelRegistry;
   let jobQueue: HealthResponse["job_queue"] = "ready";
   let jobQueueError = "";
@@ -23,9 +28,16 @@ export async function readHealth(env: Env): Promise<{ health: HealthResponse; mo
   const live = await liveAsked;
   const asrNode = nodes.find((node) => node.asr_loaded);
   const mtNode = nodes.find((node) => node.mt_loaded);
+  const syntheticModels = [
+    ...new Set(nodes.filter((node) => node.asr_loaded && node.asr_synthetic).map((node) => node.asr_model)),
+  ];
+  const defaultEntry = registry.models.find((entry) => entry.id === registry.default_model);
+  const synthetic = syntheticModels.includes(registry.default_model);
   const health: HealthResponse = {
     status: "ok",
     asr_model: registry.default_model,
+    asr_synthetic: synthetic,
+    asr_fix_command: synthetic && defaultEntry ? modelFixCommand(defaultEntry) : "",
     asr_loaded: Boolean(asrNode) || live.engines > 0,
     gpu_free_gb: Math.max(0, ...nodes.map((node) => node.gpu_free_gb)),
     busy: live.busy,
@@ -34,7 +46,30 @@ export async function readHealth(env: Env): Promise<{ health: HealthResponse; mo
     job_queue: jobQueue,
     job_queue_error: jobQueueError,
   };
-  return { health, modelsReady: [...new Set(nodes.flatMap((node) => node.models_ready))] };
+  return { health, modelsReady: [...new Set(nodes.flatMap((node) => node.models_ready))], syntheticModels };
+}
+
+/**
+ * The registry as /models shows it: each entry, whether a node can serve it now, and for one a node
+ * serves from a synthetic file, a label that says so and how to fix it.
+ */
+export async function readModels(env: Env): Promise<ModelsResponse> {
+  const registry = workerConfig(env).modelRegistry;
+  const { modelsReady, syntheticModels } = await readHealth(env);
+  const models = registry.models.map((model) => {
+    const synthetic = syntheticModels.includes(model.id);
+    return {
+      id: model.id,
+      label: synthetic ? syntheticModelNotice(model) : model.label,
+      kind: model.kind,
+      ready: model.kind === "http" ? Boolean(model.endpoint) : modelsReady.includes(model.id),
+      synthetic,
+      supports_streaming: model.supports_streaming,
+      supports_timestamps: model.supports_timestamps,
+      supports_context: model.supports_context,
+    };
+  });
+  return { models, default_model: registry.default_model };
 }
 
 /** The hub's view; an unreachable hub reads as no session and no engine, so /health still answers. */

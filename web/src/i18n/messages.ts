@@ -142,6 +142,11 @@ export const en = {
     "The browser offers no microphone on this page: it needs a secure (https) address. Open the link with https.",
   "error.page": "This page failed to show: {detail}",
   "error.reload": "Reload",
+
+  "modelNotice.title": "Synthetic model:",
+  "modelNotice.text":
+    "this deployment serves a random-weight stand-in for {model}, so transcripts are noise.",
+  "modelNotice.fix": "For real transcripts, run this where the inference node runs, then restart it:",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -283,4 +288,10 @@ export const vi: Record<MessageKey, string> = {
     "Trình duyệt không cho dùng micro trên trang này: cần địa chỉ bảo mật (https). Hãy mở liên kết bằng https.",
   "error.page": "Không hiển thị được trang này: {detail}",
   "error.reload": "Tải lại",
+
+  "modelNotice.title": "Mô hình giả lập:",
+  "modelNotice.text":
+    "hệ thống đang dùng một mô hình thay thế với trọng số ngẫu nhiên cho {model}, nên bản chép lời chỉ là chữ vô nghĩa.",
+  "modelNotice.fix":
+    "Để có bản chép lời thật, hãy chạy lệnh này trên máy chạy nút suy luận rồi khởi động lại:",
 };
