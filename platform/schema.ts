@@ -21,6 +21,19 @@ export const apiKeys = sqliteTable("api_keys", {
 });
 
 /**
+ * Inference node identities: each node presents its own token (`vxn_…`), of which only the SHA-256 is
+ * stored; revoking the row shuts that one node out. `prefix` lets a person recognise a token in listings.
+ */
+export const nodeIdentities = sqliteTable("nodes", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  prefix: text("prefix").notNull(),
+  createdAt: integer("created_at").notNull(),
+  revokedAt: integer("revoked_at"),
+});
+
+/**
  * The permanent record of every task (the "history store"); timestamps are Unix milliseconds. Its keys
  * are the wire names of protocol/task.ts TaskRecord, so a row is a record without any mapping.
  */

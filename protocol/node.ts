@@ -3,7 +3,7 @@ import { Lane, TASK_CONTRACTS, TaskKind, TaskSource } from "./task.ts";
 import { TaskFailureCode } from "./task-failure.ts";
 
 /**
- * The internal protocol between the Worker and inference nodes (routes under /internal/v1, NODE_TOKEN
+ * The internal protocol between the Worker and inference nodes (routes under /internal/v1, node token
  * auth). Nodes pull: they long-poll for leases, heartbeat while they work and report the outcome.
  */
 

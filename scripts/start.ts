@@ -22,7 +22,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { parseRegistry, type RegistryEntry } from "../protocol/model-registry.ts";
-import { hashApiKey } from "../worker/auth/key-material.ts";
+import { hashSecret } from "../worker/auth/key-material.ts";
 import { createKey } from "./keys.ts";
 import { apertiumInstalled, spawnApertium, waitForApertium } from "./lib/apertium.ts";
 import { startCronTicker } from "./lib/cron.ts";
@@ -52,7 +52,7 @@ async function ensureDevKey(): Promise<{ key: string; created: boolean }> {
   if (existsSync(DEV_KEY_FILE)) {
     const key = readFileSync(DEV_KEY_FILE, "utf8").trim();
     const live = d1Query(
-      `SELECT id FROM api_keys WHERE key_hash = ${sqlString(await hashApiKey(key))} AND revoked_at IS NULL`,
+      `SELECT id FROM api_keys WHERE key_hash = ${sqlString(await hashSecret(key))} AND revoked_at IS NULL`,
       local,
     );
     if (live.length > 0) return { key, created: false };

@@ -24,6 +24,7 @@ export interface DispatchTask {
 
 interface Waiter {
   ask: LeaseAsk;
+  nodeName: string;
   resolve: (leases: LeaseRow[]) => void;
   timer: ReturnType<typeof setTimeout>;
 }
@@ -83,15 +84,19 @@ export class Dispatcher extends DurableObject<Env> {
     return "unknown";
   }
 
-  /** Grants up to `capacity` leases, waiting up to `wait_ms` for work when none is ready. */
-  async lease(ask: LeaseAsk): Promise<LeaseRow[]> {
+  /**
+   * Grants up to `capacity` leases, waiting up to `wait_ms` for work when none is ready. `nodeName` is
+   * the authenticated node identity's name, kept on each lease.
+   */
+  async lease(ask: LeaseAsk, nodeName: string): Promise<LeaseRow[]> {
     this.nodes.record(ask.node, Date.now());
-    const granted = this.grant(ask);
+    const granted = this.grant(ask, nodeName);
     if (granted.length > 0) await this.scheduleAlarm();
     if (granted.length > 0 || ask.wait_ms <= 0) return granted;
     return new Promise((resolve) => {
       const waiter: Waiter = {
         ask,
+        nodeName,
         resolve,
         timer: setTimeout(() => {
           this.waiters = this.waiters.filter((w) => w !== waiter);
@@ -200,7 +205,7 @@ export class Dispatcher extends DurableObject<Env> {
   }
 
   /** Grants up to the ask's capacity, each task only while its work class has a free slot. */
-  private grant(ask: LeaseAsk): LeaseRow[] {
+  private grant(ask: LeaseAsk, nodeName: string): LeaseRow[] {
     const granted: LeaseRow[] = [];
     const expiresAt = Date.now() + this.leaseTtlMs();
     while (granted.length < ask.capacity) {
@@ -212,6 +217,7 @@ export class Dispatcher extends DurableObject<Env> {
         lease_id: crypto.randomUUID(),
         attempts: task.attempts + 1,
         node_id: ask.node.node_id,
+        node_name: nodeName,
         expires_at: expiresAt,
         cancelled: 0,
       };
@@ -225,7 +231,7 @@ export class Dispatcher extends DurableObject<Env> {
   private async serveWaiters(): Promise<void> {
     let grantedAny = false;
     for (const waiter of [...this.waiters]) {
-      const granted = this.grant(waiter.ask);
+      const granted = this.grant(waiter.ask, waiter.nodeName);
       if (granted.length === 0) continue;
       grantedAny = true;
       clearTimeout(waiter.timer);

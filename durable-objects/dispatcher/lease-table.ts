@@ -10,6 +10,8 @@ export type LeaseRow = {
   kind: TaskKind;
   attempts: number;
   node_id: string;
+  /** The authenticated node identity that took the lease (`shared` for the shared NODE_TOKEN). */
+  node_name: string;
   expires_at: number;
   /** 1 once the task was cancelled (its caller went away); the node learns it on its next heartbeat. */
   cancelled: 0 | 1;
@@ -28,8 +30,14 @@ export function createLeaseTables(sql: SqlStorage): void {
     kind TEXT NOT NULL,
     attempts INTEGER NOT NULL,
     node_id TEXT NOT NULL,
+    node_name TEXT NOT NULL DEFAULT '',
     expires_at INTEGER NOT NULL
   )`);
+  // Leases stored before node identities existed have no node_name column: add it ('' = unknown).
+  const columns = sql.exec<{ name: string }>("PRAGMA table_info(leases)").toArray();
+  if (!columns.some((column) => column.name === "node_name")) {
+    sql.exec("ALTER TABLE leases ADD COLUMN node_name TEXT NOT NULL DEFAULT ''");
+  }
   // Leases whose task was cancelled while a node held it; a row goes with its lease.
   sql.exec("CREATE TABLE IF NOT EXISTS cancelled_leases (lease_id TEXT PRIMARY KEY)");
   // Tasks that reached an end, so a late duplicate hand-off is ignored; pruned after a day.
@@ -44,8 +52,8 @@ export class LeaseTable {
 
   insert(row: LeaseRow): void {
     this.sql.exec(
-      `INSERT INTO leases (lease_id, task_id, seq, owner, lane, kind, attempts, node_id, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO leases (lease_id, task_id, seq, owner, lane, kind, attempts, node_id, node_name, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       row.lease_id,
       row.task_id,
       row.seq,
@@ -54,6 +62,7 @@ export class LeaseTable {
       row.kind,
       row.attempts,
       row.node_id,
+      row.node_name,
       row.expires_at,
     );
   }

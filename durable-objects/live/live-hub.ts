@@ -83,7 +83,7 @@ export class LiveHub extends DurableObject<Env> {
     this.#keyStreams = new KeyStreams(ctx.storage);
   }
 
-  /** A node's hub socket (the Worker checked NODE_TOKEN and the Upgrade header). */
+  /** A node's hub socket (the Worker checked the node token and the Upgrade header). */
   override async fetch(_request: Request): Promise<Response> {
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1], [NODE_TAG]);

@@ -7,12 +7,12 @@ import {
 } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { db } from "../../platform/db.ts";
-import { apiKeys } from "../../platform/schema.ts";
+import { apiKeys, nodeIdentities } from "../../platform/schema.ts";
 import { dispatcher } from "../../platform/stubs.ts";
 import { createTask, readTask } from "../../platform/task-store.ts";
 import type { Lane, TaskRecordOf } from "../../protocol/task.ts";
 import type { TranscribeParams } from "../../protocol/transcribe-params.ts";
-import { generateApiKey } from "../../worker/auth/key-material.ts";
+import { generateApiKey, generateNodeToken } from "../../worker/auth/key-material.ts";
 import worker from "../../worker/index.ts";
 import { submitTask } from "../../worker/tasks/submit.ts";
 
@@ -28,8 +28,17 @@ export async function createKey(name = "test"): Promise<{ id: string; key: strin
   const made = await generateApiKey();
   await db(env)
     .insert(apiKeys)
-    .values({ id: made.id, name, keyHash: made.keyHash, prefix: made.prefix, createdAt: Date.now() });
-  return { id: made.id, key: made.key };
+    .values({ id: made.id, name, keyHash: made.hash, prefix: made.prefix, createdAt: Date.now() });
+  return { id: made.id, key: made.secret };
+}
+
+/** Creates a per-node identity in D1 the way the nodes CLI does and returns its id and token. */
+export async function createNode(name = "test-node"): Promise<{ id: string; token: string }> {
+  const made = await generateNodeToken();
+  await db(env)
+    .insert(nodeIdentities)
+    .values({ id: made.id, name, tokenHash: made.hash, prefix: made.prefix, createdAt: Date.now() });
+  return { id: made.id, token: made.secret };
 }
 
 export function bearer(key: string): Record<string, string> {

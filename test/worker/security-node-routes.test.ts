@@ -8,25 +8,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { stored } from "./fuzz-helpers.ts";
 import { bearer, call, createKey, NODE_TOKEN } from "./helpers.ts";
-
-const HTTP_ROUTES: { method: string; path: string; body?: string }[] = [
-  { method: "POST", path: "/internal/v1/lease", body: "{}" },
-  { method: "POST", path: "/internal/v1/leases/l1/heartbeat", body: "{}" },
-  { method: "POST", path: "/internal/v1/leases/l1/complete", body: "{}" },
-  { method: "POST", path: "/internal/v1/leases/l1/fail", body: "{}" },
-  { method: "GET", path: "/internal/v1/leases/l1/source" },
-  { method: "PUT", path: "/internal/v1/leases/l1/outputs/short.mp4", body: "bytes" },
-  { method: "GET", path: "/internal/v1/previews" },
-  { method: "PUT", path: "/internal/v1/previews/voice.mp3", body: "bytes" },
-  { method: "GET", path: "/internal/v1/translate" },
-  { method: "POST", path: "/internal/v1/translate", body: "{}" },
-];
-
-const SOCKET_ROUTES = [
-  "/internal/v1/live/node",
-  "/internal/v1/live/sessions/live_00000000-0000-4000-8000-000000000000",
-  "/internal/v1/rooms/00000000-0000-4000-8000-000000000000/streams/s1",
-];
+import { NODE_HTTP_ROUTES as HTTP_ROUTES, NODE_SOCKET_ROUTES as SOCKET_ROUTES } from "./node-routes.ts";
 
 let apiKey: string;
 
@@ -41,6 +23,7 @@ const impostors = (): { name: string; headers: Record<string, string>; query?: s
   { name: "API key as x-api-key", headers: { "x-api-key": apiKey } },
   { name: "API key as api_key query", headers: {}, query: `?api_key=${encodeURIComponent(apiKey)}` },
   { name: "wrong token", headers: { authorization: "Bearer not-the-node-token" } },
+  { name: "unknown per-node token", headers: bearer(`vxn_${"A".repeat(43)}`) },
   { name: "token with a suffix", headers: { authorization: `Bearer ${NODE_TOKEN}x` } },
   { name: "token prefix", headers: { authorization: `Bearer ${NODE_TOKEN.slice(0, -1)}` } },
   { name: "token as Basic", headers: { authorization: `Basic ${btoa(`node:${NODE_TOKEN}`)}` } },

@@ -2,8 +2,8 @@ import { and, eq, isNull } from "drizzle-orm";
 import { workerConfig } from "../../platform/config.ts";
 import { db } from "../../platform/db.ts";
 import { apiKeys } from "../../platform/schema.ts";
-import { cachedKey } from "./key-cache.ts";
-import { hashApiKey, KEY_PREFIX } from "./key-material.ts";
+import { cachedIdentity } from "./key-cache.ts";
+import { hashSecret, KEY_PREFIX } from "./key-material.ts";
 
 /**
  * Finds the live (not revoked) key with this secret. Answers from the key caches when it can
@@ -11,8 +11,8 @@ import { hashApiKey, KEY_PREFIX } from "./key-material.ts";
  */
 export async function findActiveKey(env: Env, key: string): Promise<{ id: string; name: string } | null> {
   if (!key.startsWith(KEY_PREFIX) || key.length > 200) return null;
-  const keyHash = await hashApiKey(key);
-  return cachedKey(keyHash, workerConfig(env).authCacheTtlMs, async () => {
+  const keyHash = await hashSecret(key);
+  return cachedIdentity("api-key", keyHash, workerConfig(env).authCacheTtlMs, async () => {
     const row = await db(env)
       .select({ id: apiKeys.id, name: apiKeys.name })
       .from(apiKeys)

@@ -1,10 +1,15 @@
-/** API key material: generation, hashing and extraction. Pure, so it runs in Workers and in Node CLIs. */
+/**
+ * Credential material (API keys and node tokens): generation, hashing and extraction. Pure, so it runs
+ * in Workers and in Node CLIs.
+ */
 
 /** Every key starts with this, so a leaked key is recognisable (secret scanners, logs). */
 export const KEY_PREFIX = "vx_";
+/** Every per-node token starts with this: never mistaken for an API key, on either side. */
+export const NODE_TOKEN_PREFIX = "vxn_";
 
-/** SHA-256 of a key, hex: the only form in which keys are stored. */
-export async function hashApiKey(key: string): Promise<string> {
+/** SHA-256 of a key or node token, hex: the only form in which either is stored. */
+export async function hashSecret(key: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -19,20 +24,31 @@ export function keyFromHeaders(headers: Headers): string | null {
   return headers.get("x-api-key")?.trim() || null;
 }
 
-export interface NewApiKey {
+export interface NewSecret {
   id: string;
   /** The secret, shown once to its owner and never stored. */
-  key: string;
-  keyHash: string;
+  secret: string;
+  /** SHA-256 of the secret: what the database keeps. */
+  hash: string;
+  /** The recognisable start of the secret, for listings. */
   prefix: string;
 }
 
-/** Makes a new key: 256 random bits, base64url, behind the recognisable prefix. Runs in Workers and Node. */
-export async function generateApiKey(): Promise<NewApiKey> {
-  const secret = crypto.getRandomValues(new Uint8Array(32));
-  const key = `${KEY_PREFIX}${base64url(secret)}`;
-  const id = `key_${base64url(crypto.getRandomValues(new Uint8Array(9)))}`;
-  return { id, key, keyHash: await hashApiKey(key), prefix: key.slice(0, KEY_PREFIX.length + 6) };
+/** Makes a new secret: 256 random bits, base64url, behind a recognisable prefix. Runs in Workers and Node. */
+async function generateSecret(secretPrefix: string, idPrefix: string): Promise<NewSecret> {
+  const secret = `${secretPrefix}${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+  const id = `${idPrefix}${base64url(crypto.getRandomValues(new Uint8Array(9)))}`;
+  return { id, secret, hash: await hashSecret(secret), prefix: secret.slice(0, secretPrefix.length + 6) };
+}
+
+/** A new API key (`vx_…`, id `key_…`). */
+export function generateApiKey(): Promise<NewSecret> {
+  return generateSecret(KEY_PREFIX, "key_");
+}
+
+/** A new per-node token (`vxn_…`, id `node_…`). */
+export function generateNodeToken(): Promise<NewSecret> {
+  return generateSecret(NODE_TOKEN_PREFIX, "node_");
 }
 
 function base64url(bytes: Uint8Array): string {

@@ -70,13 +70,13 @@ export async function openSingleSocket(
   return liveSession(env, sessionId).fetch(join);
 }
 
-/** A node's hub socket (NODE_TOKEN already checked). */
+/** A node's hub socket (node token already checked). */
 export async function connectNodeToHub(env: Env, request: Request): Promise<Response> {
   requireUpgrade(request);
   return liveHub(env).fetch(request);
 }
 
-/** A node dialling into the session the hub assigned it (NODE_TOKEN already checked). */
+/** A node dialling into the session the hub assigned it (node token already checked). */
 export async function connectNodeToSession(env: Env, request: Request, sessionId: string): Promise<Response> {
   requireUpgrade(request);
   return liveSession(env, sessionId).fetch(sessionRequest(request, { role: "node", session_id: sessionId }));

@@ -14,6 +14,8 @@ export function requestLog(): MiddlewareHandler<AppEnv> {
         status: c.res.status,
         ms: Date.now() - started,
         key_id: c.get("apiKey")?.id,
+        node_id: c.get("node")?.id,
+        node: c.get("node")?.name,
       }),
     );
   };

@@ -23,7 +23,7 @@ import {
 } from "../tasks/leasing.ts";
 import { translateWithWorkersAi, translationCapabilities, workersAi } from "../translation/workers-ai.ts";
 
-/** Mounted at /internal/v1: routes for inference nodes (NODE_TOKEN); hidden from the public OpenAPI document. */
+/** Mounted at /internal/v1: routes for inference nodes (node tokens); hidden from the public OpenAPI document. */
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 const LeaseParam = z.object({ lease_id: z.string().min(1).max(64) });
@@ -137,7 +137,9 @@ const translateRoute = createRoute({
 export const internalRoutes = createRouter();
 internalRoutes.use("*", nodeAuth());
 internalRoutes
-  .openapi(leaseRoute, async (c) => c.json({ leases: await leaseTasks(c.env, c.req.valid("json")) }, 200))
+  .openapi(leaseRoute, async (c) =>
+    c.json({ leases: await leaseTasks(c.env, c.req.valid("json"), c.get("node")) }, 200),
+  )
   .openapi(heartbeatRoute, async (c) => {
     const { node, progress, step, estimated_time_sec } = c.req.valid("json");
     const report = { progress, step, etaSec: estimated_time_sec };

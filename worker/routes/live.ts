@@ -47,7 +47,7 @@ export const liveRoutes = createRouter().openapi(wsRoute, async (c) => {
 });
 
 /**
- * Mounted at /internal/v1/live: the sockets inference nodes dial out to (NODE_TOKEN, undocumented),
+ * Mounted at /internal/v1/live: the sockets inference nodes dial out to (node tokens, undocumented),
  * at LIVE_NODE_PATH and liveSessionPath(id).
  */
 export const liveNodeRoutes = createRouter()

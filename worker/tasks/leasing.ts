@@ -18,6 +18,7 @@ import {
 } from "../../protocol/node.ts";
 import type { TaskRecord, TaskResult } from "../../protocol/task.ts";
 import { CANCELLED_FAILURE, isRetryable } from "../../protocol/task-failure.ts";
+import type { NodeIdentity } from "../auth/node-identities.ts";
 import { ApiError } from "../errors.ts";
 import { checkOutputs, storeOutput } from "./outputs.ts";
 
@@ -26,10 +27,13 @@ import { checkOutputs, storeOutput } from "./outputs.ts";
  * of a lease, so a crash in between leaves a lease that expires and is retried, never a lost task.
  */
 
-/** Long-polls the Dispatcher and turns granted leases into work orders, marking the tasks processing. */
-export async function leaseTasks(env: Env, ask: LeaseAsk): Promise<Lease[]> {
+/**
+ * Long-polls the Dispatcher and turns granted leases into work orders, marking the tasks processing.
+ * The leases record the name of the node identity that asked.
+ */
+export async function leaseTasks(env: Env, ask: LeaseAsk, node: NodeIdentity): Promise<Lease[]> {
   const waitMs = Math.min(ask.wait_ms, workerConfig(env).leaseWaitMaxMs);
-  const rows = await dispatcher(env).lease({ ...ask, wait_ms: waitMs });
+  const rows = await dispatcher(env).lease({ ...ask, wait_ms: waitMs }, node.name);
   const leases: Lease[] = [];
   for (const row of rows) {
     const lease = await startTask(env, row);

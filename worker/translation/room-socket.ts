@@ -27,7 +27,7 @@ export async function openRoomSocket(
   return translationRoom(env, conversationId).fetch(roomRequest(request, { role: "client", ...query }));
 }
 
-/** An engine dialling into one speaker's stream (or a translate-only link) of a room (NODE_TOKEN already checked). */
+/** An engine dialling into one speaker's stream (or a translate-only link) of a room (node token already checked). */
 export async function connectEngineToRoom(
   env: Env,
   request: Request,
