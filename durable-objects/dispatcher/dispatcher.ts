@@ -63,24 +63,30 @@ export class Dispatcher extends DurableObject<Env> {
   }
 
   /**
-   * Withdraws a task whose synchronous caller went away (the caller has already stored it as failed).
-   * Waiting: it leaves the line. Leased: the lease is marked cancelled, and the node is told on its next
-   * heartbeat, which releases the lease. Either way, and for a task not handed over yet, the task
-   * counts as finished so a late hand-off of it is ignored.
+   * Cancels a task (its synchronous caller went away; a client deleted it): the whole cancel happens
+   * here, so the order of its steps is one object's. True when the task was failed `cancelled` now,
+   * false when it had already ended.
+   *
+   * A leased task's lease is flagged **before** the stores are written: every reader of a flagged lease
+   * fails the task itself (the node's next heartbeat or call, the lease's expiry), so a crash after the
+   * flag still ends the task, and whoever sees the task failed finds its node already being told. A
+   * waiting task leaves the line **after** the stores: a crash in between leaves a failed task in line,
+   * which the lease that takes it drops. The task may be handed over or leased while the stores are
+   * written; both are looked at again afterwards. It then counts as finished, so a late hand-off is ignored.
    */
-  async cancel(taskId: string): Promise<"dequeued" | "leased" | "finished" | "unknown"> {
-    if (this.queue.remove(taskId)) {
-      this.leases.markFinished(taskId, Date.now());
-      return "dequeued";
-    }
+  async cancel(taskId: string): Promise<boolean> {
+    this.flagLease(taskId);
+    const failedNow = await failUnlessEnded(this.env, taskId, CANCELLED_FAILURE);
+    this.queue.remove(taskId);
+    if (!this.flagLease(taskId)) this.leases.markFinished(taskId, Date.now());
+    return failedNow;
+  }
+
+  /** Marks the lease holding a task cancelled; false when no lease holds it. */
+  private flagLease(taskId: string): boolean {
     const lease = this.leases.byTask(taskId);
-    if (lease) {
-      this.leases.cancel(lease.lease_id);
-      return "leased";
-    }
-    if (this.leases.isFinished(taskId)) return "finished";
-    this.leases.markFinished(taskId, Date.now());
-    return "unknown";
+    if (lease) this.leases.cancel(lease.lease_id);
+    return lease !== null;
   }
 
   /** Grants up to `capacity` leases, waiting up to `wait_ms` for work when none is ready. */
