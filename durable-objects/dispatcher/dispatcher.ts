@@ -11,7 +11,8 @@ import {
   workClassOf,
 } from "../../protocol/task.ts";
 import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
-import { createFairQueueTables, FairQueue } from "./fair-queue.ts";
+import { createFairQueueTables, FairQueue, type WaitingTask } from "./fair-queue.ts";
+import { compareTurns } from "./fair-rotation.ts";
 import { createLeaseTables, type LeaseRow, LeaseTable } from "./lease-table.ts";
 import { NodeTable } from "./node-table.ts";
 
@@ -153,7 +154,7 @@ export class Dispatcher extends DurableObject<Env> {
     return {
       queued: this.queue.size(kinds),
       processing: this.leases.count(kinds),
-      position: taskId ? this.queue.position(taskId, kinds) : null,
+      position: taskId ? this.queue.position(taskId, kinds, this.leases.runningByOwner(kinds)) : null,
       concurrency: this.concurrency(workClass),
     };
   }
@@ -210,9 +211,9 @@ export class Dispatcher extends DurableObject<Env> {
     const granted: LeaseRow[] = [];
     const expiresAt = Date.now() + this.leaseTtlMs();
     while (granted.length < ask.capacity) {
-      const open = ask.kinds.filter((kind) => this.hasFreeSlot(workClassOf(kind)));
-      const task = this.queue.pop(open);
+      const task = this.nextTask(ask.kinds);
       if (!task) break;
+      this.queue.take(task);
       const lease: LeaseRow = {
         ...task,
         lease_id: crypto.randomUUID(),
@@ -225,6 +226,23 @@ export class Dispatcher extends DurableObject<Env> {
       granted.push(lease);
     }
     return granted;
+  }
+
+  /**
+   * The next task for a node serving `kinds`: each work class with a free slot applies the grant rule
+   * to its own slots; a node serving both classes gets the earlier lane, then the rule's pick.
+   */
+  private nextTask(kinds: readonly TaskKind[]): WaitingTask | null {
+    const classes = [...new Set(kinds.map(workClassOf))].filter((workClass) => this.hasFreeSlot(workClass));
+    const picks = classes.flatMap((workClass) => {
+      const pick = this.queue.peek(
+        kinds.filter((kind) => workClassOf(kind) === workClass),
+        this.leases.runningByOwner(kindsOf(workClass)),
+      );
+      return pick ? [pick] : [];
+    });
+    picks.sort((a, b) => a.laneIndex - b.laneIndex || compareTurns(a.turn, b.turn));
+    return picks[0]?.task ?? null;
   }
 
   /** Wakes long-polling nodes, oldest first, while there is work and room for it. */
