@@ -11,7 +11,8 @@ import {
   workClassOf,
 } from "../../protocol/task.ts";
 import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
-import { createFairQueueTables, FairQueue } from "./fair-queue.ts";
+import { createFairQueueTables, FairQueue, type WaitingTask } from "./fair-queue.ts";
+import { compareTurns } from "./fair-rotation.ts";
 import { createLeaseTables, type LeaseRow, LeaseTable } from "./lease-table.ts";
 import { NodeTable } from "./node-table.ts";
 
@@ -64,24 +65,30 @@ export class Dispatcher extends DurableObject<Env> {
   }
 
   /**
-   * Withdraws a task whose synchronous caller went away (the caller has already stored it as failed).
-   * Waiting: it leaves the line. Leased: the lease is marked cancelled, and the node is told on its next
-   * heartbeat, which releases the lease. Either way, and for a task not handed over yet, the task
-   * counts as finished so a late hand-off of it is ignored.
+   * Cancels a task (its synchronous caller went away; a client deleted it): the whole cancel happens
+   * here, so the order of its steps is one object's. True when the task was failed `cancelled` now,
+   * false when it had already ended.
+   *
+   * A leased task's lease is flagged **before** the stores are written: every reader of a flagged lease
+   * fails the task itself (the node's next heartbeat or call, the lease's expiry), so a crash after the
+   * flag still ends the task, and whoever sees the task failed finds its node already being told. A
+   * waiting task leaves the line **after** the stores: a crash in between leaves a failed task in line,
+   * which the lease that takes it drops. The task may be handed over or leased while the stores are
+   * written; both are looked at again afterwards. It then counts as finished, so a late hand-off is ignored.
    */
-  async cancel(taskId: string): Promise<"dequeued" | "leased" | "finished" | "unknown"> {
-    if (this.queue.remove(taskId)) {
-      this.leases.markFinished(taskId, Date.now());
-      return "dequeued";
-    }
+  async cancel(taskId: string): Promise<boolean> {
+    this.flagLease(taskId);
+    const failedNow = await failUnlessEnded(this.env, taskId, CANCELLED_FAILURE);
+    this.queue.remove(taskId);
+    if (!this.flagLease(taskId)) this.leases.markFinished(taskId, Date.now());
+    return failedNow;
+  }
+
+  /** Marks the lease holding a task cancelled; false when no lease holds it. */
+  private flagLease(taskId: string): boolean {
     const lease = this.leases.byTask(taskId);
-    if (lease) {
-      this.leases.cancel(lease.lease_id);
-      return "leased";
-    }
-    if (this.leases.isFinished(taskId)) return "finished";
-    this.leases.markFinished(taskId, Date.now());
-    return "unknown";
+    if (lease) this.leases.cancel(lease.lease_id);
+    return lease !== null;
   }
 
   /**
@@ -152,7 +159,7 @@ export class Dispatcher extends DurableObject<Env> {
     return {
       queued: this.queue.size(kinds),
       processing: this.leases.count(kinds),
-      position: taskId ? this.queue.position(taskId, kinds) : null,
+      position: taskId ? this.queue.position(taskId, kinds, this.leases.runningByOwner(kinds)) : null,
       concurrency: this.concurrency(workClass),
     };
   }
@@ -209,9 +216,9 @@ export class Dispatcher extends DurableObject<Env> {
     const granted: LeaseRow[] = [];
     const expiresAt = Date.now() + this.leaseTtlMs();
     while (granted.length < ask.capacity) {
-      const open = ask.kinds.filter((kind) => this.hasFreeSlot(workClassOf(kind)));
-      const task = this.queue.pop(open);
+      const task = this.nextTask(ask.kinds);
       if (!task) break;
+      this.queue.take(task);
       const lease: LeaseRow = {
         ...task,
         lease_id: crypto.randomUUID(),
@@ -225,6 +232,23 @@ export class Dispatcher extends DurableObject<Env> {
       granted.push(lease);
     }
     return granted;
+  }
+
+  /**
+   * The next task for a node serving `kinds`: each work class with a free slot applies the grant rule
+   * to its own slots; a node serving both classes gets the earlier lane, then the rule's pick.
+   */
+  private nextTask(kinds: readonly TaskKind[]): WaitingTask | null {
+    const classes = [...new Set(kinds.map(workClassOf))].filter((workClass) => this.hasFreeSlot(workClass));
+    const picks = classes.flatMap((workClass) => {
+      const pick = this.queue.peek(
+        kinds.filter((kind) => workClassOf(kind) === workClass),
+        this.leases.runningByOwner(kindsOf(workClass)),
+      );
+      return pick ? [pick] : [];
+    });
+    picks.sort((a, b) => a.laneIndex - b.laneIndex || compareTurns(a.turn, b.turn));
+    return picks[0]?.task ?? null;
   }
 
   /** Wakes long-polling nodes, oldest first, while there is work and room for it. */

@@ -1,9 +1,21 @@
 import { LANES, type Lane, type TaskKind } from "../../protocol/task.ts";
+import { type KeyLine, type KeyTurn, nextTurn, placeInLine } from "./fair-rotation.ts";
 
 /**
- * The Dispatcher's waiting line in SQLite: interactive work before batch work, and within a lane
- * round-robin across API keys (the key served longest ago goes next), FIFO within one key.
+ * The Dispatcher's waiting line in SQLite: interactive work before batch work, and within a lane the
+ * grant rule of fair-rotation.ts across API keys (fewest running first, then the key served longest
+ * ago), FIFO within one key.
  */
+
+/** Tasks running per key, in the work class being granted or placed. */
+export type RunningByOwner = ReadonlyMap<string, number>;
+
+/** The task the rule serves next for some kinds, with its lane's place in LANES and its key's turn. */
+export interface NextTask {
+  task: WaitingTask;
+  laneIndex: number;
+  turn: KeyTurn;
+}
 
 export type WaitingTask = {
   seq: number;
@@ -69,94 +81,88 @@ export class FairQueue {
     );
   }
 
-  /** Takes the next task for a node that serves `kinds`, or null when nothing fits. */
-  pop(kinds: readonly TaskKind[]): WaitingTask | null {
+  /**
+   * The task the rule serves next among `kinds` (of one work class, whose running tasks per key are
+   * `running`), or null when none waits. LANES lists the interactive lane first: it always goes ahead.
+   */
+  peek(kinds: readonly TaskKind[], running: RunningByOwner): NextTask | null {
     if (kinds.length === 0) return null;
-    const kindList = marks(kinds);
-    // LANES lists the interactive lane first: it is always served ahead of batch work.
-    for (const lane of LANES) {
-      const next = this.sql
+    for (const [laneIndex, lane] of LANES.entries()) {
+      const turn = nextTurn(this.lines(lane, kinds, running));
+      if (!turn) continue;
+      const task = this.sql
         .exec<WaitingTask>(
-          `SELECT w.* FROM waiting w
-           LEFT JOIN owners o ON o.owner = w.owner
-           WHERE w.lane = ? AND w.kind IN (${kindList})
-           ORDER BY COALESCE(o.last_served, 0), w.seq
-           LIMIT 1`,
+          `SELECT * FROM waiting WHERE lane = ? AND owner = ? AND kind IN (${marks(kinds)}) ORDER BY seq LIMIT 1`,
           lane,
+          turn.owner,
           ...kinds,
         )
-        .toArray()[0];
-      if (!next) continue;
-      this.sql.exec("DELETE FROM waiting WHERE seq = ?", next.seq);
-      this.sql.exec(
-        `INSERT INTO owners (owner, last_served) VALUES (?, ?)
-         ON CONFLICT (owner) DO UPDATE SET last_served = excluded.last_served`,
-        next.owner,
-        this.nextServeNumber(),
-      );
-      return next;
+        .one();
+      return { task, laneIndex, turn };
     }
     return null;
   }
 
+  /** Takes a task `peek` chose out of the line; its key becomes the one served most recently. */
+  take(task: WaitingTask): void {
+    this.sql.exec("DELETE FROM waiting WHERE seq = ?", task.seq);
+    this.sql.exec(
+      `INSERT INTO owners (owner, last_served) VALUES (?, ?)
+       ON CONFLICT (owner) DO UPDATE SET last_served = excluded.last_served`,
+      task.owner,
+      this.nextServeNumber(),
+    );
+  }
+
   /**
-   * 1-based place of a waiting task among the tasks of `kinds` (those that share its capacity): the
-   * tasks that round-robin serves before it. Every interactive task precedes a batch one; within the
-   * lane, a key ahead in the rotation gets one more turn than the task's own key has tasks before it,
-   * a key behind gets as many.
+   * 1-based place of a waiting task among the tasks of `kinds` (those that share its capacity, whose
+   * running tasks per key are `running`): the tasks the rule serves before it if no running task ended
+   * meanwhile. Every task of an earlier lane precedes it; within its lane, fair-rotation.ts counts.
    */
-  position(taskId: string, kinds: readonly TaskKind[]): number | null {
+  position(taskId: string, kinds: readonly TaskKind[], running: RunningByOwner): number | null {
     const task = this.sql.exec<WaitingTask>("SELECT * FROM waiting WHERE task_id = ?", taskId).toArray()[0];
     if (!task) return null;
-    const kindList = marks(kinds);
-    const ownRank = this.sql
+    const lanes = LANES.slice(0, LANES.indexOf(task.lane) + 1).map((lane) =>
+      this.lines(lane, kinds, running),
+    );
+    const rank = this.sql
       .exec<{ n: number }>(
-        `SELECT COUNT(*) AS n FROM waiting WHERE lane = ? AND owner = ? AND seq < ? AND kind IN (${kindList})`,
+        `SELECT COUNT(*) AS n FROM waiting WHERE lane = ? AND owner = ? AND seq < ? AND kind IN (${marks(kinds)})`,
         task.lane,
         task.owner,
         task.seq,
         ...kinds,
       )
       .one().n;
-    const ownTurn = this.rotationKey(task.owner, task.lane);
-    const others = this.sql
-      .exec<{ owner: string; n: number; last_served: number; first_seq: number }>(
-        `SELECT w.owner, COUNT(*) AS n, COALESCE(o.last_served, 0) AS last_served, MIN(w.seq) AS first_seq
-         FROM waiting w LEFT JOIN owners o ON o.owner = w.owner
-         WHERE w.lane = ? AND w.owner != ? AND w.kind IN (${kindList}) GROUP BY w.owner`,
-        task.lane,
-        task.owner,
-        ...kinds,
-      )
-      .toArray();
-    let ahead = ownRank;
-    for (const other of others) {
-      const aheadInRotation =
-        other.last_served < ownTurn.last_served ||
-        (other.last_served === ownTurn.last_served && other.first_seq < ownTurn.first_seq);
-      ahead += Math.min(other.n, aheadInRotation ? ownRank + 1 : ownRank);
-    }
-    if (task.lane === "batch") {
-      ahead += this.sql
-        .exec<{ n: number }>(
-          `SELECT COUNT(*) AS n FROM waiting WHERE lane = 'interactive' AND kind IN (${kindList})`,
-          ...kinds,
-        )
-        .one().n;
-    }
-    return ahead + 1;
+    return placeInLine(lanes, task.owner, rank, this.servedSoFar());
   }
 
-  private rotationKey(owner: string, lane: Lane): { last_served: number; first_seq: number } {
+  /** Each key with tasks of `kinds` waiting in `lane`: its turn and how many wait. */
+  private lines(lane: Lane, kinds: readonly TaskKind[], running: RunningByOwner): KeyLine[] {
     return this.sql
-      .exec<{ last_served: number; first_seq: number }>(
-        `SELECT COALESCE((SELECT last_served FROM owners WHERE owner = ?), 0) AS last_served,
-                (SELECT MIN(seq) FROM waiting WHERE owner = ? AND lane = ?) AS first_seq`,
-        owner,
-        owner,
+      .exec<{ owner: string; waiting: number; last_served: number; first_seq: number }>(
+        `SELECT w.owner, COUNT(*) AS waiting, COALESCE(o.last_served, 0) AS last_served, MIN(w.seq) AS first_seq
+         FROM waiting w LEFT JOIN owners o ON o.owner = w.owner
+         WHERE w.lane = ? AND w.kind IN (${marks(kinds)}) GROUP BY w.owner`,
         lane,
+        ...kinds,
       )
-      .one();
+      .toArray()
+      .map((row) => ({
+        owner: row.owner,
+        waiting: row.waiting,
+        running: running.get(row.owner) ?? 0,
+        lastServed: row.last_served,
+        firstSeq: row.first_seq,
+      }));
+  }
+
+  /** The serve counter's current value (0 before the first serve). */
+  private servedSoFar(): number {
+    return (
+      this.sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = 'served'").toArray()[0]
+        ?.value ?? 0
+    );
   }
 
   private nextServeNumber(): number {

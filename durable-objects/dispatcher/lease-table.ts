@@ -110,6 +110,18 @@ export class LeaseTable {
       .one().n;
   }
 
+  /** Leases out on tasks of the given kinds, per owning key. */
+  runningByOwner(kinds: readonly TaskKind[]): Map<string, number> {
+    const marks = kinds.map(() => "?").join(",") || "NULL";
+    const rows = this.sql
+      .exec<{ owner: string; n: number }>(
+        `SELECT owner, COUNT(*) AS n FROM leases WHERE kind IN (${marks}) GROUP BY owner`,
+        ...kinds,
+      )
+      .toArray();
+    return new Map(rows.map((row) => [row.owner, row.n]));
+  }
+
   expired(now: number): LeaseRow[] {
     return this.sql
       .exec<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM leases l WHERE l.expires_at <= ?`, now)

@@ -31,6 +31,34 @@ async function queuedCount(count: number): Promise<void> {
   throw new Error(`the Dispatcher never held ${count} waiting tasks`);
 }
 
+/**
+ * The test's env with every call to the Dispatcher held until `release()`: the real object answers
+ * them, late, as a busy or distant one would.
+ */
+function heldDispatcher(): { env: Env; release: () => void } {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const namespace = env.DISPATCHER;
+  const DISPATCHER = {
+    idFromName: (name: string) => namespace.idFromName(name),
+    get: (id: DurableObjectId) => {
+      const stub = namespace.get(id);
+      return new Proxy(stub, {
+        // Every property of a stub is a callable RPC method (`apply` included): call it by name.
+        get:
+          (target, method: string) =>
+          async (...args: unknown[]) => {
+            await held;
+            return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args);
+          },
+      });
+    },
+  } as unknown as Env["DISPATCHER"];
+  return { env: { ...env, DISPATCHER }, release };
+}
+
 describe("waiting for the task", () => {
   it("waitForTaskEnd answers when the final status is written, and with the current record on timeout", async () => {
     const { id } = await createKey();
@@ -141,6 +169,43 @@ describe("cancellation when the caller goes away", () => {
     await node.complete(lease!.lease_id, sampleResult("kept"));
     expect(await cancelTask(env, task.task_id)).toBe(false);
     expect(await readTask(env, task.task_id)).toMatchObject({ status: "done", result: { text: "kept" } });
+  });
+
+  it("never shows a running task failed before its lease is flagged", async () => {
+    // The race behind a flaky run of the test above: the task was stored failed first and its lease
+    // flagged after, so a reader in between (there, the test's lookup) saw a failed task whose node
+    // would not be told; a cancel cut off between the two steps left the node running to its end.
+    // Holding the cancel's calls to the Dispatcher (a busy or distant object) widens that window.
+    const { id } = await createKey();
+    const task = await submitTranscription(id, { lane: "interactive" });
+    const [lease] = await new TestNode().lease(1, 0);
+    const held = heldDispatcher();
+    const cancelling = cancelTask(held.env, task.task_id);
+    const whileHeld = await waitForTaskEnd(env, task.task_id, 500);
+    held.release();
+    expect(await cancelling).toBe(true);
+    expect(whileHeld?.status).toBe("processing");
+    expect((await dispatcherStub().lookup(lease!.lease_id))?.cancelled).toBe(1);
+    expect(await readTask(env, task.task_id)).toMatchObject({ status: "failed", error_code: "cancelled" });
+  });
+
+  it("cancels a waiting task in the Dispatcher alone: out of the line, failed in both stores", async () => {
+    const { id } = await createKey();
+    const task = await submitTranscription(id);
+    const stub = dispatcherStub();
+    expect(await stub.cancel(task.task_id)).toBe(true);
+    expect(await stub.stats()).toMatchObject({ queued: 0, processing: 0 });
+    expect(await readTask(env, task.task_id)).toMatchObject({
+      status: "failed",
+      error: "cancelled by the client",
+      error_code: "cancelled",
+    });
+    expect(await new TestNode().lease(1, 0)).toEqual([]);
+    // A second cancel finds it ended; a late hand-off is ignored.
+    expect(await stub.cancel(task.task_id)).toBe(false);
+    expect(await stub.enqueue({ task_id: task.task_id, owner: id, lane: "batch", kind: "transcribe" })).toBe(
+      "duplicate",
+    );
   });
 
   it("fails a cancelled lease whose node died, without another attempt", async () => {

@@ -2,6 +2,7 @@ import {
   createExecutionContext,
   createScheduledController,
   runDurableObjectAlarm,
+  runInDurableObject,
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -10,6 +11,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { db } from "../../platform/db.ts";
 import { jobs } from "../../platform/schema.ts";
 import { jobState } from "../../platform/stubs.ts";
+import type { Lease } from "../../protocol/node.ts";
 import worker from "../../worker/index.ts";
 import type { TaskStatusResponse } from "../../worker/schemas/tasks.ts";
 import { recoverOrphanedTasks } from "../../worker/tasks/recover.ts";
@@ -99,6 +101,26 @@ describe("task life: queued -> processing -> done", () => {
   });
 });
 
+/**
+ * Gives the Dispatcher `slots` speech slots (MAX_CONCURRENT_TRANSCRIBE_JOBS) until the returned
+ * function restores its configuration; the tests' wrangler.toml has 2, too few to tell a key's share
+ * from round-robin.
+ */
+async function withTranscribeSlots(slots: number): Promise<() => Promise<void>> {
+  const stub = dispatcherStub();
+  const original = await runInDurableObject(stub, (instance) => {
+    const object = instance as unknown as { env: Env };
+    const before = object.env;
+    object.env = { ...before, MAX_CONCURRENT_TRANSCRIBE_JOBS: String(slots) };
+    return before;
+  });
+  return async () => {
+    await runInDurableObject(stub, (instance) => {
+      (instance as unknown as { env: Env }).env = original;
+    });
+  };
+}
+
 describe("Dispatcher fairness and positions", () => {
   it("does not let one key's many jobs starve another key's one job", async () => {
     const heavy = await createKey("heavy");
@@ -116,6 +138,52 @@ describe("Dispatcher fairness and positions", () => {
     const node = new TestNode();
     const leases = await node.lease(2);
     expect(leases.map((l) => l.task_id)).toEqual([heavyTasks[0]!.task_id, lightTask.task_id]);
+  });
+
+  it("gives each freed slot to the key with the fewest running tasks, up to its share", async () => {
+    const slots = 4;
+    const restore = await withTranscribeSlots(slots);
+    try {
+      const a = await createKey("a");
+      const b = await createKey("b");
+      const ownerOf = new Map<string, string>();
+      const create = async (owner: string) => {
+        const task = await createTranscription(owner);
+        ownerOf.set(task.task_id, owner);
+        return task;
+      };
+      const aTasks = [];
+      for (let i = 0; i < 8; i++) aTasks.push(await create(a.id));
+      await deliver(aTasks.map((t) => t.task_id));
+      const node = new TestNode();
+      // A lone key uses every slot.
+      const running: Lease[] = await node.lease(slots);
+      expect(running.map((l) => l.task_id)).toEqual(aTasks.slice(0, slots).map((t) => t.task_id));
+
+      const bTasks = [];
+      for (let i = 0; i < 6; i++) bTasks.push(await create(b.id));
+      await deliver(bTasks.map((t) => t.task_id));
+      // Nothing is preempted; B, with no task running, is served before A's waiting tasks.
+      expect((await dispatcherStub().stats(aTasks[slots]!.task_id)).position).toBe(slots + 1);
+      expect((await dispatcherStub().stats(bTasks[slots - 1]!.task_id)).position).toBe(slots);
+
+      const count = (owner: string) => running.filter((l) => ownerOf.get(l.task_id) === owner).length;
+      const share = slots / 2;
+      // A's tasks finish one by one (the oldest first); each freed slot goes to the key with fewer running.
+      for (let round = 0; round < 8; round++) {
+        const [finished] = running.splice(0, 1);
+        expect((await node.complete(finished!.lease_id, sampleResult())).status).toBe(204);
+        const granted = await node.lease(1);
+        expect(granted).toHaveLength(1);
+        running.push(...granted);
+        if (round >= share - 1) {
+          // B holds its share from the second freed slot on; while both wait, neither holds more.
+          expect([count(a.id), count(b.id)]).toEqual([share, share]);
+        }
+      }
+    } finally {
+      await restore();
+    }
   });
 
   it("serves the interactive lane ahead of batch work", async () => {

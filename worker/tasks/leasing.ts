@@ -83,16 +83,14 @@ function leaseGone(): ApiError {
 }
 
 /**
- * Cancels a task whose synchronous caller went away: it is stored as failed `cancelled` first (stores
- * lead), then the Dispatcher drops it from the line or marks its lease, so the node stops on its next
- * heartbeat. False when the task had already ended.
+ * Cancels a task whose synchronous caller went away: the Dispatcher flags its lease (the node stops on
+ * its next heartbeat) or takes it out of the line, and stores it failed `cancelled` (Dispatcher.cancel
+ * says in which order, and why). False when the task had already ended.
  *
  * @example request.signal.addEventListener("abort", () => ctx.waitUntil(cancelTask(env, taskId)));
  */
 export async function cancelTask(env: Env, taskId: string): Promise<boolean> {
-  if (!(await failUnlessEnded(env, taskId, CANCELLED_FAILURE))) return false;
-  await dispatcher(env).cancel(taskId);
-  return true;
+  return dispatcher(env).cancel(taskId);
 }
 
 /** Ends a cancelled lease: the task failed (again, if a late write moved it), the lease let go. */
