@@ -1,7 +1,8 @@
 /**
  * Two short-lived caches in front of the D1 key table, so most requests authenticate without a D1
  * round trip: a per-isolate map (no I/O at all) and the Cache API (shared by the isolates of a
- * location). Only live keys are cached, keyed by the key's SHA-256, never by the key.
+ * location). Only live keys are cached, keyed by the key's SHA-256 (or, for socket tokens, which name
+ * their key by id, by `id:<key id>`), never by the key.
  *
  * Revocation bound: an entry lives `ttlMs` in the Cache API and, copied from there, at most `ttlMs`
  * more in an isolate, so a revoked key stops working within 2 × AUTH_CACHE_TTL_SEC (30 s by default).
