@@ -5,8 +5,6 @@
  * (hmac-signature.ts, its own version tag) over every other field, so nothing in it can be changed. It
  * names its key by id, never carries the key, opens only the socket of its scope, and dies at `exp`.
  */
-import { workerConfig } from "../../platform/config.ts";
-import { ApiError } from "../errors.ts";
 import { signFields, verifyFields } from "./hmac-signature.ts";
 
 /** Which socket a token opens: `live` /ws, `translate` /api/v1/ws/single. */
@@ -27,23 +25,6 @@ export interface SocketTokenClaims {
   scope: SocketTokenScope;
   /** Unix seconds after which the token is refused. */
   expiresAt: number;
-}
-
-/**
- * POST /v1/auth/tokens: a token of `scope` for this key, valid `expiresIn` seconds from now. Signed with
- * UPLOAD_SIGNING_SECRET (the Worker's signing key, under its own tag); without it there are no tokens.
- */
-export async function issueSocketToken(
-  env: Env,
-  request: { keyId: string; scope: SocketTokenScope; expiresIn: number },
-): Promise<{ token: string; expires_in: number }> {
-  const secret = workerConfig(env).uploadSigningSecret;
-  if (!secret) {
-    throw new ApiError("service_unavailable", "socket tokens are not configured: set UPLOAD_SIGNING_SECRET");
-  }
-  const expiresAt = Math.floor(Date.now() / 1000) + request.expiresIn;
-  const token = await mintSocketToken(secret, { keyId: request.keyId, scope: request.scope, expiresAt });
-  return { token, expires_in: request.expiresIn };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { issueSocketToken } from "../auth/socket-token.ts";
+import { issueSocketToken } from "../auth/issue-socket-token.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { jsonBodyLimit } from "../middleware/body-limit.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
