@@ -1,6 +1,7 @@
 import { workerConfig } from "../../platform/config.ts";
 import { ApiError } from "../errors.ts";
-import { mintSocketToken, type SocketTokenScope } from "./socket-token.ts";
+import type { SocketTokenScope } from "../schemas/auth.ts";
+import { mintSocketToken } from "./socket-token.ts";
 
 /**
  * POST /v1/auth/tokens: a token of `scope` for this key, valid `expiresIn` seconds from now. Signed with

@@ -5,14 +5,8 @@
  * (hmac-signature.ts, its own version tag) over every other field, so nothing in it can be changed. It
  * names its key by id, never carries the key, opens only the socket of its scope, and dies at `exp`.
  */
+import type { SocketTokenScope } from "../schemas/auth.ts";
 import { signFields, verifyFields } from "./hmac-signature.ts";
-
-/** Which socket a token opens: `live` /ws, `translate` /api/v1/ws/single. */
-export const SOCKET_TOKEN_SCOPES = ["live", "translate"] as const;
-export type SocketTokenScope = (typeof SOCKET_TOKEN_SCOPES)[number];
-
-/** Bounds and default of `expires_in`, in seconds. */
-export const SOCKET_TOKEN_TTL_SEC = { min: 10, max: 600, default: 60 } as const;
 
 const WIRE_TAG = "vxt1";
 /** The signature's version tag: no other signed thing of the Worker (upload PUTs, media links) verifies as a token. */

@@ -2,9 +2,10 @@ import type { MiddlewareHandler } from "hono";
 import { workerConfig } from "../../platform/config.ts";
 import { findActiveKey, findActiveKeyById } from "../auth/api-keys.ts";
 import { keyFromHeaders } from "../auth/key-material.ts";
-import { type SocketTokenScope, verifySocketToken } from "../auth/socket-token.ts";
+import { verifySocketToken } from "../auth/socket-token.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
+import type { SocketTokenScope } from "../schemas/auth.ts";
 
 const challenge = { "WWW-Authenticate": "Bearer" };
 

@@ -1,5 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { SOCKET_TOKEN_SCOPES, SOCKET_TOKEN_TTL_SEC, type SocketTokenScope } from "../auth/socket-token.ts";
+
+/** Which socket a token opens: `live` /ws, `translate` /api/v1/ws/single. */
+export const SOCKET_TOKEN_SCOPES = ["live", "translate"] as const;
+export type SocketTokenScope = (typeof SOCKET_TOKEN_SCOPES)[number];
+
+/** Bounds and default of `expires_in`, in seconds. */
+export const SOCKET_TOKEN_TTL_SEC = { min: 10, max: 600, default: 60 } as const;
 
 /** POST /v1/auth/tokens: a short-lived token for one kind of live socket. */
 export const SocketTokenRequest = z
