@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest, type D1Migration, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
 // No network from wrangler/miniflare: no metrics, no fetch of the Request.cf object (LOCAL-DEV.md).
@@ -13,7 +13,50 @@ const TEST_NODE_TOKEN = "test-node-token";
 /** HMAC key of the Worker's signed PUT route in tests; `npm start` writes a random one to .dev.vars. */
 const TEST_UPLOAD_SIGNING_SECRET = "test-upload-signing-secret";
 
-// Two projects: Worker and Durable Object code runs inside real workerd (vitest-pool-workers);
+/** The one test file run under a short LIVE_MAX_SESSION_SEC. */
+const SESSION_CAP_TEST = "test/worker/live-session-cap.test.ts";
+
+/**
+ * A project of Worker and Durable Object code inside real workerd (vitest-pool-workers), with the
+ * test bindings and `bindings` on top.
+ */
+function workersProject(
+  migrations: D1Migration[],
+  name: string,
+  include: string[],
+  exclude: string[],
+  bindings: Record<string, string> = {},
+) {
+  return {
+    plugins: [
+      cloudflareTest(({ inject }) => ({
+        main: "./worker/index.ts",
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            NODE_TOKEN: TEST_NODE_TOKEN,
+            UPLOAD_SIGNING_SECRET: TEST_UPLOAD_SIGNING_SECRET,
+            // Only the fixture server (a private address on a random port) gets past the SSRF guard.
+            URL_ALLOWLIST: new URL(inject("fixtureOrigin")).host,
+            // Short, so the live tests see a silent client time out quickly.
+            LIVE_IDLE_TIMEOUT_MS: "1500",
+            ...bindings,
+          },
+        },
+      })),
+    ],
+    test: {
+      name,
+      include,
+      exclude,
+      globalSetup: ["./test/helpers/fixture-server.ts"],
+      setupFiles: ["./test/worker/apply-migrations.ts"],
+    },
+  };
+}
+
+// Projects: Worker and Durable Object code runs inside real workerd (vitest-pool-workers);
 // the inference node, the native addon and the CLIs run in plain Node.
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("migrations");
@@ -26,31 +69,12 @@ export default defineConfig(async () => {
       // Request logs of passing tests are noise; a failing test still shows its output.
       silent: "passed-only",
       projects: [
-        {
-          plugins: [
-            cloudflareTest(({ inject }) => ({
-              main: "./worker/index.ts",
-              wrangler: { configPath: "./wrangler.toml" },
-              miniflare: {
-                bindings: {
-                  TEST_MIGRATIONS: migrations,
-                  NODE_TOKEN: TEST_NODE_TOKEN,
-                  UPLOAD_SIGNING_SECRET: TEST_UPLOAD_SIGNING_SECRET,
-                  // Only the fixture server (a private address on a random port) gets past the SSRF guard.
-                  URL_ALLOWLIST: new URL(inject("fixtureOrigin")).host,
-                  // Short, so the live tests see a silent client time out quickly.
-                  LIVE_IDLE_TIMEOUT_MS: "1500",
-                },
-              },
-            })),
-          ],
-          test: {
-            name: "workers",
-            include: ["test/worker/**/*.test.ts"],
-            globalSetup: ["./test/helpers/fixture-server.ts"],
-            setupFiles: ["./test/worker/apply-migrations.ts"],
-          },
-        },
+        workersProject(migrations, "workers", ["test/worker/**/*.test.ts"], [SESSION_CAP_TEST]),
+        // The same Worker with a short live-session cap, for the test that meets it (every other live
+        // test would, with a cap this short).
+        workersProject(migrations, "workers-session-cap", [SESSION_CAP_TEST], [], {
+          LIVE_MAX_SESSION_SEC: "3",
+        }),
         {
           test: {
             name: "node",

@@ -30,6 +30,8 @@ const WorkerEnv = z.object({
   R2_BUCKET: optionalText,
   RATE_LIMIT_PERIOD_SEC: count(1),
   LIVE_IDLE_TIMEOUT_MS: count(100),
+  /** The longest a /ws or single-device session may last, however busy its client keeps it. */
+  LIVE_MAX_SESSION_SEC: z.preprocess(absentIfEmpty, count(1).default(7200)),
   /** Live streams (/ws and single-device sessions) one API key may hold at once. */
   LIVE_MAX_STREAMS_PER_KEY: z.preprocess(absentIfEmpty, count(1).default(2)),
   /** A multi-device room expires after this long without activity. */
@@ -82,6 +84,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     urlAllowlist: parseAllowlist(v.URL_ALLOWLIST),
     rateLimitPeriodSec: v.RATE_LIMIT_PERIOD_SEC,
     liveIdleTimeoutMs: v.LIVE_IDLE_TIMEOUT_MS,
+    liveMaxSessionMs: v.LIVE_MAX_SESSION_SEC * 1000,
     liveMaxStreamsPerKey: v.LIVE_MAX_STREAMS_PER_KEY,
     roomTtlMs: v.ROOM_TTL_SEC * 1000,
     roomMaxParticipants: v.ROOM_MAX_PARTICIPANTS,

@@ -28,6 +28,8 @@ export const LiveClose = {
   engineLost: 1011,
   /** Refused at connect: another session holds the gate, or no engine is connected. */
   tryAgainLater: 1013,
+  /** The session reached LIVE_MAX_SESSION_SEC (so no client holds the gate or an engine slot for ever). */
+  maxDuration: 4410,
   /** Refused at connect: the API key already holds its most live streams (LIVE_MAX_STREAMS_PER_KEY). */
   tooManyStreams: 4429,
 } as const;

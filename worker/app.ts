@@ -8,6 +8,7 @@ import { ApiError } from "./errors.ts";
 import { requestLog } from "./middleware/request-log.ts";
 import { OPENAI_PREFIX, openAIErrorResponse, usesOpenAIEnvelope } from "./openai/errors.ts";
 import { createRouter } from "./router.ts";
+import { authRoutes } from "./routes/auth.ts";
 import { mountConsole } from "./routes/console.ts";
 import { catalogRoutes, createRoutes, createTaskRoutes } from "./routes/content.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
@@ -60,6 +61,7 @@ app.route("/v1/notes", noteRoutes); // content generation: notes
 app.route("/v1", catalogRoutes); // content: /v1/voices, /backgrounds, /templates, /catalog/previews/{file}
 app.route("/v2/create", createRoutes); // content: POST /v2/create/shorts, /quiz-video, /slide
 app.route("/v1/create/tasks", createTaskRoutes); // content: GET /v1/create/tasks/{id}/result
+app.route("/v1/auth", authRoutes); // POST /v1/auth/tokens: socket tokens for browsers
 app.route(OPENAI_PREFIX, openaiRoutes); // /v1/audio/*, /v1/models
 app.route("/api/v1", translationRoutes); // real-time translation: languages, sessions, sockets
 app.route("/internal/v1", internalRoutes); // nodes: leases

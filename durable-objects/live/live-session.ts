@@ -165,7 +165,7 @@ export class LiveSession extends DurableObject<Env> {
         endingSince: attachment?.ending_since ?? null,
         nodeJoinedAt: node ? (attachmentOf<NodeAttachment>(node)?.joined_at ?? now) : null,
       },
-      this.idleTimeoutMs(),
+      { idleTimeoutMs: this.idleTimeoutMs(), maxSessionMs: workerConfig(this.env).liveMaxSessionMs },
     );
     if (!client && !node) return this.finish({ code: LiveClose.normal, reason: "nobody left" });
     if (outcome) return this.finish(outcome);

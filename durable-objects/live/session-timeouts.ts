@@ -1,6 +1,7 @@
 /**
  * The clocks of one live session, checked on every alarm tick: a client that went silent (vanished
- * without a close), an engine that never dialled in, a client that never arrived, a flush that hangs.
+ * without a close), an engine that never dialled in, a client that never arrived, a flush that hangs,
+ * a session at its longest (LIVE_MAX_SESSION_SEC).
  */
 import { LiveClose } from "../../protocol/live.ts";
 
@@ -28,14 +29,24 @@ export interface SessionClocks {
   nodeJoinedAt: number | null;
 }
 
+/** The configured limits: LIVE_IDLE_TIMEOUT_MS and LIVE_MAX_SESSION_SEC, in ms. */
+export interface SessionLimits {
+  idleTimeoutMs: number;
+  maxSessionMs: number;
+}
+
 /**
  * The timeout that ended the session, or null while everything is within its limits.
  *
  * @example
- * checkTimeouts({ now: 20_000, clientOpenedAt: 0, lastClientFrameAt: 5_000, endingSince: null, nodeJoinedAt: 100 }, 10_000);
+ * checkTimeouts(
+ *   { now: 20_000, clientOpenedAt: 0, lastClientFrameAt: 5_000, endingSince: null, nodeJoinedAt: 100 },
+ *   { idleTimeoutMs: 10_000, maxSessionMs: 7_200_000 },
+ * );
  * // { code: 1001, reason: "idle timeout", error: "no data from the client for 10000 ms: session closed" }
  */
-export function checkTimeouts(clocks: SessionClocks, idleTimeoutMs: number): SessionOutcome | null {
+export function checkTimeouts(clocks: SessionClocks, limits: SessionLimits): SessionOutcome | null {
+  const { idleTimeoutMs, maxSessionMs } = limits;
   const { now, clientOpenedAt, lastClientFrameAt, endingSince, nodeJoinedAt } = clocks;
   if (clientOpenedAt === null) {
     if (nodeJoinedAt !== null && now - nodeJoinedAt > JOIN_TIMEOUT_MS) {
@@ -57,6 +68,14 @@ export function checkTimeouts(clocks: SessionClocks, idleTimeoutMs: number): Ses
       code: LiveClose.engineLost,
       reason: "flush timed out",
       error: "the last finals did not arrive in time",
+    };
+  }
+  // A client streaming silence is not idle: only this bounds how long it holds the gate or a slot.
+  if (now - clientOpenedAt >= maxSessionMs) {
+    return {
+      code: LiveClose.maxDuration,
+      reason: "maximum session length reached",
+      error: `the session reached its maximum length (${maxSessionMs / 1000} s): connect again to go on`,
     };
   }
   // the client can only send once it heard `ready`, i.e. once the node joined

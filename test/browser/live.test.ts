@@ -61,6 +61,8 @@ const liveLog = (page: Page) =>
 describe("live microphone", () => {
   it("streams the microphone: level moves, interims in grey are replaced in place, then finals", async () => {
     const { context, page } = await signedInPage(browser);
+    const socketUrls: string[] = [];
+    page.on("websocket", (socket) => socketUrls.push(socket.url()));
     await page.goto(`${stackInfo().url}/live`);
     await page.getByRole("heading", { name: "Live", exact: true }).waitFor();
     await page.getByLabel("Spoken language").selectOption("en");
@@ -74,6 +76,10 @@ describe("live microphone", () => {
     await page.locator(".live-transcript .final").first().waitFor({ timeout: 60_000 });
     await page.locator(".live-transcript .final").nth(1).waitFor({ timeout: 60_000 });
     await screenshot(page, "live");
+    // the socket was opened with a short-lived token: the API key never went into a URL
+    expect(socketUrls).toHaveLength(1);
+    expect(new URL(socketUrls[0] as string).searchParams.get("token")).toMatch(/^vxt1\./);
+    expect(socketUrls[0]).not.toContain(stackInfo().key);
     const log = await liveLog(page);
     // Interims came before the first final, and there was never more than one interim line.
     const firstFinal = log.findIndex((entry) => entry.finals > 0);

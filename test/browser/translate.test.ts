@@ -90,6 +90,8 @@ async function finalLines(line: Locator) {
 describe("translate on one device", () => {
   it("offers the deployment's languages, swaps them, and shows finals with their translation; a swap mid-session applies", async () => {
     const { context, page } = await signedInPage(browser);
+    const socketUrls: string[] = [];
+    page.on("websocket", (socket) => socketUrls.push(socket.url()));
     await page.goto(`${stackInfo().url}/translate`);
     const source = page.getByLabel("I speak");
     const target = page.getByLabel("Translate into");
@@ -124,6 +126,11 @@ describe("translate on one device", () => {
     });
     await spanish.first().waitFor({ timeout: 90_000 });
     expect(await finalLines(spanish.first())).toMatchObject({ original: "Spanish", translation: "English" });
+    // the socket was opened with a short-lived token: the API key never went into a URL
+    const single = socketUrls.filter((url) => new URL(url).pathname === "/api/v1/ws/single");
+    expect(single).toHaveLength(1);
+    expect(new URL(single[0] as string).searchParams.get("token")).toMatch(/^vxt1\./);
+    expect(single[0]).not.toContain(stackInfo().key);
 
     await page.getByRole("button", { name: "Stop" }).click();
     await page.getByRole("button", { name: "Start speaking" }).waitFor({ timeout: 15_000 });

@@ -21,3 +21,19 @@ export async function findActiveKey(env: Env, key: string): Promise<{ id: string
     return row ?? null;
   });
 }
+
+/**
+ * The live key with this id (a socket token names its key by id), through the same caches under their
+ * own names, so a revoked key's tokens are refused within the same bound as the key itself.
+ */
+export async function findActiveKeyById(env: Env, id: string): Promise<{ id: string; name: string } | null> {
+  if (id.length > 64) return null;
+  return cachedKey(`id:${id}`, workerConfig(env).authCacheTtlMs, async () => {
+    const row = await db(env)
+      .select({ id: apiKeys.id, name: apiKeys.name })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+      .get();
+    return row ?? null;
+  });
+}

@@ -2,7 +2,8 @@
  * Two short-lived caches in front of the D1 credential tables (API keys, node identities), so most
  * requests authenticate without a D1 round trip: a per-isolate map (no I/O at all) and the Cache API
  * (shared by the isolates of a location). Only live credentials are cached, keyed by their kind and the
- * secret's SHA-256, never by the secret: an API key's entry can never answer for a node or back.
+ * secret's SHA-256 (or, for socket tokens, which name their key by id, by `id:<key id>`), never by the
+ * secret: an API key's entry can never answer for a node or back.
  *
  * Revocation bound: an entry lives `ttlMs` in the Cache API and, copied from there, at most `ttlMs`
  * more in an isolate, so a revoked credential stops working within 2 × AUTH_CACHE_TTL_SEC (30 s by

@@ -1,7 +1,10 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env.ts";
 
-/** One JSON log line per request, carrying the request id that the response also shows. */
+/**
+ * One JSON log line per request, carrying the request id that the response also shows. The path only,
+ * never the query string: a socket handshake's may carry an API key (`api_key`) or a socket token.
+ */
 export function requestLog(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = Date.now();

@@ -4,6 +4,7 @@ import { connectNodeToHub, connectNodeToSession, openLiveSocket } from "../live/
 import { liveKeyAuth } from "../live/ws-auth.ts";
 import { nodeAuth } from "../middleware/node-auth.ts";
 import { createRouter } from "../router.ts";
+import { socketTokenParam } from "../schemas/auth.ts";
 import { apiKeySecurity, errorContent, unauthorized, unprocessable } from "../schemas/common.ts";
 
 const WsQuery = z.object({
@@ -18,6 +19,7 @@ const WsQuery = z.object({
     .max(200)
     .optional()
     .openapi({ description: "the API key, for browsers (a browser WebSocket cannot set headers)" }),
+  token: socketTokenParam("live"),
 });
 
 const wsRoute = createRoute({
@@ -26,7 +28,7 @@ const wsRoute = createRoute({
   tags: ["live"],
   summary: "Live microphone transcription over a WebSocket (protocol: docs/api.md)",
   security: apiKeySecurity,
-  middleware: [liveKeyAuth()] as const,
+  middleware: [liveKeyAuth("live")] as const,
   request: { query: WsQuery },
   responses: {
     101: {

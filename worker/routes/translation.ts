@@ -6,6 +6,7 @@ import { jsonBodyLimit } from "../middleware/body-limit.ts";
 import { nodeAuth } from "../middleware/node-auth.ts";
 import { sessionRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
+import { socketTokenParam } from "../schemas/auth.ts";
 import { apiKeySecurity } from "../schemas/common.ts";
 import {
   LanguagesResponse,
@@ -70,10 +71,11 @@ const singleRoute = createRoute({
   tags: ["translation"],
   summary: "Single-device translation over a WebSocket (protocol: docs/api.md)",
   security: apiKeySecurity,
-  middleware: [liveKeyAuth()] as const,
+  middleware: [liveKeyAuth("translate")] as const,
   request: {
     query: z.object({
       api_key: z.string().max(200).optional().openapi({ description: "the API key, for browsers" }),
+      token: socketTokenParam("translate"),
     }),
   },
   responses: {

@@ -13,6 +13,7 @@ import type {
   PresignResponse,
   SessionCreated,
   SessionDetails,
+  SocketToken,
   TaskAccepted,
   TaskStatusResponse,
   Template,
@@ -101,6 +102,15 @@ export const api = {
     }),
   /** Checks a key before the console keeps it: the cheapest authenticated call. */
   checkKey: (key: string) => request<HistoryPage>("/history", { query: { limit: 1 }, key }),
+};
+
+/**
+ * Socket tokens: a browser's WebSocket cannot send headers, so the console opens /ws and
+ * /api/v1/ws/single with a short-lived token in the URL instead of the API key itself.
+ */
+export const authApi = {
+  socketToken: (scope: "live" | "translate") =>
+    request<SocketToken>("/v1/auth/tokens", { method: "POST", json: { scope } }),
 };
 
 /** The content kinds the studio creates, by their create path. */

@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import type { SessionCreateResponse } from "../../../protocol/rooms.ts";
+import type { SocketTokenResponse } from "../../../worker/schemas/auth.ts";
 import type { BackgroundList, TemplateList, VoiceList } from "../../../worker/schemas/content.ts";
 import type { LanguagesResponse as LanguagesSchema } from "../../../worker/schemas/translation.ts";
 
@@ -36,6 +37,8 @@ export type JobStatus = "queued" | "processing" | "done" | "failed";
 export type LanguagesResponse = z.infer<typeof LanguagesSchema>;
 /** POST /api/v1/session/create */
 export type SessionCreated = z.infer<typeof SessionCreateResponse>;
+/** POST /v1/auth/tokens */
+export type SocketToken = z.infer<typeof SocketTokenResponse>;
 export type Voice = z.infer<typeof VoiceList>["voices"][number];
 export type Background = z.infer<typeof BackgroundList>["backgrounds"][number];
 export type Template = z.infer<typeof TemplateList>["templates"][number];

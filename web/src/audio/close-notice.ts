@@ -8,6 +8,7 @@ export const CLOSE = {
   tooBig: 1009,
   engineLost: 1011,
   busy: 1013,
+  maxDuration: 4410,
 } as const;
 
 /**
@@ -20,6 +21,7 @@ export function closeNotice(code: number, reason: string, wasReady: boolean): st
   if (code === CLOSE.idle) return t("live.idle");
   if (code === CLOSE.engineLost) return t("live.engineLost", { reason });
   if (code === CLOSE.tooBig) return t("live.tooBig");
+  if (code === CLOSE.maxDuration) return t("live.maxDuration");
   if (code === CLOSE.normal) return null;
   return wasReady ? t("live.dropped") : t("live.cannotConnect");
 }

@@ -119,6 +119,7 @@ export const en = {
   "live.idle": "The session ended: no audio reached the server for a while.",
   "live.engineLost": "The live engine stopped: {reason}",
   "live.tooBig": "The session ended: an audio frame was too large.",
+  "live.maxDuration": "The session reached its maximum length. Start again to go on.",
   "live.dropped": "The connection was lost.",
   "live.cannotConnect": "Could not open a live session. Check your network and API key.",
 
@@ -265,6 +266,7 @@ export const vi: Record<MessageKey, string> = {
   "live.idle": "Phiên đã kết thúc: máy chủ không nhận được âm thanh trong một lúc.",
   "live.engineLost": "Bộ xử lý trực tiếp đã dừng: {reason}",
   "live.tooBig": "Phiên đã kết thúc: một khung âm thanh quá lớn.",
+  "live.maxDuration": "Phiên đã đạt thời lượng tối đa. Hãy bắt đầu lại để tiếp tục.",
   "live.dropped": "Mất kết nối.",
   "live.cannotConnect": "Không mở được phiên trực tiếp. Hãy kiểm tra mạng và khóa API.",
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api } from "../api/client.ts";
+import { api, authApi } from "../api/client.ts";
 import type { FinalMessage, HealthResponse } from "../api/types.ts";
 import { closeNotice } from "../audio/close-notice.ts";
 import { LevelMeter } from "../audio/level-meter.tsx";
@@ -80,8 +80,7 @@ export default function LivePage() {
   };
 
   const start = async () => {
-    const key = apiKey.value;
-    if (!key) return;
+    if (!apiKey.value) return;
     setError(null);
     setNotice(null);
     setPhase("starting");
@@ -91,7 +90,8 @@ export default function LivePage() {
         setLevel(chunkLevel);
         socketHolder.socket?.send(pcm);
       });
-      const socket = new LiveSocket(location.origin, key, language, onEvent);
+      const { token } = await authApi.socketToken("live");
+      const socket = new LiveSocket(location.origin, token, language, onEvent);
       socketHolder.socket = socket;
       session.current = { socket, mic };
     } catch (caught) {

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { authApi } from "../api/client.ts";
 import { closeNotice } from "../audio/close-notice.ts";
 import { LevelMeter } from "../audio/level-meter.tsx";
 import { MicButton } from "../audio/mic-button.tsx";
@@ -60,12 +61,19 @@ export function SingleDevice({ pair, picker }: { pair: LanguagePair; picker: Com
   };
 
   const start = async () => {
-    const key = apiKey.value;
-    if (!key) return;
+    if (!apiKey.value) return;
     setNotice(null);
     setPhase("starting");
     if (!(await mic.start())) return setPhase("idle");
-    socket.current = new SingleSocket(location.origin, key, pair, onEvent);
+    let token: string;
+    try {
+      ({ token } = await authApi.socketToken("translate"));
+    } catch (caught) {
+      mic.stop();
+      setNotice(caught instanceof Error ? caught.message : String(caught));
+      return setPhase("idle");
+    }
+    socket.current = new SingleSocket(location.origin, token, pair, onEvent);
   };
 
   const stop = () => {

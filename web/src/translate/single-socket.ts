@@ -6,13 +6,15 @@ import type { LanguagePair } from "./pair.ts";
 export type SingleEvent = SingleServerMessage | ({ type: "closed" } & SocketClose);
 
 /**
- * One /api/v1/ws/single session: the key in `api_key` (a browser WebSocket cannot set headers), the
+ * One /api/v1/ws/single session, opened with a socket token of scope `translate` in `token` (a browser
+ * WebSocket cannot set headers, and the API key stays out of URLs), the
  * `config` sent as soon as the server is ready and again whenever the languages change (the server
  * applies it from the next utterance), then PCM16 audio. `end()` asks for the last finals; the server
  * then closes with 1000.
  *
  * @example
- * const session = new SingleSocket(location.origin, key, { source: "en", target: "es" }, render);
+ * const { token } = await authApi.socketToken("translate");
+ * const session = new SingleSocket(location.origin, token, { source: "en", target: "es" }, render);
  * session.configure({ source: "es", target: "en" }); // mid-session
  */
 export class SingleSocket {
@@ -20,20 +22,17 @@ export class SingleSocket {
   private pair: LanguagePair;
   private ready = false;
 
-  constructor(origin: string, key: string, pair: LanguagePair, onEvent: (event: SingleEvent) => void) {
+  constructor(origin: string, token: string, pair: LanguagePair, onEvent: (event: SingleEvent) => void) {
     this.pair = pair;
-    this.socket = new AudioSocket<SingleServerMessage>(
-      socketUrl(origin, "/api/v1/ws/single", { api_key: key }),
-      {
-        readyType: "ready",
-        onReady: () => {
-          this.ready = true;
-          this.sendConfig();
-        },
-        onMessage: onEvent,
-        onClose: (close) => onEvent({ type: "closed", ...close }),
+    this.socket = new AudioSocket<SingleServerMessage>(socketUrl(origin, "/api/v1/ws/single", { token }), {
+      readyType: "ready",
+      onReady: () => {
+        this.ready = true;
+        this.sendConfig();
       },
-    );
+      onMessage: onEvent,
+      onClose: (close) => onEvent({ type: "closed", ...close }),
+    });
   }
 
   /** New languages: sent now when the session is ready, else with the first config. */
