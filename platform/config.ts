@@ -37,6 +37,8 @@ const WorkerEnv = z.object({
   /** A multi-device room expires after this long without activity. */
   ROOM_TTL_SEC: z.preprocess(absentIfEmpty, count(1).default(900)),
   ROOM_MAX_PARTICIPANTS: z.preprocess(absentIfEmpty, count(2).default(8)),
+  /** Participants of one room speaking at once (each holds an engine stream of the creator's key). */
+  ROOM_MAX_SPEAKERS: z.preprocess(absentIfEmpty, count(1).default(2)),
   /** The defaults GET /api/v1/languages suggests (when the deployment translates that pair). */
   TRANSLATE_DEFAULT_SOURCE: z.preprocess(absentIfEmpty, z.string().default("en")),
   TRANSLATE_DEFAULT_TARGET: z.preprocess(absentIfEmpty, z.string().default("es")),
@@ -88,6 +90,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     liveMaxStreamsPerKey: v.LIVE_MAX_STREAMS_PER_KEY,
     roomTtlMs: v.ROOM_TTL_SEC * 1000,
     roomMaxParticipants: v.ROOM_MAX_PARTICIPANTS,
+    roomMaxSpeakers: v.ROOM_MAX_SPEAKERS,
     translateDefaults: { source: v.TRANSLATE_DEFAULT_SOURCE, target: v.TRANSLATE_DEFAULT_TARGET },
     authCacheTtlMs: v.AUTH_CACHE_TTL_SEC * 1000,
     syncWaitMaxSec: v.SYNC_WAIT_MAX_SEC,

@@ -88,8 +88,18 @@ export const roomSocketPath = (conversationId: string): string =>
 export const roomStreamPath = (conversationId: string, streamId: string): string =>
   `/internal/v1/rooms/${encodeURIComponent(conversationId)}/streams/${encodeURIComponent(streamId)}`;
 
-/** A participant's id, chosen by the client (to reconnect into its place) or given by the room. */
+/**
+ * A participant's id, which every participant sees: a first connect may choose it (when no participant
+ * has it), otherwise the room gives one. It never lets anyone into a place: that takes the resume token.
+ */
 export const CLIENT_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+/**
+ * The secret that lets a participant back into its place (the `resume` query parameter): 256 random
+ * bits, base64url, sent only in the participant's own `welcome` and replaced by a fresh one on every
+ * join. The room keeps only its SHA-256.
+ */
+export const RESUME_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 // ---- rooms: client → server ----
 
@@ -100,11 +110,15 @@ export type RoomClientMessage = z.infer<typeof RoomClientMessage>;
 
 // ---- rooms: server → client ----
 
-/** First message to a participant: who it is in the room (keep `client_id` to reconnect). */
+/**
+ * First message to a participant: who it is in the room. `resume_token` goes to this participant only:
+ * reconnect with `?resume=<token>` (within 30 s of a drop) to keep the place.
+ */
 export const RoomWelcome = z.object({
   type: z.literal("welcome"),
   conversation_id: z.string(),
   client_id: z.string(),
+  resume_token: z.string().regex(RESUME_TOKEN),
   language: z.string(),
   client_count: z.number().int(),
   max_participants: z.number().int(),
@@ -151,9 +165,20 @@ export const RoomError = ErrorMessage.extend({
   /**
    * bad_frame: odd-length audio; bad_message: a text frame that is not a control message;
    * no_engine: no engine free for this speaker (the speech is not transcribed); engine_error: the
-   * engine reported a problem (e.g. it fell behind); engine_lost: the engine went away mid-speech.
+   * engine reported a problem (e.g. it fell behind); engine_lost: the engine went away mid-speech;
+   * key_limit: the room creator's API key holds LIVE_MAX_STREAMS_PER_KEY streams already (room speakers
+   * count against it); speaker_limit: ROOM_MAX_SPEAKERS others are speaking. After a refusal the speech
+   * is not transcribed; speaking again once a stream ends works.
    */
-  code: z.enum(["bad_frame", "bad_message", "no_engine", "engine_error", "engine_lost"]),
+  code: z.enum([
+    "bad_frame",
+    "bad_message",
+    "no_engine",
+    "engine_error",
+    "engine_lost",
+    "key_limit",
+    "speaker_limit",
+  ]),
 });
 export type RoomError = z.infer<typeof RoomError>;
 export const RoomServerMessage = z.discriminatedUnion("type", [
@@ -172,13 +197,13 @@ export const RoomClose = {
   normal: 1000,
   /** A binary frame over LIVE_MAX_FRAME_BYTES. */
   tooBig: 1009,
-  /** `language` missing or not one the API knows, or a malformed `client_id`. */
+  /** `language` missing or not one the API knows, or a malformed `client_id` or `resume` token. */
   badRequest: 4400,
   /** No such conversation: never created, or expired. */
   notFound: 4404,
   /** The room expired while connected (ROOM_TTL_SEC without activity). */
   expired: 4408,
-  /** Another connection took this `client_id` (the newer one stays). */
+  /** The participant reconnected with its resume token on another connection (the newer one stays). */
   replaced: 4409,
   /** The room already has ROOM_MAX_PARTICIPANTS participants. */
   full: 4429,

@@ -19,6 +19,8 @@ export interface Participant {
   joined_at: number;
   /** When its socket dropped; it keeps its place until the reconnect grace runs out. Null: connected. */
   left_at: number | null;
+  /** SHA-256 (hex) of the participant's current resume token (room-identity.ts). */
+  resume_hash: string;
 }
 
 /** The session as created over REST. */
@@ -26,6 +28,8 @@ export interface RoomSession {
   conversation_id: string;
   user_a_lang: string;
   user_a_translate: string;
+  /** The API key that created the room: its speakers' streams count against that key's limit. */
+  creator_key_id: string;
   created_at: number;
 }
 

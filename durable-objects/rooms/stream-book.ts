@@ -53,6 +53,11 @@ export class StreamBook {
     return waiting;
   }
 
+  /** Speakers whose stream is asked of the hub and not in yet. */
+  waitingSpeakers(): string[] {
+    return [...this.#waiting.values()].map((waiting) => waiting.client_id);
+  }
+
   waitingFor(clientId: string): WaitingStream | null {
     for (const waiting of this.#waiting.values()) if (waiting.client_id === clientId) return waiting;
     return null;

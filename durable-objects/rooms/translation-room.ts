@@ -6,6 +6,7 @@ import {
   CLIENT_ID,
   LIVE_FORMAT,
   LIVE_SAMPLE_RATE,
+  RESUME_TOKEN,
   RoomClose,
   type RoomError,
   roomStreamPath,
@@ -27,6 +28,7 @@ import {
   tellEach,
 } from "./connections.ts";
 import { RoomHistory } from "./room-history.ts";
+import { newResumeToken, placeFor, resumeHash } from "./room-identity.ts";
 import {
   finalFor,
   frameLevelDb,
@@ -40,6 +42,7 @@ import {
   VOICE_DB,
 } from "./room-protocol.ts";
 import { RoomStore } from "./room-store.ts";
+import { engineRefusal, speakerRefusal } from "./speaker-admission.ts";
 import { LINK_TIMEOUT_MS, STREAM_FLUSH_TIMEOUT_MS, STREAM_IDLE_MS, StreamBook } from "./stream-book.ts";
 
 /** A participant whose socket dropped keeps its place this long. */
@@ -49,7 +52,7 @@ const TICK_MS = 1_000;
 
 /** What the Worker tells the room on a participant's upgrade, or on an engine's. */
 export type RoomJoin =
-  | { role: "client"; language: string | null; client_id: string | null }
+  | { role: "client"; language: string | null; client_id: string | null; resume: string | null }
   | { role: "stream"; stream_id: string };
 
 /**
@@ -182,19 +185,34 @@ export class TranslationRoom extends DurableObject<Env> {
     if (asked !== null && !CLIENT_ID.test(asked)) {
       return refuse(RoomClose.badRequest, "client_id must be 8-64 letters, digits, - or _");
     }
-    const clientId = asked ?? crypto.randomUUID();
+    const resume = params.get("resume");
+    if (resume !== null && !RESUME_TOKEN.test(resume)) {
+      return refuse(
+        RoomClose.badRequest,
+        "resume must be the resume_token of a welcome (43 base64url characters)",
+      );
+    }
+    // hashing happens before participants are read, so no other event interleaves between read and write
+    const [presented, fresh] = await Promise.all([
+      resume === null ? null : resumeHash(resume),
+      newResumeToken(),
+    ]);
     const now = Date.now();
     const participants = await this.#reconcile(now);
-    const known = participants.find((p) => p.client_id === clientId);
+    const { known, client_id: clientId } = placeFor(participants, { asked, resumeHash: presented });
     if (!known && participants.length >= this.#maxParticipants()) {
       return refuse(RoomClose.full, `the room is full (${this.#maxParticipants()} participants)`);
     }
     for (const older of clientSockets(this.ctx, clientId)) {
-      closeSocket(older, RoomClose.replaced, "replaced by a newer connection of the same client_id");
+      closeSocket(
+        older,
+        RoomClose.replaced,
+        "replaced by a newer connection with this participant's resume token",
+      );
     }
     const me: Participant = known
-      ? { ...known, language, left_at: null }
-      : { client_id: clientId, language, joined_at: now, left_at: null };
+      ? { ...known, language, left_at: null, resume_hash: fresh.hash }
+      : { client_id: clientId, language, joined_at: now, left_at: null, resume_hash: fresh.hash };
     const everyone = [...participants.filter((p) => p.client_id !== clientId), me];
     await this.#store.saveParticipants(everyone);
     acceptClient(this.ctx, ws, clientId, now);
@@ -203,6 +221,7 @@ export class TranslationRoom extends DurableObject<Env> {
       type: "welcome",
       conversation_id: session.conversation_id,
       client_id: clientId,
+      resume_token: fresh.token,
       language,
       client_count: everyone.length,
       max_participants: this.#maxParticipants(),
@@ -305,16 +324,23 @@ export class TranslationRoom extends DurableObject<Env> {
     if (!loud) return this.#book.remember(clientId, frame);
     const session = await this.#store.session();
     if (!session) return;
+    const { roomMaxSpeakers, liveMaxStreamsPerKey } = workerConfig(this.env);
+    const crowded = speakerRefusal(this.#speaking(), clientId, roomMaxSpeakers);
+    if (crowded) return this.#warn(clientId, crowded.code, crowded.message);
     const streamId = crypto.randomUUID();
     this.#book.request(clientId, streamId, frame, now);
     const path = roomStreamPath(session.conversation_id, streamId);
     const got = await this.#hub()
-      .assign({ session_id: streamId, path, mode: "stream" })
-      .catch((error: unknown) => ({ ok: false as const, message: `the live hub failed: ${String(error)}` }));
+      .assign({ session_id: streamId, path, mode: "stream", key_id: session.creator_key_id })
+      .catch((error: unknown) => ({
+        ok: false as const,
+        reason: "no_engine" as const,
+        message: `the live hub failed: ${String(error)}`,
+      }));
     if (!got.ok) {
       this.#book.take(streamId);
-      this.#warn(clientId, "no_engine", `${got.message}; this speech was not transcribed`);
-      return;
+      const refused = engineRefusal(got, liveMaxStreamsPerKey);
+      return this.#warn(clientId, refused.code, refused.message);
     }
     await this.#schedule();
   }
@@ -351,14 +377,23 @@ export class TranslationRoom extends DurableObject<Env> {
     }
   }
 
-  /** Closes a stream and tells the hub its engine slot is free (at once, before the node's report). */
+  /** Participants whose stream takes audio or is asked of the hub. */
+  #speaking(): Set<string> {
+    const live = streams(this.ctx).filter(({ conn }) => conn.ending_since === null);
+    return new Set([...live.map(({ conn }) => conn.client_id), ...this.#book.waitingSpeakers()]);
+  }
+
+  /**
+   * Tells the hub the stream's engine slot (and the creator key's stream) is free, at once, before the
+   * node's report, then closes it: whoever sees the close finds the slot free.
+   */
   async #letGo(ws: WebSocket, conn: StreamConn): Promise<void> {
-    closeSocket(ws, RoomClose.normal, "stream over");
     await this.#hub()
       .release(conn.stream_id)
       .catch((error: unknown) =>
         console.error(JSON.stringify({ room: "release failed", error: String(error) })),
       );
+    closeSocket(ws, RoomClose.normal, "stream over");
   }
 
   /** Asks the engine to finish (its last final comes, then `ended`). */

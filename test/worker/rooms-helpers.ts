@@ -45,16 +45,19 @@ export async function until<T extends RoomServerMessage["type"]>(
   }
 }
 
-/** Joins and reads the join messages (welcome, user_joined, partner_language). */
+/**
+ * Joins and reads the join messages (welcome, user_joined, partner_language); `resumeToken` is the
+ * participant's secret from its welcome (pass it as `resume` to reconnect into the same place).
+ */
 export async function join(
   conversationId: string,
   query: Record<string, string>,
-): Promise<{ socket: TestSocket; clientId: string; partner: string }> {
+): Promise<{ socket: TestSocket; clientId: string; partner: string; resumeToken: string }> {
   const socket = await openRoom(conversationId, query);
   const welcome = await next(socket);
   if (welcome.type !== "welcome") throw new Error(`expected welcome, got ${JSON.stringify(welcome)}`);
   const { found } = await until(socket, "partner_language");
-  return { socket, clientId: welcome.client_id, partner: found.lang };
+  return { socket, clientId: welcome.client_id, partner: found.lang, resumeToken: welcome.resume_token };
 }
 
 /** Asserts no message arrives within `ms`. */

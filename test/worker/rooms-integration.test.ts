@@ -218,7 +218,7 @@ describe("speech", () => {
     });
   });
 
-  it("lets two speakers talk at once while engines have room; without one the speaker is told", async () => {
+  it("lets two speakers talk at once; a third is told the room's speaker limit, the others go on", async () => {
     node = await FakeNode.connect("small-engine", 2);
     const id = await newSession(key);
     const a = await member(id, { language: "en", client_id: "speaker-a" });
@@ -234,11 +234,11 @@ describe("speech", () => {
     b.socket.send(pcmFrame(true));
     const second = await node.acceptAssignment();
     expect(await second.session.json()).toMatchObject({ language: "es", targets: ["en", "fr"] });
-    // both engines' slots are taken: a third speaker is told, the others go on
+    // ROOM_MAX_SPEAKERS (2) are speaking: a third speaker is told, the others go on
     c.socket.send(pcmFrame(true));
     expect(await until(c.socket, "error").then((r) => r.found)).toMatchObject({
-      code: "no_engine",
-      message: expect.stringMatching(/every streaming engine is busy.*not transcribed/),
+      code: "speaker_limit",
+      message: expect.stringMatching(/already speaking.*not transcribed/),
     });
     first.session.send({
       type: "final",
@@ -265,6 +265,27 @@ describe("speech", () => {
       "Moi aussi.",
       "Toujours là.",
     ]);
+  });
+});
+
+describe("no engine", () => {
+  it("tells a speaker when every engine slot is taken; the speaker who has one goes on", async () => {
+    node = await FakeNode.connect("tiny-engine", 1);
+    const id = await newSession(key);
+    const a = await member(id, { language: "en" });
+    const b = await member(id, { language: "es" });
+    await until(a.socket, "partner_language");
+    a.socket.send(pcmFrame(true));
+    const engine = await node.acceptAssignment();
+    expect(await engine.session.json()).toMatchObject({ language: "en" });
+    expect(((await engine.session.next()) as ArrayBuffer).byteLength).toBe(3200); // the frame that asked
+    b.socket.send(pcmFrame(true));
+    expect(await until(b.socket, "error").then((r) => r.found)).toMatchObject({
+      code: "no_engine",
+      message: expect.stringMatching(/every streaming engine is busy.*not transcribed/),
+    });
+    a.socket.send(pcmFrame(true, 800));
+    expect(((await engine.session.next()) as ArrayBuffer).byteLength).toBe(1600);
   });
 });
 

@@ -64,7 +64,7 @@ describe("reconnect", () => {
 
     a.socket.ws.close(4001, "network dropped"); // not a normal close: the place is kept
     await silent(b.socket);
-    const again = await member(id, { language: "en", client_id: "keeper-aaaa" });
+    const again = await member(id, { language: "en", resume: a.resumeToken });
     expect(again.clientId).toBe("keeper-aaaa");
     expect(again.partner).toBe("es");
     await silent(b.socket);
@@ -77,10 +77,11 @@ describe("reconnect", () => {
     expect(await next(b.socket)).toEqual({ type: "user_left", client_count: 1, client_id: "keeper-aaaa" });
   });
 
-  it("replaces an older socket of the same client_id (4409) and keeps one place", async () => {
+  it("replaces an older socket of the same participant (resumed elsewhere: 4409) and keeps one place", async () => {
     const id = await newSession(key);
     const first = await member(id, { language: "en", client_id: "twice-cccc" });
-    const second = await member(id, { language: "en", client_id: "twice-cccc" });
+    const second = await member(id, { language: "en", resume: first.resumeToken });
+    expect(second.clientId).toBe("twice-cccc");
     expect(await first.socket.closeWithin()).toMatchObject({ code: RoomClose.replaced });
     const other = await member(id, { language: "es" });
     const welcome = await next(second.socket);
@@ -112,7 +113,7 @@ describe("reconnect", () => {
 
     await abortAllDurableObjects(); // the instance and its memory are gone; sockets drop (1006)
     await a.socket.closed;
-    const backA = await member(id, { language: "en", client_id: "restart-aaaa" });
+    const backA = await member(id, { language: "en", resume: a.resumeToken });
     // the history comes back (in the partner's language for the speaker), no one is new
     expect(await next(backA.socket)).toMatchObject({
       type: "transcript",
@@ -120,7 +121,7 @@ describe("reconnect", () => {
       is_mine: true,
       translation: "Antes del reinicio.",
     });
-    const backB = await member(id, { language: "es", client_id: "restart-bbbb" });
+    const backB = await member(id, { language: "es", resume: b.resumeToken });
     expect(await next(backB.socket)).toMatchObject({
       history: true,
       is_mine: false,

@@ -31,6 +31,7 @@ const session: RoomSession = {
   conversation_id: "c",
   user_a_lang: "en",
   user_a_translate: "es",
+  creator_key_id: "key_1",
   created_at: 0,
 };
 const p = (client_id: string, language: string, joined_at: number): Participant => ({
@@ -38,6 +39,7 @@ const p = (client_id: string, language: string, joined_at: number): Participant 
   language,
   joined_at,
   left_at: null,
+  resume_hash: "",
 });
 
 describe("partners and listeners", () => {

@@ -96,9 +96,12 @@ describe("POST /api/v1/session/create", () => {
         }),
       },
     } as unknown as Env;
-    const error = await createSession(broken, "http://x", { language: "en", translate_language: "es" }).catch(
-      (e: unknown) => e,
-    );
+    const error = await createSession(
+      broken,
+      "http://x",
+      { language: "en", translate_language: "es" },
+      "key_1",
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 503, message: "the session store is unavailable; try again" });
   });

@@ -102,18 +102,21 @@ const roomRoute = createRoute({
         .max(64)
         .optional()
         .openapi({ description: "your language (required)", example: "es" }),
-      client_id: z
-        .string()
-        .max(64)
-        .optional()
-        .openapi({ description: "your id in the room: reconnect with it within 30 s to keep your place" }),
+      client_id: z.string().max(64).optional().openapi({
+        description:
+          "the id you would like in the room (first connect; a taken one is replaced by a fresh id)",
+      }),
+      resume: z.string().max(64).optional().openapi({
+        description:
+          "the resume_token of your last welcome: reconnect with it within 30 s to keep your place",
+      }),
     }),
   },
   responses: {
     101: {
       description:
         "WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 " +
-        "(bad language or client_id), 4429 (room full), 4408 (room expired).",
+        "(bad language, client_id or resume token), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere).",
     },
     400: error("not a WebSocket upgrade"),
   },
@@ -126,17 +129,18 @@ const roomRoute = createRoute({
 export const translationRoutes = createRouter()
   .openapi(languagesRoute, async (c) => c.json(await readLanguages(c.env), 200))
   .openapi(createSessionRoute, async (c) =>
-    c.json(await createSession(c.env, c.req.url, c.req.valid("json")), 200),
+    c.json(await createSession(c.env, c.req.url, c.req.valid("json"), c.get("apiKey").id), 200),
   )
   .openapi(sessionRoute, async (c) =>
     c.json(await sessionDetails(c.env, c.req.valid("param").conversation_id), 200),
   )
   .openapi(singleRoute, async (c) => openSingleSocket(c.env, c.req.raw, { keyId: c.get("apiKey").id }))
   .openapi(roomRoute, async (c) => {
-    const { language, client_id } = c.req.valid("query");
+    const { language, client_id, resume } = c.req.valid("query");
     return openRoomSocket(c.env, c.req.raw, c.req.valid("param").conversation_id, {
       language: language ?? null,
       client_id: client_id ?? null,
+      resume: resume ?? null,
     });
   });
 

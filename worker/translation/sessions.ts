@@ -20,16 +20,18 @@ function language(field: string, value: string): string {
 }
 
 /**
- * Creates a multi-device session: a fresh room, and the link (and QR code content) to join it.
+ * Creates a multi-device session: a fresh room, and the link (and QR code content) to join it. The
+ * room's speakers count against `creatorKeyId`'s live stream limit.
  *
  * @example
- * await createSession(env, request.url, { language: "en", translate_language: "es" });
+ * await createSession(env, request.url, { language: "en", translate_language: "es" }, "key_1");
  * // { conversation_id: "3f0c…", join_url: "https://api.example.com/join/3f0c…" }
  */
 export async function createSession(
   env: Env,
   requestUrl: string,
   body: { language: string; translate_language: string },
+  creatorKeyId: string,
 ): Promise<{ conversation_id: string; join_url: string }> {
   const userALang = language("language", body.language);
   const userATranslate = language("translate_language", body.translate_language);
@@ -39,6 +41,7 @@ export async function createSession(
       conversation_id: conversationId,
       user_a_lang: userALang,
       user_a_translate: userATranslate,
+      creator_key_id: creatorKeyId,
     });
   } catch (cause) {
     throw storeUnavailable(cause);

@@ -40,31 +40,26 @@ export function reconnectDelayMs(attempt: number): number {
   return Math.min(4_000, 500 * 2 ** attempt);
 }
 
-/**
- * A client_id for the room (the API's shape: 8–64 of letters, digits, `-`, `_`). From
- * crypto.getRandomValues, which, unlike randomUUID, also exists on a plain-http page.
- */
-export function newClientId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 export interface RoomConnectionOptions {
   origin: string;
   conversationId: string;
   language: string;
-  clientId: string;
+  /** The resume token of this participant's last welcome (a reload), or null for a first join. */
+  resumeToken: string | null;
+  /** Each welcome brings a fresh resume token: keep it to come back into the same place. */
+  onResumeToken: (token: string) => void;
   onMessage: (message: RoomServerMessage) => void;
   onState: (state: RoomState) => void;
 }
 
 /**
  * A participant's connection to a room (/api/v1/ws/{conversation_id}, no key: the id is the
- * capability). A drop is retried with the same client_id for as long as the room keeps the place
- * (30 s), so the others see no leave and join; a close the room chose (4xxx) is final.
+ * capability). A drop is retried with the secret resume token of the latest welcome for as long as
+ * the room keeps the place (30 s), so the others see no leave and join; a close the room chose (4xxx)
+ * is final.
  *
  * @example
- * const room = new RoomConnection({ origin: location.origin, conversationId, language: "es", clientId, onMessage, onState });
+ * const room = new RoomConnection({ origin: location.origin, conversationId, language: "es", resumeToken: null, onResumeToken, onMessage, onState });
  * mic.onChunk = (pcm) => room.send(pcm);
  * room.leave();
  */
@@ -74,8 +69,10 @@ export class RoomConnection {
   private attempt = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private left = false;
+  private resumeToken: string | null;
 
   constructor(private readonly options: RoomConnectionOptions) {
+    this.resumeToken = options.resumeToken;
     options.onState({ kind: "connecting" });
     this.open();
   }
@@ -98,10 +95,10 @@ export class RoomConnection {
   }
 
   private open(): void {
-    const { origin, conversationId, language, clientId } = this.options;
+    const { origin, conversationId, language } = this.options;
     const url = socketUrl(origin, `/api/v1/ws/${encodeURIComponent(conversationId)}`, {
       language,
-      client_id: clientId,
+      ...(this.resumeToken !== null && { resume: this.resumeToken }),
     });
     const socket = new AudioSocket<RoomServerMessage>(url, {
       readyType: "welcome",
@@ -110,7 +107,13 @@ export class RoomConnection {
         this.attempt = 0;
         this.options.onState({ kind: "connected" });
       },
-      onMessage: this.options.onMessage,
+      onMessage: (message) => {
+        if (message.type === "welcome") {
+          this.resumeToken = message.resume_token;
+          this.options.onResumeToken(message.resume_token);
+        }
+        this.options.onMessage(message);
+      },
       onClose: ({ code, reason }) => {
         if (this.left || socket !== this.socket) return;
         this.socket = null;

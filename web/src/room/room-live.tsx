@@ -9,6 +9,7 @@ import { ErrorNote } from "../ui/error-note.tsx";
 import { languageName } from "../ui/language-name.ts";
 import { Bubbles } from "./bubbles.tsx";
 import { RoomConnection, type RoomState } from "./room-connection.ts";
+import { roomStorage } from "./room-storage.ts";
 import { applyRoomMessage, type RoomView } from "./room-view.ts";
 
 /**
@@ -19,12 +20,11 @@ import { applyRoomMessage, type RoomView } from "./room-view.ts";
 export function RoomLive(props: {
   conversationId: string;
   language: string;
-  clientId: string;
   view: RoomView;
   setView: (update: (view: RoomView) => RoomView) => void;
   onEnd: (close: Extract<RoomState, { kind: "closed" }> | null) => void;
 }) {
-  const { conversationId, language, clientId, view, setView, onEnd } = props;
+  const { conversationId, language, view, setView, onEnd } = props;
   const [state, setState] = useState<RoomState>({ kind: "connecting" });
   const connection = useRef<RoomConnection | null>(null);
   const mic = useMicrophone((pcm) => connection.current?.send(pcm));
@@ -33,13 +33,18 @@ export function RoomLive(props: {
   latest.current = { mic, onEnd, setView };
 
   useEffect(() => {
+    /** This participant's client_id, as the room's welcome says (its own join is worded "you joined"). */
+    let me = "";
     const room = new RoomConnection({
       origin: location.origin,
       conversationId,
       language,
-      clientId,
-      onMessage: (message) =>
-        latest.current.setView((current) => applyRoomMessage(current, message, clientId)),
+      resumeToken: roomStorage.resumeToken(conversationId),
+      onResumeToken: (token) => roomStorage.setResumeToken(conversationId, token),
+      onMessage: (message) => {
+        if (message.type === "welcome") me = message.client_id;
+        latest.current.setView((current) => applyRoomMessage(current, message, me));
+      },
       onState: (next) => {
         setState(next);
         if (next.kind !== "closed") return;
@@ -53,7 +58,7 @@ export function RoomLive(props: {
       room.leave();
       connection.current = null;
     };
-  }, [conversationId, language, clientId]);
+  }, [conversationId, language]);
 
   const stopSpeaking = () => {
     mic.stop();

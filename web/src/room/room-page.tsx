@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import "../styles/translate.css";
 import { useRoute } from "preact-iso";
 import { translationApi } from "../api/client.ts";
@@ -39,7 +39,6 @@ export default function RoomPage() {
     ...EMPTY_ROOM,
     items: loadTimeline(roomStorage.timelineKey(id)),
   }));
-  const clientId = useRef(roomStorage.clientId(id));
 
   useEffect(() => saveTimeline(roomStorage.timelineKey(id), view.items), [id, view.items]);
 
@@ -88,6 +87,7 @@ export default function RoomPage() {
 
   const onEnd = (close: Extract<RoomState, { kind: "closed" }> | null) => {
     roomStorage.setJoined(id, false);
+    roomStorage.setResumeToken(id, null); // the place is gone: a new join is a new participant
     setJoined(false);
     if (close && (close.code === ROOM_CLOSE.notFound || close.code === ROOM_CLOSE.expired)) {
       setLoaded({ kind: "ended" });
@@ -120,16 +120,7 @@ export default function RoomPage() {
     );
   }
   if (joined && language) {
-    return (
-      <RoomLive
-        conversationId={id}
-        language={language}
-        clientId={clientId.current}
-        view={view}
-        setView={setView}
-        onEnd={onEnd}
-      />
-    );
+    return <RoomLive conversationId={id} language={language} view={view} setView={setView} onEnd={onEnd} />;
   }
   return (
     <RoomLobby

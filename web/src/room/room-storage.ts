@@ -1,10 +1,9 @@
-import { newClientId } from "./room-connection.ts";
-
 /**
  * What this tab keeps about a room in sessionStorage (a reload keeps it, another tab or a closed one
- * does not): its client_id (to reconnect into the same place), the language chosen, whether it was in.
+ * does not): its resume token (the secret of its last welcome, to reconnect into the same place), the
+ * language chosen, whether it was in.
  */
-const key = (conversationId: string, item: "client" | "language" | "joined" | "timeline") =>
+const key = (conversationId: string, item: "resume" | "language" | "joined" | "timeline") =>
   `voxedge.room.${conversationId}.${item}`;
 
 function read(name: string): string | null {
@@ -25,14 +24,9 @@ function write(name: string, value: string | null): void {
 }
 
 export const roomStorage = {
-  /** This tab's client_id for the room, made on first use. */
-  clientId(conversationId: string): string {
-    const saved = read(key(conversationId, "client"));
-    if (saved && /^[A-Za-z0-9_-]{8,64}$/.test(saved)) return saved;
-    const fresh = newClientId();
-    write(key(conversationId, "client"), fresh);
-    return fresh;
-  },
+  resumeToken: (conversationId: string) => read(key(conversationId, "resume")),
+  setResumeToken: (conversationId: string, token: string | null) =>
+    write(key(conversationId, "resume"), token),
   language: (conversationId: string) => read(key(conversationId, "language")),
   setLanguage: (conversationId: string, language: string) => write(key(conversationId, "language"), language),
   wasJoined: (conversationId: string) => read(key(conversationId, "joined")) === "1",
