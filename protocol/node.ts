@@ -54,7 +54,7 @@ const leaseFields = {
    * The deployment's MAX_AUDIO_DURATION_SEC, so every node enforces the same cap: longer media fails
    * with `audio_too_long` before it is decoded.
    */
-  max_audio_duration_sec: z.number().int().positive().default(DEFAULT_MAX_AUDIO_DURATION_SEC),
+  max_audio_duration_sec: z.number().int().positive(),
 };
 
 /** One kind's lease; the schema comes in as an argument so each variant keeps its own types. */
