@@ -44,6 +44,20 @@ export function isAllowedDemuxer(formatName: string): boolean {
   return formatName.split(",").some((name) => allowed.has(name.trim()));
 }
 
+/** ffmpeg input options that let it read local files and pipes only: no network, no nested protocols. */
+export const LOCAL_INPUT_ARGS: readonly string[] = ["-protocol_whitelist", "file,pipe"];
+
+/**
+ * ffmpeg's pins for untrusted input: it may read only the local file and pipes (no network, no
+ * nested protocols such as concat: or subfile:), and only through an allowed demuxer, which it
+ * checks after guessing the container and before the demuxer opens anything.
+ */
+export const UNTRUSTED_INPUT_ARGS: readonly string[] = [
+  ...LOCAL_INPUT_ARGS,
+  "-format_whitelist",
+  ALLOWED_DEMUXERS.join(","),
+];
+
 /** How much of the file the indirection check reads: every signature sits at the very start. */
 const HEAD_BYTES = 512;
 

@@ -3,7 +3,12 @@ import { createReadStream } from "node:fs";
 import { endianness } from "node:os";
 import { DEFAULT_MAX_AUDIO_DURATION_SEC } from "../../protocol/node.ts";
 import { TaskFailureError } from "../task-failure.ts";
-import { ALLOWED_DEMUXERS, indirectionIn, isAllowedDemuxer } from "./container-policy.ts";
+import {
+  ALLOWED_DEMUXERS,
+  indirectionIn,
+  isAllowedDemuxer,
+  UNTRUSTED_INPUT_ARGS,
+} from "./container-policy.ts";
 import { ffmpegPath } from "./ffmpeg-path.ts";
 import { MediaError } from "./media-error.ts";
 import { directWav } from "./wav-header.ts";
@@ -69,18 +74,6 @@ export async function openPcm(file: string, options: PcmOptions = {}): Promise<P
   };
   return source;
 }
-
-/**
- * ffmpeg's pins for untrusted input: it may read only the local file and pipes (no network, no
- * nested protocols such as concat: or subfile:), and only through an allowed demuxer, which it
- * checks after guessing the container and before the demuxer opens anything.
- */
-export const UNTRUSTED_INPUT_ARGS: readonly string[] = [
-  "-protocol_whitelist",
-  "file,pipe",
-  "-format_whitelist",
-  ALLOWED_DEMUXERS.join(","),
-];
 
 export interface DecodeOptions extends PcmOptions {
   /** Called with the duration from ffmpeg's input report, before the first chunk. */
