@@ -30,6 +30,7 @@ declare namespace Cloudflare {
 		LIVE_IDLE_TIMEOUT_MS: string;
 		LIVE_MAX_SESSION_SEC: string;
 		LIVE_MAX_STREAMS_PER_KEY: string;
+		MAX_AUDIO_DURATION_SEC: string;
 		ROOM_TTL_SEC: string;
 		ROOM_MAX_PARTICIPANTS: string;
 		ROOM_MAX_SPEAKERS: string;
@@ -69,6 +70,7 @@ declare namespace Cloudflare {
 		LIVE_IDLE_TIMEOUT_MS: string;
 		LIVE_MAX_SESSION_SEC: string;
 		LIVE_MAX_STREAMS_PER_KEY: string;
+		MAX_AUDIO_DURATION_SEC: string;
 		ROOM_TTL_SEC: string;
 		ROOM_MAX_PARTICIPANTS: string;
 		ROOM_MAX_SPEAKERS: string;

@@ -21,6 +21,7 @@ import { LeaseLoop } from "./lease-loop.ts";
 import { liveOptionsFromEnv } from "./live/options.ts";
 import { startLiveService } from "./live/service.ts";
 import { logger } from "./logger.ts";
+import { checkFfmpeg, ffmpegPath } from "./media/ffmpeg-path.ts";
 import { loadResidentModel } from "./model.ts";
 import { renderTask } from "./pipeline/render-task.ts";
 import { transcribe } from "./pipeline/transcribe-task.ts";
@@ -35,6 +36,8 @@ import { WorkerClient } from "./worker-client.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2));
+  // every task decodes or renders through it: a missing or pre-5.0 ffmpeg is refused up front
+  logger.info({ ffmpeg: await checkFfmpeg(ffmpegPath()) }, "ffmpeg found");
   const translator = createTranslator(
     translatorConfigFromEnv(process.env, { workerUrl: config.workerUrl, token: config.token }),
   );

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseRegistry } from "../protocol/model-registry.ts";
+import { DEFAULT_MAX_AUDIO_DURATION_SEC } from "../protocol/node.ts";
 import { parseAllowlist } from "../protocol/url-policy.ts";
 
 /**
@@ -46,6 +47,8 @@ const WorkerEnv = z.object({
   AUTH_CACHE_TTL_SEC: z.preprocess(absentIfEmpty, z.coerce.number().min(0).default(15)),
   /** Optional: the synchronous endpoints' longest wait (default 540 s, under the SDK's 10 minutes). */
   SYNC_WAIT_MAX_SEC: z.preprocess(absentIfEmpty, z.coerce.number().positive().default(540)),
+  /** Longest audio a transcription may have; nodes get it in every lease (default 4 h). */
+  MAX_AUDIO_DURATION_SEC: z.preprocess(absentIfEmpty, count(1).default(DEFAULT_MAX_AUDIO_DURATION_SEC)),
   NODE_TOKEN: optionalText,
   UPLOAD_SIGNING_SECRET: optionalText,
   R2_ACCESS_KEY_ID: optionalText,
@@ -94,6 +97,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     translateDefaults: { source: v.TRANSLATE_DEFAULT_SOURCE, target: v.TRANSLATE_DEFAULT_TARGET },
     authCacheTtlMs: v.AUTH_CACHE_TTL_SEC * 1000,
     syncWaitMaxSec: v.SYNC_WAIT_MAX_SEC,
+    maxAudioDurationSec: v.MAX_AUDIO_DURATION_SEC,
     nodeToken: v.NODE_TOKEN ?? null,
     /** The HMAC key of the Worker's own signed PUT route; null when the deployment has none. */
     uploadSigningSecret: v.UPLOAD_SIGNING_SECRET ?? null,

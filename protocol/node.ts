@@ -42,6 +42,9 @@ export type LeaseRequest = z.input<typeof LeaseRequest>;
 /** A checked lease request, as the Dispatcher takes it. */
 export type LeaseAsk = z.output<typeof LeaseRequest>;
 
+/** The longest audio a task may have unless the deployment sets MAX_AUDIO_DURATION_SEC: 4 hours. */
+export const DEFAULT_MAX_AUDIO_DURATION_SEC = 14_400;
+
 const leaseFields = {
   lease_id: z.string(),
   task_id: z.string(),
@@ -52,6 +55,11 @@ const leaseFields = {
   source_path: z.string().nullable(),
   /** Unix ms; a heartbeat before it extends the lease, after it the task goes back to the queue. */
   expires_at: z.number().int(),
+  /**
+   * The deployment's MAX_AUDIO_DURATION_SEC, so every node enforces the same cap: longer media fails
+   * with `audio_too_long` before it is decoded.
+   */
+  max_audio_duration_sec: z.number().int().positive(),
 };
 
 /** One kind's lease; the schema comes in as an argument so each variant keeps its own types. */

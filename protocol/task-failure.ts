@@ -16,6 +16,15 @@ export const TASK_FAILURES = {
   media_unreadable: { retryable: false, meaning: "the file is not audio or video that ffmpeg can decode" },
   media_empty: { retryable: false, meaning: "the file is empty or contains no audio" },
   media_too_large: { retryable: false, meaning: "the media is larger than the 2 GB limit" },
+  unsupported_media: {
+    retryable: false,
+    meaning:
+      "the file is a playlist, manifest, concat list, URL reference or a container outside the allowed audio/video set",
+  },
+  audio_too_long: {
+    retryable: false,
+    meaning: "the audio is longer than the deployment's MAX_AUDIO_DURATION_SEC (default 4 h)",
+  },
   unsupported_language: { retryable: false, meaning: "the requested language is not one the model knows" },
   language_required: {
     retryable: false,

@@ -1,9 +1,11 @@
 /**
- * ffmpeg for content rendering. Debian's ffmpeg on PATH by default (FFMPEG_PATH overrides, as for
- * the rest of the node): it has the `gradients`, `scroll` and libass filters this needs, which the
- * 2018 static build of @ffmpeg-installer/ffmpeg (media/ffmpeg-path.ts's default) lacks, and runs
- * ~1.5x faster (LOCAL-DEV.md).
+ * ffmpeg for content rendering: the node's one ffmpeg (media/ffmpeg-path.ts: FFMPEG_PATH, else
+ * Debian's on PATH, 5.0 or newer), which has the `gradients`, `scroll` and libass filters this needs.
+ * Renders read only files the node generated itself; their reads still go through the file and pipe
+ * protocols alone (`-protocol_whitelist` before each file input).
  */
+import { LOCAL_INPUT_ARGS } from "../media/container-policy.ts";
+import { ffmpegPath } from "../media/ffmpeg-path.ts";
 import { BOLD_FONT_DIR, filterPath } from "./fonts.ts";
 import { runTool } from "./process.ts";
 
@@ -13,7 +15,7 @@ export interface RenderTools {
 
 /** The tools from the environment: FFMPEG_PATH, else `ffmpeg` on PATH. */
 export function renderToolsFromEnv(env: NodeJS.ProcessEnv): RenderTools {
-  return { ffmpeg: env.FFMPEG_PATH?.trim() || "ffmpeg" };
+  return { ffmpeg: ffmpegPath(env) };
 }
 
 export interface FfmpegRun {
@@ -94,6 +96,7 @@ export function compositionArgs(c: Composition): string[] {
     "lavfi",
     "-i",
     c.background,
+    ...LOCAL_INPUT_ARGS,
     "-i",
     c.wavPath,
     "-filter_complex",

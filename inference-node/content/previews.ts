@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BACKGROUNDS, DEFAULT_BG_ID, previewFile, TEMPLATES, VOICES } from "../../protocol/content.ts";
+import { LOCAL_INPUT_ARGS } from "../media/container-policy.ts";
 import { backgroundGraph } from "./backgrounds.ts";
 import { cardBoxFilters } from "./card-boxes.ts";
 import type { DeckOutline } from "./deck.ts";
@@ -148,7 +149,18 @@ export async function buildPreviews(outDir: string, deps: PreviewDeps): Promise<
       );
       await runFfmpeg(
         tools,
-        ["-i", speech.wavPath, "-c:a", "libmp3lame", "-b:a", "64k", "-ar", "22050", join(outDir, file)],
+        [
+          ...LOCAL_INPUT_ARGS,
+          "-i",
+          speech.wavPath,
+          "-c:a",
+          "libmp3lame",
+          "-b:a",
+          "64k",
+          "-ar",
+          "22050",
+          join(outDir, file),
+        ],
         { signal },
       );
       manifest.voices.push({ voice_id: voice.voice_id, file });

@@ -4,6 +4,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { LOCAL_INPUT_ARGS } from "../media/container-policy.ts";
 import { backgroundGraph } from "./backgrounds.ts";
 import { SHORT_HEIGHT, SHORT_WIDTH, shortCaptions } from "./captions.ts";
 import { AAC_ARGS, compositionArgs, type RenderTools, runFfmpeg, VIDEO_FPS } from "./ffmpeg.ts";
@@ -48,6 +49,7 @@ export async function renderShort(input: ShortRender): Promise<RenderedMedia> {
     await runFfmpeg(
       input.tools,
       [
+        ...LOCAL_INPUT_ARGS,
         "-i",
         input.speech.wavPath,
         "-af",

@@ -49,7 +49,7 @@ export async function transcribe(
   const media = await fetchMedia(lease, { ...deps.media, signal });
   const downloadMs = performance.now() - downloadStarted;
   try {
-    const source = await openPcm(media.path, signal);
+    const source = await openPcm(media.path, { signal, maxDurationSec: lease.max_audio_duration_sec });
     const diarizer = deps.diarize ? new Diarizer() : null;
     let diarizeMs = 0;
     async function* tapped(): AsyncGenerator<Float32Array> {

@@ -1,4 +1,4 @@
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
@@ -35,6 +35,16 @@ beforeAll(async () => {
     join(dir, "corrupt.mp3"),
     Buffer.from("ID3 this is definitely not an mp3 stream ".repeat(200)),
   );
+  // issue #19's reproductions: an HLS playlist naming a local file, uploaded as .mp3, and a
+  // 10-hour silent FLAC of a few MB
+  writeFileSync(
+    join(dir, "playlist.mp3"),
+    `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n${join(dir, "speech.wav")}\n#EXT-X-ENDLIST\n`,
+  );
+  execFileSync("ffmpeg", [
+    ...["-loglevel", "error", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", "36000"],
+    ...["-c:a", "flac", join(dir, "ten-hours.flac")],
+  ]);
   files = createServer((req, res) => {
     const [, mode, name] = (req.url ?? "").split("/");
     let body: Buffer;
@@ -182,6 +192,35 @@ describe("transcription end to end", () => {
     expect(failed.status).toBe("failed");
     expect(failed.error).toMatch(/cannot decode the media as audio/);
     expect(failed.queue).toBeNull();
+  });
+
+  it("fails an uploaded HLS playlist naming a local file with unsupported_media, decoding nothing", async () => {
+    const form = new FormData();
+    form.append("file", new Blob([readFileSync(join(dir, "playlist.mp3"))], { type: "audio/mpeg" }), "a.mp3");
+    const response = await post("/transcribe/upload", form);
+    expect(response.status).toBe(200);
+    const { task_id } = (await response.json()) as { task_id: string };
+    const failed = await stack.settle(task_id);
+    expect(failed).toMatchObject({ status: "failed", error_code: "unsupported_media", result: null });
+    expect(failed.error).toMatch(/HLS\/M3U playlist/);
+  });
+
+  it("fails a 10-hour FLAC with audio_too_long without decoding it (poll and OpenAI route)", async () => {
+    const started = performance.now();
+    const taskId = await enqueueUrl(`${mediaOrigin}/files/ten-hours.flac`);
+    const failed = await stack.settle(taskId);
+    console.log(`10 h FLAC failed after ${Math.round(performance.now() - started)} ms`);
+    expect(failed).toMatchObject({ status: "failed", error_code: "audio_too_long", queue: null });
+    expect(failed.error).toMatch(/10:00:00.*longer than the 14400 s limit/);
+
+    const form = new FormData();
+    form.append("model", "whisper-1");
+    form.append("file", new Blob([readFileSync(join(dir, "ten-hours.flac"))]), "ten-hours.flac");
+    const sync = await post("/v1/audio/transcriptions", form);
+    expect(sync.status).toBe(413);
+    expect(await sync.json()).toMatchObject({
+      error: { code: "audio_too_long", param: "file", message: expect.stringMatching(/14400 s limit/) },
+    });
   });
 
   it("loses nothing when a node is killed mid-task: the next node completes it", async () => {

@@ -78,10 +78,19 @@ describe("ffmpeg decoding to 16 kHz mono PCM", () => {
   });
 
   it("fails a file that is not media with a MediaError naming the cause", async () => {
-    const file = join(dir, "notes.txt");
-    writeFileSync(file, "this is not audio at all\n".repeat(50));
+    const file = join(dir, "noise.bin");
+    writeFileSync(file, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 251)));
     await expect(collectPcm(pcmChunks(file))).rejects.toThrow(/cannot decode the media as audio/);
     await expect(collectPcm(pcmChunks(file))).rejects.toBeInstanceOf(MediaError);
+  });
+
+  it("refuses a text file, which ffmpeg reads as a `tty` animation, as unsupported media", async () => {
+    const file = join(dir, "notes.txt");
+    writeFileSync(file, "this is not audio at all\n".repeat(50));
+    const error = await collectPcm(pcmChunks(file)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MediaError);
+    expect((error as MediaError).code).toBe("unsupported_media");
+    expect(String(error)).toMatch(/container \(tty\) is not an allowed/);
   });
 });
 

@@ -134,7 +134,7 @@ describe("16 kHz mono 16-bit WAV read directly", () => {
 
   it("stops with the signal's reason when aborted", async () => {
     const ac = new AbortController();
-    const source = await openPcm(speech, ac.signal);
+    const source = await openPcm(speech, { signal: ac.signal });
     const reason = new Error("task cancelled");
     ac.abort(reason);
     await expect(collectPcm(source.chunks)).rejects.toBe(reason);

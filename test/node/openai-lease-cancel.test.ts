@@ -31,6 +31,7 @@ const lease: Lease = {
   source: { type: "none" },
   source_path: null,
   expires_at: Date.now() + 60_000,
+  max_audio_duration_sec: 14_400,
 };
 
 /** A WorkerClient stand-in: one lease, then none; records what the node reports. */

@@ -31,6 +31,8 @@ const SYNC_STATUS: Record<TaskFailureCode, number> = {
   media_unreadable: 400,
   media_empty: 400,
   media_too_large: 413,
+  unsupported_media: 400,
+  audio_too_long: 413,
   unsupported_language: 400,
   language_required: 400,
   invalid_params: 500,
@@ -101,6 +103,17 @@ describe.each(TASK_FAILURE_CODES)("failure code %s", (code) => {
     expect(apiError.message).toContain(`simulated ${code}`);
     // A failed task is never re-run by the SDK: that would upload and decode the file again.
     expect(apiError.headers?.get("x-should-retry")).toBe("false");
+  });
+});
+
+describe("the audio duration cap", () => {
+  it("goes to the node in every lease as the deployment's MAX_AUDIO_DURATION_SEC", async () => {
+    const { id } = await createKey();
+    const task = await createTranscription(id);
+    await deliver([task.task_id]);
+    const [lease] = await new TestNode().lease(1, 10_000);
+    expect(lease?.max_audio_duration_sec).toBe(14_400);
+    expect(workerConfig(env).maxAudioDurationSec).toBe(14_400);
   });
 });
 

@@ -35,6 +35,11 @@ export const FAILURE_VIEWS: Record<TaskFailureCode, FailureView> = {
     sync: { error: "payload_too_large", openaiCode: null, param: "file" },
     content: "media too large",
   },
+  unsupported_media: { sync: inputFile, content: "unsupported media container" },
+  audio_too_long: {
+    sync: { error: "payload_too_large", openaiCode: "audio_too_long", param: "file" },
+    content: "audio too long",
+  },
   unsupported_language: {
     sync: { error: "bad_request", openaiCode: "unsupported_value", param: "language" },
     content: "unsupported language",

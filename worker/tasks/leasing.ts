@@ -49,10 +49,10 @@ async function startTask(env: Env, row: LeaseRow): Promise<Lease | null> {
     await dispatcher(env).release(row.lease_id, "finished");
     return null;
   }
-  return workOrder(record, row);
+  return workOrder(record, row, workerConfig(env).maxAudioDurationSec);
 }
 
-function workOrder(record: TaskRecord, row: LeaseRow): Lease {
+function workOrder(record: TaskRecord, row: LeaseRow, maxAudioDurationSec: number): Lease {
   // parse() pairs the record's kind with its params' type (a union member), checking them once more.
   return Lease.parse({
     lease_id: row.lease_id,
@@ -64,6 +64,7 @@ function workOrder(record: TaskRecord, row: LeaseRow): Lease {
     source: record.source,
     source_path: record.source.type === "object" ? `/internal/v1/leases/${row.lease_id}/source` : null,
     expires_at: row.expires_at,
+    max_audio_duration_sec: maxAudioDurationSec,
   });
 }
 

@@ -5,6 +5,7 @@
  * spread over its audible length in proportion to their character counts.
  */
 import type { Voice } from "../../../protocol/content.ts";
+import { UNTRUSTED_INPUT_ARGS } from "../../media/container-policy.ts";
 import { ContentError } from "../errors.ts";
 import { runTool } from "../process.ts";
 import { splitSentences, splitWords } from "../text.ts";
@@ -100,6 +101,8 @@ export class OpenAiSpeechSynthesizer implements SpeechSynthesizer {
         "-hide_banner",
         "-loglevel",
         "error",
+        // the speech server's answer is decoded like an upload: pinned protocols and containers
+        ...UNTRUSTED_INPUT_ARGS,
         "-i",
         "pipe:0",
         "-ac",
