@@ -28,7 +28,7 @@ export async function findActiveKey(env: Env, key: string): Promise<{ id: string
  */
 export async function findActiveKeyById(env: Env, id: string): Promise<{ id: string; name: string } | null> {
   if (id.length > 64) return null;
-  return cachedKey(`id:${id}`, workerConfig(env).authCacheTtlMs, async () => {
+  return cachedIdentity("api-key", `id:${id}`, workerConfig(env).authCacheTtlMs, async () => {
     const row = await db(env)
       .select({ id: apiKeys.id, name: apiKeys.name })
       .from(apiKeys)
