@@ -42,6 +42,11 @@ const WorkerEnv = z.object({
   AUTH_CACHE_TTL_SEC: z.preprocess(absentIfEmpty, z.coerce.number().min(0).default(15)),
   /** Optional: the synchronous endpoints' longest wait (default 540 s, under the SDK's 10 minutes). */
   SYNC_WAIT_MAX_SEC: z.preprocess(absentIfEmpty, z.coerce.number().positive().default(540)),
+  /**
+   * GET /media needs a valid signed link (403 otherwise) instead of serving any well-formed object key
+   * (the spec's default: the key's random UUID is the capability).
+   */
+  MEDIA_REQUIRE_SIGNATURE: z.preprocess(absentIfEmpty, z.enum(["true", "false"]).default("false")),
   NODE_TOKEN: optionalText,
   UPLOAD_SIGNING_SECRET: optionalText,
   R2_ACCESS_KEY_ID: optionalText,
@@ -88,6 +93,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     translateDefaults: { source: v.TRANSLATE_DEFAULT_SOURCE, target: v.TRANSLATE_DEFAULT_TARGET },
     authCacheTtlMs: v.AUTH_CACHE_TTL_SEC * 1000,
     syncWaitMaxSec: v.SYNC_WAIT_MAX_SEC,
+    mediaRequireSignature: v.MEDIA_REQUIRE_SIGNATURE === "true",
     nodeToken: v.NODE_TOKEN ?? null,
     /** The HMAC key of the Worker's own signed PUT route; null when the deployment has none. */
     uploadSigningSecret: v.UPLOAD_SIGNING_SECRET ?? null,

@@ -38,6 +38,17 @@ export const ObjectKeyParam = z.object({
   }),
 });
 
+/**
+ * The query of GET /media: `disposition` overrides how the file is presented (`inline` shows a PDF in
+ * a frame, `attachment` makes a player's file download); `expires` and `sig` are a signed link's,
+ * checked only when the deployment sets MEDIA_REQUIRE_SIGNATURE.
+ */
+export const MediaQuery = z.object({
+  disposition: z.enum(["inline", "attachment"]).optional(),
+  expires: z.string().optional(),
+  sig: z.string().optional(),
+});
+
 /** The query of a signed upload_url, for the OpenAPI document: clients use upload_url as given. */
 export const SignedPutQuery = z.object({
   expires: z.string().openapi({ param: { name: "expires", in: "query" }, description: "Unix seconds" }),
