@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { MEDIA_TYPE } from "../media/content-types.ts";
+import { CONTENT_TYPE, MAX_CONTENT_TYPE_LENGTH } from "../media/content-types.ts";
 
 export const PresignRequest = z
   .strictObject({
@@ -9,9 +9,14 @@ export const PresignRequest = z
     }),
     content_type: z
       .string()
-      .regex(MEDIA_TYPE, "must be a media type such as audio/mpeg, without parameters")
+      .max(MAX_CONTENT_TYPE_LENGTH)
+      .regex(CONTENT_TYPE, "must be a Content-Type such as audio/mpeg or audio/webm;codecs=opus")
       .default("application/octet-stream")
-      .openapi({ description: "the PUT must send exactly this Content-Type", example: "audio/mpeg" }),
+      .openapi({
+        description:
+          "the PUT must send exactly this Content-Type, parameters included (compared byte for byte)",
+        example: "audio/webm;codecs=opus",
+      }),
   })
   .meta({ id: "PresignRequest" });
 export type PresignRequest = z.infer<typeof PresignRequest>;
