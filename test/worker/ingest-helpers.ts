@@ -29,7 +29,10 @@ export function callMinted(url: string, init: RequestInit = {}): Promise<Respons
  * GETs a URL the way a deployment with MEDIA_REQUIRE_SIGNATURE=true answers it (the test Worker runs
  * with the default, which serves media without a signature).
  */
-export function getRequiringSignature(url: string, headers: Record<string, string> = {}): Promise<Response> {
+export async function getRequiringSignature(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const { pathname, search } = new URL(url, "http://voxedge.test");
   return app.fetch(
     new Request(`http://voxedge.test${pathname}${search}`, { headers }),
