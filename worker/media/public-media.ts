@@ -50,5 +50,7 @@ export async function serveMedia(env: Env, request: MediaRequest): Promise<Respo
   response.headers.set("Content-Type", type);
   response.headers.set("Content-Disposition", contentDisposition(objectKey, type, request.disposition));
   response.headers.set("X-Content-Type-Options", "nosniff");
+  // Framed only by this origin (the console's PDF preview); the served types never run script.
+  response.headers.set("Content-Security-Policy", "frame-ancestors 'self'");
   return response;
 }
