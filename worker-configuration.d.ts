@@ -38,6 +38,7 @@ declare namespace Cloudflare {
 		TRANSLATE_DEFAULT_TARGET: string;
 		MAX_CONCURRENT_CONTENT_JOBS: string;
 		AUTH_CACHE_TTL_SEC: string;
+		MEDIA_REQUIRE_SIGNATURE: string;
 		NODE_TOKEN: string;
 		UPLOAD_SIGNING_SECRET: string;
 		JOB_STATE: DurableObjectNamespace<import("./worker/index").JobState>;
@@ -78,6 +79,7 @@ declare namespace Cloudflare {
 		TRANSLATE_DEFAULT_TARGET: string;
 		MAX_CONCURRENT_CONTENT_JOBS: string;
 		AUTH_CACHE_TTL_SEC: string;
+		MEDIA_REQUIRE_SIGNATURE: string;
 		NODE_TOKEN: string;
 		UPLOAD_SIGNING_SECRET: string;
 		JOB_STATE: DurableObjectNamespace<import("./worker/index").JobState>;

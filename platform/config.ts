@@ -49,6 +49,11 @@ const WorkerEnv = z.object({
   SYNC_WAIT_MAX_SEC: z.preprocess(absentIfEmpty, z.coerce.number().positive().default(540)),
   /** Longest audio a transcription may have; nodes get it in every lease (default 4 h). */
   MAX_AUDIO_DURATION_SEC: z.preprocess(absentIfEmpty, count(1).default(DEFAULT_MAX_AUDIO_DURATION_SEC)),
+  /**
+   * GET /media needs a valid signed link (403 otherwise) instead of serving any well-formed object key
+   * (the spec's default: the key's random UUID is the capability).
+   */
+  MEDIA_REQUIRE_SIGNATURE: z.preprocess(absentIfEmpty, z.enum(["true", "false"]).default("false")),
   NODE_TOKEN: optionalText,
   UPLOAD_SIGNING_SECRET: optionalText,
   R2_ACCESS_KEY_ID: optionalText,
@@ -98,6 +103,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     authCacheTtlMs: v.AUTH_CACHE_TTL_SEC * 1000,
     syncWaitMaxSec: v.SYNC_WAIT_MAX_SEC,
     maxAudioDurationSec: v.MAX_AUDIO_DURATION_SEC,
+    mediaRequireSignature: v.MEDIA_REQUIRE_SIGNATURE === "true",
     nodeToken: v.NODE_TOKEN ?? null,
     /** The HMAC key of the Worker's own signed PUT route; null when the deployment has none. */
     uploadSigningSecret: v.UPLOAD_SIGNING_SECRET ?? null,

@@ -19,13 +19,13 @@
  * with it; it is stopped with everything else.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { parseRegistry, type RegistryEntry } from "../protocol/model-registry.ts";
 import { hashSecret } from "../worker/auth/key-material.ts";
 import { createKey } from "./keys.ts";
 import { apertiumInstalled, spawnApertium, waitForApertium } from "./lib/apertium.ts";
 import { startCronTicker } from "./lib/cron.ts";
+import { ensureDevSecret } from "./lib/dev-vars.ts";
 import { ensureFirstModel, type FirstModel, firstModelSettings, syntheticBanner } from "./lib/first-model.ts";
 import { freePort } from "./lib/ports.ts";
 import { Supervisor } from "./lib/supervisor.ts";
@@ -36,16 +36,6 @@ const DEV_VARS = ".dev.vars";
 const DEV_KEY_FILE = ".wrangler/dev-api-key";
 const MODELS_DIR = "models";
 const local = { remote: false };
-
-/** Local secrets (node token, upload signing key) live in .dev.vars (gitignored), where wrangler dev reads them. */
-function ensureDevSecret(name: string): string {
-  const existing = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8") : "";
-  const match = new RegExp(`^${name}=(.+)$`, "m").exec(existing);
-  if (match?.[1]) return match[1].trim();
-  const value = randomBytes(24).toString("hex");
-  writeFileSync(DEV_VARS, `${existing}${existing && !existing.endsWith("\n") ? "\n" : ""}${name}=${value}\n`);
-  return value;
-}
 
 /** Reuses the saved dev key while it is still live in D1, else creates one. */
 async function ensureDevKey(): Promise<{ key: string; created: boolean }> {
@@ -138,8 +128,8 @@ async function superviseTranslation(supervisor: Supervisor): Promise<Record<stri
 }
 
 async function main(): Promise<void> {
-  const token = ensureDevSecret("NODE_TOKEN");
-  ensureDevSecret("UPLOAD_SIGNING_SECRET");
+  const token = ensureDevSecret(DEV_VARS, "NODE_TOKEN");
+  ensureDevSecret(DEV_VARS, "UPLOAD_SIGNING_SECRET");
   applyMigrations(local);
   const { key, created } = await ensureDevKey();
   const entry = defaultEntry();

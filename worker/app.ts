@@ -5,6 +5,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConfigError } from "../platform/config.ts";
 import { contentErrorResponse, usesContentEnvelope } from "./content/errors.ts";
 import { ApiError } from "./errors.ts";
+import { contentSecurityPolicy } from "./middleware/content-security.ts";
 import { requestLog } from "./middleware/request-log.ts";
 import { OPENAI_PREFIX, openAIErrorResponse, usesOpenAIEnvelope } from "./openai/errors.ts";
 import { createRouter } from "./router.ts";
@@ -47,6 +48,8 @@ app.use(
     maxAge: 600,
   }),
 );
+
+app.use("*", contentSecurityPolicy());
 
 // Before the API routes: a browser's page navigation to `/` or `/history` gets the web console.
 mountConsole(app);

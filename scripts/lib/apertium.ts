@@ -1,10 +1,9 @@
 /**
  * Runs Apertium APy, the offline rule-based translation server (Debian: `apt-get install apertium-apy
- * apertium-eng-spa`), for `npm start`, the end-to-end tests and the benches. APy listens on every
- * interface (it has no bind option), so it is only started on a free local port for local use.
+ * apertium-eng-spa`), for `npm start`, the end-to-end tests and the benches, on 127.0.0.1 only.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { freePort } from "./ports.ts";
 
 /** Where Debian's Apertium language pairs put their mode files. */
@@ -23,9 +22,31 @@ export interface Apertium {
   stop: () => Promise<void>;
 }
 
-/** Spawns APy on `port` (npm start supervises it and restarts it on the same port). */
+/**
+ * APy's own `main()` with the address its server binds fixed to 127.0.0.1. APy has no bind option and
+ * calls tornado's `bind(port)`, which listens on every interface: an open translation server for the
+ * whole network. Run by the Python that runs `apertium-apy`, with APy's usual arguments after it.
+ */
+const LOOPBACK_LAUNCHER = `
+import sys, tornado.tcpserver
+bind = tornado.tcpserver.TCPServer.bind
+tornado.tcpserver.TCPServer.bind = lambda self, port, address=None, *rest, **named: bind(self, port, "127.0.0.1", *rest, **named)
+from apertium_apy.apy import main
+sys.argv[0] = "apertium-apy"
+sys.exit(main())
+`;
+
+/** The interpreter on the first line of the `apertium-apy` script (Debian's: /usr/bin/python3). */
+function apertiumPython(): string {
+  const script = spawnSync("sh", ["-c", "command -v apertium-apy"], { encoding: "utf8" }).stdout.trim();
+  const interpreter = /^#!\s*(\S*python\S*)/.exec(readFileSync(script, "utf8"))?.[1];
+  if (!interpreter) throw new Error(`${script} is not the Python script this launcher expects`);
+  return interpreter;
+}
+
+/** Spawns APy on 127.0.0.1:`port` (npm start supervises it and restarts it on the same port). */
 export function spawnApertium(port: number, options: { quiet?: boolean } = {}): ChildProcess {
-  return spawn("apertium-apy", ["-p", String(port), APERTIUM_MODES], {
+  return spawn(apertiumPython(), ["-c", LOOPBACK_LAUNCHER, "-p", String(port), APERTIUM_MODES], {
     stdio: ["ignore", "ignore", options.quiet === false ? "inherit" : "ignore"],
   });
 }

@@ -8,6 +8,7 @@ import { cueTime, exportFile, toSrt, toTxt, toVtt } from "../../web/src/job/expo
 import { speakersOf } from "../../web/src/job/speakers.ts";
 import { segmentAt, wordsOf } from "../../web/src/job/sync.ts";
 import { estimateJob, processingRatioOf } from "../../web/src/jobs/estimate.ts";
+import { inlinePreviewUrl } from "../../web/src/studio/task-view.ts";
 
 /** The console's pure parts (run in Node): formats, audio packing, estimates, page paths. */
 
@@ -283,6 +284,18 @@ describe("API failures", () => {
     expect(
       failureFromBody(404, { error: "conversation not found or expired", code: "not_found" }),
     ).toMatchObject({ code: "not_found", detail: "conversation not found or expired" });
+  });
+});
+
+describe("PDF preview links", () => {
+  it("asks the API's /media route for an inline document and leaves other links alone", () => {
+    const key = "outputs/6f1c1c9e-5d1b-4c57-9a55-0b7f3c1e2d4a/deck.pdf";
+    expect(inlinePreviewUrl(`https://api.example/media/${key}?expires=1&sig=x`)).toBe(
+      `https://api.example/media/${key}?expires=1&sig=x&disposition=inline`,
+    );
+    expect(inlinePreviewUrl(`/media/${key}`)).toBe(`/media/${key}?disposition=inline`);
+    const presignedR2 = `https://acct.r2.cloudflarestorage.com/voxedge-media/${key}?X-Amz-Signature=abc`;
+    expect(inlinePreviewUrl(presignedR2)).toBe(presignedR2);
   });
 });
 

@@ -58,7 +58,6 @@ describe("console pages", () => {
     "/translate",
     "/studio",
     "/studio?from=6f1c1c9e",
-    "/join/2b7e1c4a-9f1d-4d57-8a55-0b7f3c1e2d4a",
   ])("a browser navigation to %s gets the console's index.html", async (path) => {
     expect(isConsolePage(await get(path, NAVIGATE))).toBe(true);
   });
@@ -75,6 +74,16 @@ describe("console pages", () => {
       const response = await fetch(url(path));
       expect(response.status, path).toBe(200);
       expect(response.headers.get("content-type"), path).toContain(type);
+    }
+  });
+
+  it("gives a join link of an unknown room, to a browser or curl, the console page with 404 and readable words", async () => {
+    for (const headers of [NAVIGATE, { "user-agent": "curl/8.5.0", accept: "*/*" }]) {
+      const page = await get("/join/2b7e1c4a-9f1d-4d57-8a55-0b7f3c1e2d4a", headers);
+      expect(page.status).toBe(404);
+      expect(page.headers["content-type"]).toContain("text/html");
+      expect(page.body).toContain("<h1>This conversation has ended</h1>");
+      expect(page.body).toContain('<script type="module"');
     }
   });
 
@@ -137,9 +146,9 @@ describe("the API is unchanged", () => {
     const internal = await fetch(url("/internal/v1/lease"), { method: "POST", body: "{}" });
     expect(internal.status).toBe(401);
     const media = await get("/media/uploads/6f1c1c9e-5d1b-4c57-9a55-0b7f3c1e2d4a/clip.wav", NAVIGATE);
-    // The Worker's answer, not the console: an unsigned media link is refused.
-    expect(media.status).toBe(403);
-    expect(JSON.parse(media.body)).toMatchObject({ code: "forbidden" });
+    // The Worker's answer, not the console: no such object.
+    expect(media.status).toBe(404);
+    expect(JSON.parse(media.body)).toMatchObject({ code: "not_found" });
     const preflight = await fetch(url("/transcribe"), {
       method: "OPTIONS",
       headers: { origin: "https://app.example", "access-control-request-method": "POST" },

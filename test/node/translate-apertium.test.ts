@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApertiumTranslator } from "../../inference-node/translate/apertium.ts";
 import { createTranslator } from "../../inference-node/translate/config.ts";
@@ -22,6 +23,30 @@ async function failure(fn: () => Promise<unknown>): Promise<TranslationError> {
   expect(err).toBeInstanceOf(TranslationError);
   return err as TranslationError;
 }
+
+/** Local addresses (hex, as the kernel writes them) of the TCP sockets listening on `port`. */
+function listeningAddresses(port: number): string[] {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  return ["/proc/net/tcp", "/proc/net/tcp6"].flatMap((table) =>
+    readFileSync(table, "utf8")
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .filter((fields) => fields[3] === "0A" && fields[1]?.endsWith(`:${hexPort}`))
+      .map((fields) => fields[1]!.split(":")[0]!),
+  );
+}
+
+describe("APy as the scripts start it", () => {
+  it("listens on 127.0.0.1 only, never on every interface", () => {
+    const addresses = listeningAddresses(Number(new URL(apy.url).port));
+    expect(addresses.length).toBeGreaterThan(0);
+    expect(
+      addresses.every((address) => address === "0100007F"),
+      addresses.join(", "),
+    ).toBe(true);
+  });
+});
 
 describe("ApertiumTranslator on APy", () => {
   it("lists the installed pairs with the API's two-letter codes (regional variants folded in)", async () => {

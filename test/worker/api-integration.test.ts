@@ -1,7 +1,9 @@
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { db } from "../../platform/db.ts";
 import { jobs } from "../../platform/schema.ts";
+import { app } from "../../worker/app.ts";
 import type { HistoryPage } from "../../worker/schemas/history.ts";
 import {
   bearer,
@@ -137,6 +139,37 @@ describe("request validation on JSON bodies", () => {
 });
 
 describe("GET /health and GET /models", () => {
+  it("reports an unreachable job queue with a fixed phrase, logging the exception only on the server", async () => {
+    const internals = "connect ECONNREFUSED 10.0.3.7:443 (dispatcher shard 12, token=abc123)";
+    const broken = {
+      ...env,
+      DISPATCHER: {
+        idFromName: (name: string) => env.DISPATCHER.idFromName(name),
+        get: () => ({ liveNodes: () => Promise.reject(new Error(internals)) }),
+      },
+    } as unknown as Env;
+    const log = vi.spyOn(console, "error");
+    try {
+      const response = await app.fetch(
+        new Request("http://voxedge.test/health"),
+        broken,
+        createExecutionContext(),
+      );
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      expect(JSON.parse(text)).toMatchObject({
+        status: "ok",
+        job_queue: "reconnecting",
+        job_queue_error: "job queue unavailable",
+      });
+      expect(text).not.toContain("ECONNREFUSED");
+      expect(text).not.toContain("abc123");
+      expect(log.mock.calls.flat().join(" ")).toContain(internals);
+    } finally {
+      log.mockRestore();
+    }
+  });
+
   it("reports engine state from the freshest node heartbeat", async () => {
     const before = (await (await call("/health")).json()) as Record<string, unknown>;
     expect(before).toEqual({

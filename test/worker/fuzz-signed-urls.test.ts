@@ -3,7 +3,8 @@
  * and the media GET (worker/media/media-signature.ts). Random mutations of a valid URL (object key,
  * expiry, content type, owner, signature, duplicated or reordered parameters, encodings) never verify
  * unless they still name exactly the signed grant; through the real routes they are refused (403, or
- * 404 for a key of the wrong shape) and store nothing. Runs in workerd, whose WebCrypto has the
+ * 404 for a key of the wrong shape; GET /media as a deployment with MEDIA_REQUIRE_SIGNATURE answers)
+ * and store nothing. Runs in workerd, whose WebCrypto has the
  * constant-time compare the verifiers use.
  */
 import { env } from "cloudflare:workers";
@@ -15,7 +16,7 @@ import { mediaUrlProblem, signedMediaUrl } from "../../worker/media/media-signat
 import type { PresignResponse } from "../../worker/schemas/uploads.ts";
 import { fuzzRuns } from "../helpers/fuzz.ts";
 import { createKey } from "./helpers.ts";
-import { callMinted, postJson } from "./ingest-helpers.ts";
+import { callMinted, getRequiringSignature, postJson } from "./ingest-helpers.ts";
 
 const SECRET = env.UPLOAD_SIGNING_SECRET;
 const seed = (n: number) => fuzzRuns(1).seed + 40 + n;
@@ -207,14 +208,14 @@ describe("signed media URLs (fuzzed)", { timeout: 60_000 }, () => {
     );
   });
 
-  it("GET /media refuses every mutated link (403 or 404) and serves the exact one", async () => {
+  it("GET /media with MEDIA_REQUIRE_SIGNATURE refuses every mutated link (403 or 404) and serves the exact one", async () => {
     for (const key of [uploadKey, outputsKey]) {
       const valid = await signedMediaUrl(BASE, SECRET, key, Math.floor(Date.now() / 1000) + 600);
-      expect((await callMinted(valid)).status).toBe(200);
+      expect((await getRequiringSignature(valid)).status).toBe(200);
       await fc.assert(
         fc.asyncProperty(mutations, async (applied) => {
           const url = mutate(valid, applied);
-          const response = await callMinted(url.toString());
+          const response = await getRequiringSignature(url.toString());
           const text = await response.text();
           const path = decodeURIComponent(url.pathname.slice("/media/".length));
           const problem = await mediaUrlProblem(SECRET, path, url.searchParams, Date.now() / 1000);

@@ -1,4 +1,7 @@
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { inject } from "vitest";
+import { app } from "../../worker/app.ts";
 import type { TaskAccepted } from "../../worker/schemas/tasks.ts";
 import { bearer, call } from "./helpers.ts";
 
@@ -20,6 +23,22 @@ export function postJson(path: string, key: string, body: unknown): Promise<Resp
 export function callMinted(url: string, init: RequestInit = {}): Promise<Response> {
   const { pathname, search } = new URL(url);
   return call(`${pathname}${search}`, init);
+}
+
+/**
+ * GETs a URL the way a deployment with MEDIA_REQUIRE_SIGNATURE=true answers it (the test Worker runs
+ * with the default, which serves media without a signature).
+ */
+export async function getRequiringSignature(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const { pathname, search } = new URL(url, "http://voxedge.test");
+  return app.fetch(
+    new Request(`http://voxedge.test${pathname}${search}`, { headers }),
+    { ...env, MEDIA_REQUIRE_SIGNATURE: "true" },
+    createExecutionContext(),
+  );
 }
 
 /** Reads a 200 TaskAccepted, failing with the error body otherwise. */

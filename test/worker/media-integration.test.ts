@@ -6,7 +6,7 @@ import { signedMediaUrl } from "../../worker/media/media-signature.ts";
 import type { HistoryPage } from "../../worker/schemas/history.ts";
 import type { TaskStatusResponse } from "../../worker/schemas/tasks.ts";
 import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
-import { accepted, bytes, callMinted, postJson } from "./ingest-helpers.ts";
+import { accepted, bytes, callMinted, getRequiringSignature as get, postJson } from "./ingest-helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 
 const DATA = bytes(100, 21);
@@ -65,6 +65,88 @@ describe("GET /media/{object_key}", () => {
     expect((await media(deck)).headers.get("content-type")).toBe("application/pdf");
   });
 
+  it("answers 404 to unknown keys, keys outside uploads/ and outputs/, and path tricks", async () => {
+    await env.MEDIA.put("secrets/config.json", "{}");
+    const [, uuid = "", name = ""] = KEY.split("/");
+    const missing = await media("uploads/00000000-0000-4000-8000-000000000000/clip.mp3");
+    expect(missing.status).toBe(404);
+    for (const path of [
+      "/media/secrets/config.json",
+      `/media/uploads/${uuid}/../../secrets/config.json`,
+      `/media/uploads/${uuid}/%2e%2e/%2e%2e/secrets/config.json`,
+      `/media/uploads%2F${uuid}%2F${name}`,
+      `/media/uploads/${uuid}%2F${name}`,
+      `/media/uploads/${uuid}/${name}/extra`,
+      `/media/uploads/${uuid}/${name}%00`,
+      `/media/uploads/${uuid}/${name.replace("clip", "CLIP")}`,
+      `/media/uploads/${uuid}`,
+      "/media/",
+      "/media/..%2fsecrets%2fconfig.json",
+    ]) {
+      const response = await call(`${path}?expires=${inOneHour()}&sig=AAAA`);
+      expect(response.status, path).toBe(404);
+      expect(((await response.json()) as { code: string }).code).toBe("not_found");
+    }
+  });
+});
+
+describe("GET /media/{object_key} without a signature (the spec's default: the UUID key is the capability)", () => {
+  it("serves 200, 206 and 416 to a bare URL with no key and no signature", async () => {
+    const whole = await call(`/media/${KEY}`);
+    expect(whole.status).toBe(200);
+    expect(new Uint8Array(await whole.arrayBuffer())).toEqual(DATA);
+    const part = await call(`/media/${KEY}`, { headers: { range: "bytes=10-19" } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get("content-range")).toBe("bytes 10-19/100");
+    expect(new Uint8Array(await part.arrayBuffer())).toEqual(DATA.slice(10, 20));
+    const past = await call(`/media/${KEY}`, { headers: { range: "bytes=100-" } });
+    expect(past.status).toBe(416);
+    expect(past.headers.get("content-range")).toBe("bytes */100");
+  });
+
+  it("still serves a signed link, and ignores a stale or altered signature (the key alone authorises)", async () => {
+    expect((await media(KEY)).status).toBe(200);
+    const expired = new URL(
+      await signedMediaUrl("http://voxedge.test", SECRET, KEY, Math.floor(Date.now() / 1000) - 1),
+    );
+    expect((await call(`${expired.pathname}${expired.search}`)).status).toBe(200);
+  });
+
+  it("names the file: audio and video inline, PDF and PPTX as attachments unless asked inline", async () => {
+    expect((await call(`/media/${KEY}`)).headers.get("content-disposition")).toBe(
+      'inline; filename="clip.mp3"',
+    );
+    const task = crypto.randomUUID();
+    const deck = outputKey(task, "deck.pdf");
+    await env.MEDIA.put(deck, "%PDF-1.7", { httpMetadata: { contentType: "application/pdf" } });
+    const pptx = outputKey(task, "deck.pptx");
+    await env.MEDIA.put(pptx, "PK", {
+      httpMetadata: {
+        contentType: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+      },
+    });
+    const page = newObjectKey("page.html");
+    await env.MEDIA.put(page, "<p>hi</p>", { httpMetadata: { contentType: "text/html" } });
+    const disposition = async (path: string) => (await call(path)).headers.get("content-disposition");
+    expect(await disposition(`/media/${deck}`)).toBe('attachment; filename="deck.pdf"');
+    expect(await disposition(`/media/${pptx}`)).toBe('attachment; filename="deck.pptx"');
+    expect(await disposition(`/media/${page}`)).toBe('attachment; filename="page.html"');
+    expect(await disposition(`/media/${deck}?disposition=inline`)).toBe('inline; filename="deck.pdf"');
+    // only documents a browser can show may be asked inline; anything else stays a download
+    expect(await disposition(`/media/${page}?disposition=inline`)).toBe('attachment; filename="page.html"');
+    const bad = await call(`/media/${deck}?disposition=frame`);
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe("GET /media/{object_key} with MEDIA_REQUIRE_SIGNATURE=true", () => {
+  it("serves a signed link with Range", async () => {
+    const signed = new URL(await signedMediaUrl("http://voxedge.test", SECRET, KEY, inOneHour()));
+    expect((await get(`${signed.pathname}${signed.search}`)).status).toBe(200);
+    const part = await get(`${signed.pathname}${signed.search}`, { range: "bytes=0-9" });
+    expect(part.status).toBe(206);
+  });
+
   it("refuses an unsigned, forged, re-targeted or expired link with 403", async () => {
     const signed = new URL(await signedMediaUrl("http://voxedge.test", SECRET, KEY, inOneHour()));
     const other = newObjectKey("other.mp3");
@@ -87,33 +169,9 @@ describe("GET /media/{object_key}", () => {
       ["another secret", `${wrongSecret.pathname}${wrongSecret.search}`],
       ["expired", `${expired.pathname}${expired.search}`],
     ] as const) {
-      const response = await call(path);
+      const response = await get(path);
       expect(response.status, name).toBe(403);
       expect(((await response.json()) as { code: string }).code, name).toBe("forbidden");
-    }
-  });
-
-  it("answers 404 to unknown keys, keys outside uploads/ and outputs/, and path tricks", async () => {
-    await env.MEDIA.put("secrets/config.json", "{}");
-    const [, uuid = "", name = ""] = KEY.split("/");
-    const missing = await media("uploads/00000000-0000-4000-8000-000000000000/clip.mp3");
-    expect(missing.status).toBe(404);
-    for (const path of [
-      "/media/secrets/config.json",
-      `/media/uploads/${uuid}/../../secrets/config.json`,
-      `/media/uploads/${uuid}/%2e%2e/%2e%2e/secrets/config.json`,
-      `/media/uploads%2F${uuid}%2F${name}`,
-      `/media/uploads/${uuid}%2F${name}`,
-      `/media/uploads/${uuid}/${name}/extra`,
-      `/media/uploads/${uuid}/${name}%00`,
-      `/media/uploads/${uuid}/${name.replace("clip", "CLIP")}`,
-      `/media/uploads/${uuid}`,
-      "/media/",
-      "/media/..%2fsecrets%2fconfig.json",
-    ]) {
-      const response = await call(`${path}?expires=${inOneHour()}&sig=AAAA`);
-      expect(response.status, path).toBe(404);
-      expect(((await response.json()) as { code: string }).code).toBe("not_found");
     }
   });
 });

@@ -211,6 +211,22 @@ describe("POST /transcribe/object refusals", () => {
   });
 });
 
+describe("content types with parameters (what a browser's MediaRecorder produces)", () => {
+  it("presigns audio/webm;codecs=opus and takes the PUT only with exactly that Content-Type", async () => {
+    const { key } = await createKey();
+    for (const type of ["audio/webm;codecs=opus", 'audio/ogg; codecs="opus"', "text/plain; charset=utf-8"]) {
+      const presigned = await presign(key, { filename: "take.webm", content_type: type });
+      const data = bytes(500, 3);
+      for (const other of ["audio/webm", "audio/webm; codecs=opus", "AUDIO/WEBM;codecs=opus", "audio/ogg"]) {
+        if (other !== type) await errorOf(await putFile(presigned.upload_url, data, other), 403);
+      }
+      expect((await putFile(presigned.upload_url, data, type)).status, type).toBe(200);
+      const object = await env.MEDIA.head(presigned.object_key);
+      expect(object?.httpMetadata?.contentType).toBe(type);
+    }
+  });
+});
+
 describe("POST /uploads/presign validation", () => {
   it("requires filename, rejects unknown fields and malformed content types", async () => {
     const { key } = await createKey();
@@ -226,7 +242,16 @@ describe("POST /uploads/presign validation", () => {
       msg: "Extra inputs are not permitted",
       type: "extra_forbidden",
     });
-    for (const content_type of ["audio", "text/html; charset=utf-8", "a/b\r\nX: y", ""]) {
+    for (const content_type of [
+      "audio",
+      "a/b\r\nX: y",
+      "audio/webm;codecs=opus\nX: y",
+      "audio/webm;codecs",
+      " audio/webm",
+      "audio/webm; ",
+      `audio/webm;x=${"a".repeat(300)}`,
+      "",
+    ]) {
       const bad = await errorOf(
         await postJson("/uploads/presign", key, { filename: "a", content_type }),
         422,

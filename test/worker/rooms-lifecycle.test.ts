@@ -226,6 +226,9 @@ describe("expiry", () => {
     const details = await call(`/api/v1/session/${id}`);
     expect(details.status).toBe(404);
     expect(await details.json()).toEqual({ error: "conversation not found or expired", code: "not_found" });
+    const link = await call(`/join/${id}`, { headers: { accept: "*/*" } });
+    expect(link.status).toBe(404);
+    expect(await link.text()).toContain("This conversation has ended");
     const stored = await runInDurableObject(room(id), async (_i, state) => (await state.storage.list()).size);
     expect(stored).toBe(0);
     const late = await join(id, { language: "en" }).catch((error: unknown) => error);

@@ -120,6 +120,47 @@ describe("GET /api/v1/session/{conversation_id}", () => {
   });
 });
 
+describe("GET /join/{conversation_id} (the join link, opened by anything)", () => {
+  const CLIENTS: Record<string, Record<string, string>> = {
+    curl: { "user-agent": "curl/8.5.0", accept: "*/*" },
+    "a link preview": { "user-agent": "Slackbot-LinkExpanding 1.0", accept: "*/*" },
+    "a QR scanner's fetch": {},
+    "a browser": { "sec-fetch-mode": "navigate", accept: "text/html" },
+  };
+
+  it("answers the console page to any GET of a live room", async () => {
+    const { conversation_id } = (await (
+      await create({ language: "en", translate_language: "es" })
+    ).json()) as {
+      conversation_id: string;
+    };
+    for (const [client, headers] of Object.entries(CLIENTS)) {
+      const page = await call(`/join/${conversation_id}`, { headers });
+      expect(page.status, client).toBe(200);
+      expect(page.headers.get("content-type"), client).toMatch(/^text\/html/);
+      expect(await page.text(), client).toContain('<div id="app">');
+    }
+    const head = await call(`/join/${conversation_id}`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+  });
+
+  it("answers the console page with 404 and readable 'this conversation has ended' words for an unknown room", async () => {
+    for (const id of [crypto.randomUUID(), "not-a-uuid"]) {
+      for (const [client, headers] of Object.entries(CLIENTS)) {
+        const page = await call(`/join/${id}`, { headers });
+        expect(page.status, client).toBe(404);
+        expect(page.headers.get("content-type"), client).toMatch(/^text\/html/);
+        const text = await page.text();
+        expect(text, client).toContain("<title>This conversation has ended · Voxedge</title>");
+        expect(text, client).toMatch(
+          /<div id="app"><h1>This conversation has ended<\/h1><p>[^<]+<\/p><\/div>/,
+        );
+        expect(text, client).not.toContain(id); // nothing of the path is echoed back
+      }
+    }
+  });
+});
+
 describe("GET /api/v1/languages", () => {
   it("is 503 while no node translates, then lists what the nodes translate between, with the defaults", async () => {
     const before = await call("/api/v1/languages");

@@ -1,7 +1,7 @@
 /**
  * Object keys of stored media: uploads are `uploads/<random UUID>/<slug of the client filename>`, a
  * task's outputs `outputs/<task UUID>/<slug>`. The UUID makes a key unguessable; the slug only helps a
- * person reading a listing. GET /media serves only these two shapes, and only with a signed URL.
+ * person reading a listing. GET /media serves only these two shapes.
  */
 
 const UPLOAD_PREFIX = "uploads/";

@@ -3,6 +3,22 @@
 /** A bare media type (RFC 6838 names, no parameters), e.g. `audio/mpeg`. */
 export const MEDIA_TYPE = /^[A-Za-z0-9][\w!#$&^.+-]{0,62}\/[A-Za-z0-9][\w!#$&^.+-]{0,62}$/;
 
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+/** Printable ASCII in quotes; `"` and `\` only escaped. */
+const QUOTED_STRING = String.raw`"(?:[\t !#-\[\]-~]|\\[\t -~])*"`;
+
+/** The longest Content-Type a presign accepts (its value travels in the upload URL's query). */
+export const MAX_CONTENT_TYPE_LENGTH = 255;
+
+/**
+ * A Content-Type header value (RFC 9110 §8.3.1): a media type with optional parameters, e.g.
+ * `audio/webm;codecs=opus` as a browser's MediaRecorder reports it. No leading or trailing whitespace
+ * (an HTTP client strips it, so a value with it could never match the PUT), no control characters.
+ */
+export const CONTENT_TYPE = new RegExp(
+  String.raw`^${MEDIA_TYPE.source.slice(1, -1)}(?:[ \t]*;[ \t]*${TOKEN}=(?:${TOKEN}|${QUOTED_STRING}))*$`,
+);
+
 const OCTET_STREAM = "application/octet-stream";
 
 /** The type to store for an upload: the client's when it is a well-formed media type, else octet-stream. */

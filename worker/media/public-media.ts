@@ -1,6 +1,7 @@
 import { workerConfig } from "../../platform/config.ts";
 import { ApiError } from "../errors.ts";
 import { isServableKey } from "../ingest/object-keys.ts";
+import { contentDisposition, type RequestedDisposition } from "./content-disposition.ts";
 import { servedContentType } from "./content-types.ts";
 import { mediaUrlProblem } from "./media-signature.ts";
 import { streamObject } from "./r2-stream.ts";
@@ -14,25 +15,42 @@ const REFUSALS = {
   expired: "the media link has expired: read the task again for a fresh one",
 } as const;
 
+/** What a GET /media asks for besides its object: a byte range, and how the file should be presented. */
+export interface MediaRequest {
+  url: string;
+  range: string | null;
+  disposition: RequestedDisposition | null;
+}
+
 /**
  * GET /media: an uploaded object or a task's output, streamed with Range. No API key (a browser
- * element cannot send one): the URL's signature and expiry authorise it (403 otherwise). Only keys of
- * exactly the minted shapes are served, read from the raw path: anything else, `..` and
- * percent-encoded slashes included, is a 404.
+ * element cannot send one). By default no signature either, as the spec says: the object key's random
+ * UUID is the capability, and a signed link's query is simply not needed. With MEDIA_REQUIRE_SIGNATURE
+ * the URL's signature and expiry must authorise it (403 otherwise). Only keys of exactly the minted
+ * shapes are served, read from the raw path: anything else, `..` and percent-encoded slashes included,
+ * is a 404.
  *
- * @example return serveMedia(env, c.req.url, c.req.header("range") ?? null)
+ * @example return serveMedia(env, { url: c.req.url, range: c.req.header("range") ?? null, disposition: null })
  */
-export async function serveMedia(env: Env, requestUrl: string, range: string | null): Promise<Response> {
-  const url = new URL(requestUrl);
+export async function serveMedia(env: Env, request: MediaRequest): Promise<Response> {
+  const url = new URL(request.url);
   const objectKey = url.pathname.slice(MEDIA_PREFIX.length);
-  const secret = workerConfig(env).uploadSigningSecret;
-  if (!url.pathname.startsWith(MEDIA_PREFIX) || !isServableKey(objectKey) || !secret) {
+  if (!url.pathname.startsWith(MEDIA_PREFIX) || !isServableKey(objectKey)) {
     throw new ApiError("not_found", "media not found");
   }
-  const problem = await mediaUrlProblem(secret, objectKey, url.searchParams, Date.now() / 1000);
-  if (problem) throw new ApiError("forbidden", REFUSALS[problem]);
-  const response = await streamObject(env.MEDIA, objectKey, range);
-  response.headers.set("Content-Type", servedContentType(response.headers.get("Content-Type")));
+  const { mediaRequireSignature, uploadSigningSecret: secret } = workerConfig(env);
+  if (mediaRequireSignature) {
+    // Nothing can be signed without the secret, so nothing can be served.
+    if (!secret) throw new ApiError("not_found", "media not found");
+    const problem = await mediaUrlProblem(secret, objectKey, url.searchParams, Date.now() / 1000);
+    if (problem) throw new ApiError("forbidden", REFUSALS[problem]);
+  }
+  const response = await streamObject(env.MEDIA, objectKey, request.range);
+  const type = servedContentType(response.headers.get("Content-Type"));
+  response.headers.set("Content-Type", type);
+  response.headers.set("Content-Disposition", contentDisposition(objectKey, type, request.disposition));
   response.headers.set("X-Content-Type-Options", "nosniff");
+  // Framed only by this origin (the console's PDF preview); the served types never run script.
+  response.headers.set("Content-Security-Policy", "frame-ancestors 'self'");
   return response;
 }

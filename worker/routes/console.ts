@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from "hono";
-import { isConsolePath } from "../../protocol/console-routes.ts";
+import { consolePageOf, isConsolePath } from "../../protocol/console-routes.ts";
 import type { AppEnv, AppRouter } from "../env.ts";
 import { ApiError } from "../errors.ts";
+import { type JoinPage, joinNoticePage, joinPageFor } from "../translation/join-page.ts";
 
 /**
  * The web console (web/, built to web/dist and served as Workers Static Assets). Asset files are served
@@ -9,6 +10,8 @@ import { ApiError } from "../errors.ts";
  *
  * - a browser's page navigation to a console page (`/`, `/history`, `/jobs/:id`, ...) gets index.html,
  *   so the client-side router can draw it (run_worker_first = ["/"] sends `/` here too);
+ * - any GET of a join link (`/join/:id`, which is no API resource), from any client, gets the console
+ *   page: as is for a live room, with 404 and "this conversation has ended" written into it otherwise;
  * - `GET /console/dev-key`: the local dev API key, for the sign-in form's pre-fill under `npm start`.
  */
 export function mountConsole(app: AppRouter): void {
@@ -30,15 +33,24 @@ interface DevConsoleEnv {
 /** Serves the console's index.html to page navigations of console paths; everything else goes on. */
 function consolePages(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!isPageNavigation(c.req.raw) || !isConsolePath(c.req.path)) return next();
+    let room: JoinPage = { kind: "console" };
+    if (isJoinLink(c.req.raw, c.req.path)) room = await joinPageFor(c.env, c.req.path.slice("/join/".length));
+    else if (!isPageNavigation(c.req.raw) || !isConsolePath(c.req.path)) return next();
+    // A notice is a different document than the cached index.html: no conditional request for it.
+    const headers = room.kind === "console" ? c.req.raw.headers : undefined;
     const index = await c.env.ASSETS.fetch(
-      new Request(new URL("/", c.req.url), { method: c.req.method, headers: c.req.raw.headers }),
+      new Request(new URL("/", c.req.url), { method: c.req.method, headers }),
     );
     // A fresh Response: the asset server's headers are immutable, and the middleware after us adds some.
-    const page = new Response(index.body, index);
+    const page = room.kind === "console" ? new Response(index.body, index) : joinNoticePage(index, room.kind);
     page.headers.set("Vary", "Sec-Fetch-Mode, Accept, Authorization, x-api-key");
     c.res = page;
   };
+}
+
+/** A GET or HEAD of a join link, from whatever client (a join link is only ever a page). */
+function isJoinLink(request: Request, path: string): boolean {
+  return (request.method === "GET" || request.method === "HEAD") && consolePageOf(path) === "room";
 }
 
 /**

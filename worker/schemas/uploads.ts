@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { MEDIA_TYPE } from "../media/content-types.ts";
+import { CONTENT_TYPE, MAX_CONTENT_TYPE_LENGTH } from "../media/content-types.ts";
 
 export const PresignRequest = z
   .strictObject({
@@ -9,9 +9,14 @@ export const PresignRequest = z
     }),
     content_type: z
       .string()
-      .regex(MEDIA_TYPE, "must be a media type such as audio/mpeg, without parameters")
+      .max(MAX_CONTENT_TYPE_LENGTH)
+      .regex(CONTENT_TYPE, "must be a Content-Type such as audio/mpeg or audio/webm;codecs=opus")
       .default("application/octet-stream")
-      .openapi({ description: "the PUT must send exactly this Content-Type", example: "audio/mpeg" }),
+      .openapi({
+        description:
+          "the PUT must send exactly this Content-Type, parameters included (compared byte for byte)",
+        example: "audio/webm;codecs=opus",
+      }),
   })
   .meta({ id: "PresignRequest" });
 export type PresignRequest = z.infer<typeof PresignRequest>;
@@ -36,6 +41,17 @@ export const ObjectKeyParam = z.object({
     param: { name: "object_key", in: "path" },
     example: "uploads/6f1c1c9e-5d1b-4c57-9a55-0b7f3c1e2d4a/lecture.mp3",
   }),
+});
+
+/**
+ * The query of GET /media: `disposition` overrides how the file is presented (`inline` shows a PDF in
+ * a frame, `attachment` makes a player's file download); `expires` and `sig` are a signed link's,
+ * checked only when the deployment sets MEDIA_REQUIRE_SIGNATURE.
+ */
+export const MediaQuery = z.object({
+  disposition: z.enum(["inline", "attachment"]).optional(),
+  expires: z.string().optional(),
+  sig: z.string().optional(),
 });
 
 /** The query of a signed upload_url, for the OpenAPI document: clients use upload_url as given. */

@@ -5,6 +5,12 @@ import { modelFixCommand, syntheticModelNotice } from "../../protocol/model-regi
 import type { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
 
 /**
+ * What /health says when the scheduler cannot be asked: a fixed phrase, since the exception's own text
+ * (addresses, internal names) is for the server's log, not for an unauthenticated endpoint.
+ */
+export const JOB_QUEUE_UNAVAILABLE = "job queue unavailable";
+
+/**
  * Health as the nodes last reported it, plus whether the scheduling path answers. The recognition
  * engine counts as loaded when a batch node reported it (heartbeats) or a live engine is connected to
  * the LiveHub; `busy` is the live-mic gate. A model any node serves from a synthetic file is named
@@ -23,7 +29,8 @@ export async function readHealth(
     nodes = await dispatcher(env).liveNodes();
   } catch (cause) {
     jobQueue = "reconnecting";
-    jobQueueError = cause instanceof Error ? cause.message : String(cause);
+    jobQueueError = JOB_QUEUE_UNAVAILABLE;
+    console.error(JSON.stringify({ dispatcher: "liveNodes failed", error: String(cause) }));
   }
   const live = await liveAsked;
   const asrNode = nodes.find((node) => node.asr_loaded);

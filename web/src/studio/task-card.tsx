@@ -5,7 +5,7 @@ import { en, type MessageKey } from "../i18n/messages.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { formatClock } from "../ui/format.ts";
 import { removeStudioTask, type StudioTask } from "./studio-tasks.ts";
-import { type TaskView, taskView } from "./task-view.ts";
+import { inlinePreviewUrl, type TaskView, taskView } from "./task-view.ts";
 import { useContentTask } from "./use-content-task.ts";
 
 const KIND_LABEL = {
@@ -123,7 +123,12 @@ function TaskResult({ view, task }: { view: Extract<TaskView, { phase: "done" }>
         </div>
       )}
       {view.pdf && (
-        <iframe class="pdf-preview" src={view.pdf} title={t("studio.pdfPreview")} loading="lazy" />
+        <iframe
+          class="pdf-preview"
+          src={inlinePreviewUrl(view.pdf)}
+          title={t("studio.pdfPreview")}
+          loading="lazy"
+        />
       )}
     </div>
   );

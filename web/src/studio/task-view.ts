@@ -19,6 +19,21 @@ export type TaskView =
     }
   | { phase: "failed"; errorKey: string | null; error: string; message: string };
 
+/**
+ * The URL a PDF preview frame loads: the API's own /media links answer documents as downloads unless
+ * asked `disposition=inline`. Any other link (a presigned R2 GET, whose signature covers its query) is
+ * left as it is.
+ *
+ * @example inlinePreviewUrl("https://api.example/media/outputs/6f1c…/deck.pdf?expires=1&sig=x")
+ * // "https://api.example/media/outputs/6f1c…/deck.pdf?expires=1&sig=x&disposition=inline"
+ */
+export function inlinePreviewUrl(link: string): string {
+  const url = new URL(link, "http://console.invalid");
+  if (!url.pathname.startsWith("/media/")) return link;
+  url.searchParams.set("disposition", "inline");
+  return link.startsWith("/") ? `${url.pathname}${url.search}` : url.toString();
+}
+
 const text = (value: unknown): string | null => (typeof value === "string" && value ? value : null);
 
 /**
