@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { timecode } from "../../protocol/subtitles.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 import type { TranscriptionDetail } from "../../protocol/transcription-detail.ts";
-import {
-  renderTranscript,
-  timecode,
-  toJson,
-  toSrt,
-  toText,
-  toVerboseJson,
-  toVtt,
-} from "../../worker/openai/formats.ts";
+import { renderTranscript, toJson, toText, toVerboseJson } from "../../worker/openai/formats.ts";
 import { OpenAITranscriptionVerbose } from "../../worker/schemas/openai.ts";
 
 const result = TranscriptionResult.parse({
@@ -68,6 +61,9 @@ const detail: TranscriptionDetail = {
   ],
 };
 
+const openai = (format: "srt" | "vtt", of: TranscriptionResult) =>
+  renderTranscript(format, of, null, { task: "transcribe", words: false }).body;
+
 describe("timecode", () => {
   it("prints HH:MM:SS with the separator, rounding to the millisecond with carries", () => {
     expect(timecode(0, ",")).toBe("00:00:00,000");
@@ -86,18 +82,18 @@ describe("OpenAI response formats", () => {
   });
 
   it("srt numbers cues from 1 with comma milliseconds and a blank line after each", () => {
-    expect(toSrt(result.segments)).toBe(
+    expect(openai("srt", result)).toBe(
       "1\n00:00:00,000 --> 00:00:02,500\nHello world.\n\n2\n00:00:02,500 --> 01:02:05,042\nSecond line\n\n",
     );
-    expect(toSrt([])).toBe("");
+    expect(openai("srt", { ...result, segments: [] })).toBe("");
   });
 
   it("vtt has the WEBVTT header, dot milliseconds and voice tags only when diarized", () => {
-    expect(toVtt(result.segments)).toBe(
+    expect(openai("vtt", result)).toBe(
       "WEBVTT\n\n00:00:00.000 --> 00:00:02.500\n<v SPEAKER_00>Hello world.\n\n" +
         "00:00:02.500 --> 01:02:05.042\n<v SPEAKER_01>Second line\n\n",
     );
-    expect(toVtt(undiarized.segments)).toBe(
+    expect(openai("vtt", undiarized)).toBe(
       "WEBVTT\n\n00:00:00.000 --> 00:00:02.500\nHello world.\n\n00:00:02.500 --> 01:02:05.042\nSecond line\n\n",
     );
   });
