@@ -4,7 +4,7 @@ import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import { failureFromBody } from "../../web/src/api/failure.ts";
 import { RateMeter } from "../../web/src/api/upload.ts";
 import { LIVE_RATE, levelOf, Pcm16Encoder } from "../../web/src/audio/pcm16.ts";
-import { cueTime, exportFile, toSrt, toTxt, toVtt } from "../../web/src/job/exports.ts";
+import { exportFile, exportText } from "../../web/src/job/exports.ts";
 import { speakersOf } from "../../web/src/job/speakers.ts";
 import { segmentAt, wordsOf } from "../../web/src/job/sync.ts";
 import { estimateJob, processingRatioOf } from "../../web/src/jobs/estimate.ts";
@@ -45,31 +45,27 @@ describe("transcript files", () => {
     segment(1.5, 3661.25, " Second line", "SPEAKER_01"),
     segment(3661.25, 3662, "   ", "SPEAKER_01"),
   ]);
-  const names = (label: string) => ({ SPEAKER_00: "Alice" })[label] ?? label;
+  const names = { SPEAKER_00: "Alice" };
 
-  it("formats cue times for SRT and VTT, past an hour", () => {
-    expect(cueTime(0, ",")).toBe("00:00:00,000");
-    expect(cueTime(3661.25, ",")).toBe("01:01:01,250");
-    expect(cueTime(59.9996, ".")).toBe("00:01:00.000");
-  });
-
-  it("writes SRT cues numbered from 1, empty segments left out, names before the text", () => {
-    expect(toSrt(twoSpeakers, names)).toBe(
+  it("writes SRT through the shared writer: cues from 1, blank ones left out, given names before the text", () => {
+    expect(exportText("srt", twoSpeakers, names)).toBe(
       "1\n00:00:00,000 --> 00:00:01,500\nAlice: Hello <there> & you\n\n" +
-        "2\n00:00:01,500 --> 01:01:01,250\nSPEAKER_01: Second line\n",
+        "2\n00:00:01,500 --> 01:01:01,250\nSPEAKER_01: Second line\n\n",
     );
   });
 
-  it("writes WebVTT with voice tags and escaped text", () => {
-    expect(toVtt(twoSpeakers, names)).toBe(
+  it("writes WebVTT with the given names as voice tags and escaped text", () => {
+    expect(exportText("vtt", twoSpeakers, names)).toBe(
       "WEBVTT\n\n00:00:00.000 --> 00:00:01.500\n<v Alice>Hello &lt;there&gt; &amp; you\n\n" +
-        "00:00:01.500 --> 01:01:01.250\n<v SPEAKER_01>Second line\n",
+        "00:00:01.500 --> 01:01:01.250\n<v SPEAKER_01>Second line\n\n",
     );
   });
 
   it("writes plain text per segment, or the whole text when there are no segments", () => {
-    expect(toTxt(twoSpeakers, names)).toBe("Alice: Hello <there> & you\nSPEAKER_01: Second line\n");
-    expect(toTxt(result([], "  just text "), names)).toBe("just text\n");
+    expect(exportText("txt", twoSpeakers, names)).toBe(
+      "Alice: Hello <there> & you\nSPEAKER_01: Second line\n",
+    );
+    expect(exportText("txt", result([], "  just text "), names)).toBe("just text\n");
   });
 
   it("keeps the result and the given names in the JSON file", async () => {

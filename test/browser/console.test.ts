@@ -151,7 +151,7 @@ describe("transcribing a file", () => {
     await context.close();
   });
 
-  it("renames speakers locally, downloads TXT/SRT/VTT/JSON made from the result, offers a curl", async () => {
+  it("renames speakers locally, downloads TXT/SRT/VTT/JSON made from the result (as the API exports them), offers a curl", async () => {
     const { context, page } = await signedInPage(browser);
     await page.goto(`${stackInfo().url}/jobs/${taskId}`);
     await page.locator("li.segment").first().waitFor();
@@ -185,6 +185,22 @@ describe("transcribing a file", () => {
     expect(saved.VTT).toMatch(/^WEBVTT\n\n\d\d:\d\d:\d\d\.\d{3} --> /);
     expect(saved.VTT).toContain("<v Alice>");
     expect(saved.TXT).toContain("Alice: ");
+    // the API's export of the same job comes from the same writer: the console's file differs only by
+    // the name given to the speaker
+    for (const format of ["SRT", "VTT"]) {
+      const exported = await fetch(
+        `${stackInfo().url}/transcribe/${taskId}/subtitles?format=${format.toLowerCase()}`,
+        { headers: { authorization: `Bearer ${stackInfo().key}` } },
+      );
+      expect(exported.status).toBe(200);
+      expect(exported.headers.get("content-disposition")).toBe(
+        `attachment; filename="${taskId}.${format.toLowerCase()}"`,
+      );
+      const renamed = (await exported.text())
+        .replaceAll(`${firstSpeaker}: `, "Alice: ")
+        .replaceAll(`<v ${firstSpeaker}>`, "<v Alice>");
+      expect(renamed).toBe(saved[format]);
+    }
     expect(JSON.parse(saved.JSON!)).toMatchObject({
       segments: result.result.segments,
       speaker_names: { [firstSpeaker!]: "Alice" },

@@ -285,6 +285,7 @@ describe("what API users expect besides the spec", () => {
       "/transcribe/object",
       "/transcribe/upload",
       "/transcribe/{task_id}",
+      "/transcribe/{task_id}/subtitles",
       "/uploads/presign",
       "/uploads/put/{object_key}",
       "/v1/audio/transcriptions",

@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { timecode } from "../../protocol/subtitles.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 import type { TranscriptionDetail } from "../../protocol/transcription-detail.ts";
-import {
-  renderTranscript,
-  timecode,
-  toJson,
-  toSrt,
-  toText,
-  toVerboseJson,
-  toVtt,
-} from "../../worker/openai/formats.ts";
+import { renderTranscript, toJson, toText, toVerboseJson } from "../../worker/openai/formats.ts";
 import { OpenAITranscriptionVerbose } from "../../worker/schemas/openai.ts";
 
 const result = TranscriptionResult.parse({
@@ -68,6 +61,9 @@ const detail: TranscriptionDetail = {
   ],
 };
 
+const openai = (format: "srt" | "vtt", of: TranscriptionResult) =>
+  renderTranscript(format, of, null, { task: "transcribe", words: false }).body;
+
 describe("timecode", () => {
   it("prints HH:MM:SS with the separator, rounding to the millisecond with carries", () => {
     expect(timecode(0, ",")).toBe("00:00:00,000");
@@ -86,18 +82,18 @@ describe("OpenAI response formats", () => {
   });
 
   it("srt numbers cues from 1 with comma milliseconds and a blank line after each", () => {
-    expect(toSrt(result.segments)).toBe(
+    expect(openai("srt", result)).toBe(
       "1\n00:00:00,000 --> 00:00:02,500\nHello world.\n\n2\n00:00:02,500 --> 01:02:05,042\nSecond line\n\n",
     );
-    expect(toSrt([])).toBe("");
+    expect(openai("srt", { ...result, segments: [] })).toBe("");
   });
 
   it("vtt has the WEBVTT header, dot milliseconds and voice tags only when diarized", () => {
-    expect(toVtt(result.segments)).toBe(
+    expect(openai("vtt", result)).toBe(
       "WEBVTT\n\n00:00:00.000 --> 00:00:02.500\n<v SPEAKER_00>Hello world.\n\n" +
         "00:00:02.500 --> 01:02:05.042\n<v SPEAKER_01>Second line\n\n",
     );
-    expect(toVtt(undiarized.segments)).toBe(
+    expect(openai("vtt", undiarized)).toBe(
       "WEBVTT\n\n00:00:00.000 --> 00:00:02.500\nHello world.\n\n00:00:02.500 --> 01:02:05.042\nSecond line\n\n",
     );
   });
@@ -156,5 +152,67 @@ describe("OpenAI response formats", () => {
       expect(render(format).contentType).toBe("text/plain; charset=utf-8");
     }
     expect(render("vtt").body.startsWith("WEBVTT\n\n")).toBe(true);
+  });
+});
+
+/**
+ * The OpenAI route's text, srt and vtt bytes, pinned through renderTranscript (the route's entry) so a
+ * change to the shared subtitle writer behind it cannot alter them.
+ */
+describe("OpenAI text/srt/vtt goldens", () => {
+  const segment = (start: number, end: number, text: string, speaker: string | null = null) => ({
+    start,
+    end,
+    start_fmt: "",
+    end_fmt: "",
+    text,
+    speaker,
+  });
+  const golden = TranscriptionResult.parse({
+    text: "  First line\nsecond line R&D <b>x</b>  ",
+    raw_text: "",
+    language: "English",
+    model: "whisper-base",
+    duration_sec: 36_001,
+    asr_ms: 1,
+    rtf: 0.1,
+    segments: [
+      segment(0.0005, 59.9995, "  First line\nsecond line  ", "SPEAKER_00"),
+      segment(59.9994, 3599.9996, ""),
+      segment(3607.25, 35_999.99951, "R&D <b>x</b> -->", "SPEAKER_01"),
+      segment(-3, -1, "   ", "SPEAKER_00"),
+    ],
+  });
+  const render = (format: "text" | "srt" | "vtt") =>
+    renderTranscript(format, golden, null, { task: "transcribe", words: false }).body;
+
+  it("text is the transcript as stored plus one newline", () => {
+    expect(render("text")).toBe("  First line\nsecond line R&D <b>x</b>  \n");
+  });
+
+  it("srt: no speaker marks, blank cues kept, text raw, rounding carries into the hours", () => {
+    expect(render("srt")).toBe(
+      "1\n00:00:00,001 --> 00:01:00,000\nFirst line\nsecond line\n\n" +
+        "2\n00:00:59,999 --> 01:00:00,000\n\n\n" +
+        "3\n01:00:07,250 --> 10:00:00,000\nR&D <b>x</b> -->\n\n" +
+        "4\n00:00:00,000 --> 00:00:00,000\n\n\n",
+    );
+  });
+
+  it("vtt: raw speaker labels as voice tags, text unescaped, blank cues kept", () => {
+    expect(render("vtt")).toBe(
+      "WEBVTT\n\n" +
+        "00:00:00.001 --> 00:01:00.000\n<v SPEAKER_00>First line\nsecond line\n\n" +
+        "00:00:59.999 --> 01:00:00.000\n\n\n" +
+        "01:00:07.250 --> 10:00:00.000\n<v SPEAKER_01>R&D <b>x</b> -->\n\n" +
+        "00:00:00.000 --> 00:00:00.000\n<v SPEAKER_00>\n\n",
+    );
+  });
+
+  it("an empty result is the bare header and empty bodies", () => {
+    const empty = { ...golden, text: "", segments: [] };
+    const body = (format: "text" | "srt" | "vtt") =>
+      renderTranscript(format, empty, null, { task: "transcribe", words: false }).body;
+    expect([body("text"), body("srt"), body("vtt")]).toEqual(["\n", "", "WEBVTT\n\n"]);
   });
 });

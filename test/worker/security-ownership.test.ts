@@ -59,12 +59,19 @@ async function expectUnknown(response: Response, path: string): Promise<void> {
 }
 
 describe("another key's objects are unknown (404), on every id-taking route", () => {
-  it("transcription tasks: poll, and the notes made from them (finished or not)", async () => {
+  it("transcription tasks: poll, subtitles, and the notes made from them (finished or not)", async () => {
     for (const id of [own.doneTask, own.queuedTask]) {
       await expectUnknown(
         await call(`/transcribe/${id}`, { headers: bearer(stranger.key) }),
         "/transcribe/{id}",
       );
+      // the subtitle export: 404, not the file, and for the queued one not 409 either
+      for (const format of ["srt", "vtt", "txt", "json"]) {
+        await expectUnknown(
+          await call(`/transcribe/${id}/subtitles?format=${format}`, { headers: bearer(stranger.key) }),
+          "/transcribe/{id}/subtitles",
+        );
+      }
       // not 409 "not finished yet" for the queued one: that would confirm it exists
       await expectUnknown(
         await postJson("/v1/notes", stranger.key, { transcription_task_id: id }),
@@ -73,6 +80,8 @@ describe("another key's objects are unknown (404), on every id-taking route", ()
     }
     // the owner still sees it
     expect((await call(`/transcribe/${own.doneTask}`, { headers: bearer(owner.key) })).status).toBe(200);
+    const subtitles = await call(`/transcribe/${own.doneTask}/subtitles`, { headers: bearer(owner.key) });
+    expect(new TextDecoder().decode(await subtitles.arrayBuffer())).toContain("the owner's secret words");
   });
 
   it("content tasks: the result poll", async () => {
@@ -149,6 +158,10 @@ describe("another key's objects are unknown (404), on every id-taking route", ()
     await expectUnknown(
       await call(`/transcribe/${own.contentTask}`, { headers: bearer(owner.key) }),
       "/transcribe/{id}",
+    );
+    await expectUnknown(
+      await call(`/transcribe/${own.contentTask}/subtitles`, { headers: bearer(owner.key) }),
+      "/transcribe/{id}/subtitles",
     );
     await expectUnknown(
       await postJson("/v1/notes", owner.key, { transcription_task_id: own.contentTask }),

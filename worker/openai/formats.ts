@@ -1,5 +1,6 @@
+import { type SubtitleOptions, toSrt, toVtt } from "../../protocol/subtitles.ts";
 import type { SpeechTask } from "../../protocol/transcribe-params.ts";
-import type { Segment, TranscriptionResult } from "../../protocol/transcription.ts";
+import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import { alignWords, type TranscriptionDetail } from "../../protocol/transcription-detail.ts";
 import type {
   OpenAISegment,
@@ -11,7 +12,8 @@ import type {
 
 /**
  * A finished TranscriptionResult in OpenAI's response formats, byte for byte as OpenAI writes them:
- * json `{"text"}`, verbose_json, text (with its trailing newline), srt and vtt. Pure functions.
+ * json `{"text"}`, verbose_json, text (with its trailing newline), srt and vtt (the shared writer in
+ * protocol/subtitles.ts, in its `openai` dialect). Pure functions.
  */
 
 export interface RenderOptions {
@@ -24,6 +26,10 @@ export interface RenderedBody {
   body: string;
   contentType: string;
 }
+
+/** OpenAI's srt has no speaker marks; its vtt names a diarized segment's label as the voice. */
+const OPENAI_SRT: SubtitleOptions = { speakerName: null, dialect: "openai" };
+const OPENAI_VTT: SubtitleOptions = { speakerName: (label) => label, dialect: "openai" };
 
 const JSON_TYPE = "application/json";
 /** OpenAI answers text, srt and vtt as text/plain. */
@@ -50,9 +56,9 @@ export function renderTranscript(
     case "text":
       return { body: toText(result), contentType: TEXT_TYPE };
     case "srt":
-      return { body: toSrt(result.segments), contentType: TEXT_TYPE };
+      return { body: toSrt(result.segments, OPENAI_SRT), contentType: TEXT_TYPE };
     case "vtt":
-      return { body: toVtt(result.segments), contentType: TEXT_TYPE };
+      return { body: toVtt(result.segments, OPENAI_VTT), contentType: TEXT_TYPE };
   }
 }
 
@@ -107,47 +113,6 @@ export function toVerboseJson(
 function wordsOf(result: TranscriptionResult, detail: TranscriptionDetail | null): OpenAIWord[] {
   const words = detail?.words ?? result.segments.flatMap((segment) => alignWords(segment.text, [], segment));
   return words.map((word) => ({ word: word.word, start: ms(word.start), end: ms(word.end) }));
-}
-
-/**
- * `srt`: cues numbered from 1, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, each followed by a blank line.
- *
- * @example toSrt([{ start: 0, end: 2.5, text: "Hi", ... }]) // "1\n00:00:00,000 --> 00:00:02,500\nHi\n\n"
- */
-export function toSrt(segments: readonly Segment[]): string {
-  return segments
-    .map((s, i) => `${i + 1}\n${timecode(s.start, ",")} --> ${timecode(s.end, ",")}\n${s.text.trim()}\n\n`)
-    .join("");
-}
-
-/**
- * `vtt`: the `WEBVTT` header, then `HH:MM:SS.mmm --> HH:MM:SS.mmm` cues; a diarized segment's text
- * carries a voice tag, `<v SPEAKER_00>`.
- *
- * @example toVtt([{ start: 0, end: 2.5, text: "Hi", speaker: "SPEAKER_00", ... }])
- * // "WEBVTT\n\n00:00:00.000 --> 00:00:02.500\n<v SPEAKER_00>Hi\n\n"
- */
-export function toVtt(segments: readonly Segment[]): string {
-  const cues = segments.map((s) => {
-    const voice = s.speaker ? `<v ${s.speaker}>` : "";
-    return `${timecode(s.start, ".")} --> ${timecode(s.end, ".")}\n${voice}${s.text.trim()}\n\n`;
-  });
-  return `WEBVTT\n\n${cues.join("")}`;
-}
-
-/**
- * `HH:MM:SS<sep>mmm`, rounded to the millisecond (the carry reaches the hours); negative and
- * non-finite times print as zero.
- *
- * @example timecode(3725.0419, ",") // "01:02:05,042"
- */
-export function timecode(sec: number, separator: "," | "."): string {
-  const total = Number.isFinite(sec) && sec > 0 ? Math.round(sec * 1000) : 0;
-  const pad = (value: number, width = 2) => String(value).padStart(width, "0");
-  const hours = Math.floor(total / 3_600_000);
-  const minutes = Math.floor(total / 60_000) % 60;
-  const seconds = Math.floor(total / 1000) % 60;
-  return `${pad(hours)}:${pad(minutes)}:${pad(seconds)}${separator}${pad(total % 1000, 3)}`;
 }
 
 const NO_SPACE_START =

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { TranscriptionResult } from "../../protocol/transcription.ts";
 import type { AppEnv } from "../env.ts";
 import {
   type EnqueueCaller,
@@ -21,6 +22,7 @@ import {
   unauthorized,
   unprocessable,
 } from "../schemas/common.ts";
+import { SubtitlesQuery } from "../schemas/subtitles.ts";
 import { TaskAccepted, TaskIdParam, TaskStatusResponse } from "../schemas/tasks.ts";
 import {
   TranscribeObjectRequest,
@@ -30,10 +32,11 @@ import {
 } from "../schemas/transcribe.ts";
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../tasks/idempotency.ts";
 import { pollTask } from "../tasks/poll.ts";
+import { exportSubtitles } from "../tasks/subtitles.ts";
 
 /**
  * Mounted at /transcribe: enqueue audio from a URL, from a presigned upload, or streamed through the
- * API; poll a task.
+ * API; poll a task; download a finished one as subtitles.
  */
 
 const IdempotencyHeaders = z.object({
@@ -124,6 +127,42 @@ const pollRoute = createRoute({
   },
 });
 
+const subtitlesRoute = createRoute({
+  method: "get",
+  path: "/{task_id}/subtitles",
+  tags: ["speech-to-text"],
+  summary: "Download a finished transcription as SRT, VTT, plain text or JSON (optionally its translation)",
+  security: apiKeySecurity,
+  middleware: [apiKeyAuth()] as const,
+  request: { params: TaskIdParam, query: SubtitlesQuery },
+  responses: {
+    200: {
+      description: "the file, as an attachment named <task_id>.<format>",
+      headers: {
+        "Content-Disposition": {
+          description: 'attachment; filename="<task_id>.<format>"',
+          schema: { type: "string" },
+        },
+      },
+      content: {
+        "application/x-subrip": { schema: z.string() },
+        "text/vtt": { schema: z.string() },
+        "text/plain": { schema: z.string() },
+        "application/json": { schema: TranscriptionResult },
+      },
+    },
+    400: { description: "translated=true with format=json", content: errorContent },
+    401: unauthorized,
+    404: { description: "unknown task, expired, or another key's task", content: errorContent },
+    409: {
+      description:
+        "the task is queued, processing or failed (no transcript), or translated=true and the job has no translation",
+      content: errorContent,
+    },
+    422: unprocessable,
+  },
+});
+
 const caller = (c: Context<AppEnv>): EnqueueCaller => ({
   ownerKeyId: c.get("apiKey").id,
   idempotencyKey: c.req.header(IDEMPOTENCY_HEADER) ?? null,
@@ -142,4 +181,13 @@ transcribeRoutes
     const { task_id } = c.req.valid("param");
     const mint = mediaUrlMinter(c.env, c.req.url);
     return c.json(await pollTask(c.env, task_id, c.get("apiKey").id, mint), 200);
+  })
+  .openapi(subtitlesRoute, async (c) => {
+    const { task_id } = c.req.valid("param");
+    const file = await exportSubtitles(c.env, task_id, c.get("apiKey").id, c.req.valid("query"));
+    // c.text keeps the given content-type
+    return c.text(file.body, 200, {
+      "content-type": file.contentType,
+      "content-disposition": `attachment; filename="${file.filename}"`,
+    });
   });

@@ -3,6 +3,7 @@ import { db } from "../../platform/db.ts";
 import { jobs } from "../../platform/schema.ts";
 import { jobState } from "../../platform/stubs.ts";
 import { recordFromRow } from "../../platform/task-store.ts";
+import type { TaskRecord, TaskRecordOf } from "../../protocol/task.ts";
 import { ApiError } from "../errors.ts";
 import type { MediaUrlMinter } from "../media/media-url.ts";
 import type { TaskStatusResponse } from "../schemas/tasks.ts";
@@ -20,11 +21,28 @@ export async function pollTask(
   mintAudioUrl: MediaUrlMinter,
 ): Promise<TaskStatusResponse> {
   const polled = await jobState(env, taskId).poll();
-  const record = polled ?? (await readPermanent(env, taskId));
+  const record = ownedTranscription(polled ?? (await readPermanent(env, taskId)), ownerKeyId);
+  return toTaskStatus(record, polled?.queue ?? null, mintAudioUrl);
+}
+
+/**
+ * The record of the caller's transcription (JobState, then D1), without its place in line; another
+ * key's task (or another kind's) is as unknown as a missing one.
+ */
+export async function readOwnedTranscription(
+  env: Env,
+  taskId: string,
+  ownerKeyId: string,
+): Promise<TaskRecordOf<"transcribe">> {
+  const record = (await jobState(env, taskId).read()) ?? (await readPermanent(env, taskId));
+  return ownedTranscription(record, ownerKeyId);
+}
+
+function ownedTranscription(record: TaskRecord | null, ownerKeyId: string): TaskRecordOf<"transcribe"> {
   if (!record || record.owner_key_id !== ownerKeyId || record.kind !== "transcribe") {
     throw new ApiError("not_found", "task not found");
   }
-  return toTaskStatus(record, polled?.queue ?? null, mintAudioUrl);
+  return record;
 }
 
 async function readPermanent(env: Env, taskId: string) {
