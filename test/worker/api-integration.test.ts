@@ -290,6 +290,7 @@ describe("what API users expect besides the spec", () => {
       "/uploads/put/{object_key}",
       "/v1/audio/transcriptions",
       "/v1/audio/translations",
+      "/v1/auth/tokens",
       "/v1/backgrounds",
       "/v1/catalog/previews/{file}",
       "/v1/create/tasks/{task_id}/result",
