@@ -41,23 +41,33 @@ afterAll(async () => {
 const optionsOf = (select: Locator) =>
   select.evaluate((el: HTMLSelectElement) => Array.from(el.options, (option) => option.value));
 
-/** Decodes the QR code drawn on the page (jsQR, loaded into the page from node_modules: nothing fetched). */
+/**
+ * Decodes the QR code drawn on the page with jsQR (from node_modules: nothing fetched). The console's
+ * Content-Security-Policy allows no inline script, so jsQR runs in a blank scratch page of the same
+ * browser context, given the code's SVG markup.
+ */
 async function decodeQr(page: Page, qr: Locator): Promise<string | null> {
-  await page.addScriptTag({ path: require.resolve("jsqr/dist/jsQR.js") });
-  return qr.evaluate(async (svg: SVGSVGElement) => {
-    const image = new Image();
-    image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(new XMLSerializer().serializeToString(svg))}`;
-    await image.decode();
-    const canvas = document.createElement("canvas");
-    canvas.width = 400;
-    canvas.height = 400;
-    const context = canvas.getContext("2d");
-    if (!context) return null;
-    context.drawImage(image, 0, 0, 400, 400);
-    const pixels = context.getImageData(0, 0, 400, 400);
-    type Decoder = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
-    return (window as unknown as { jsQR: Decoder }).jsQR(pixels.data, 400, 400)?.data ?? null;
-  });
+  const markup = await qr.evaluate((svg: SVGSVGElement) => new XMLSerializer().serializeToString(svg));
+  const scratch = await page.context().newPage();
+  try {
+    await scratch.addScriptTag({ path: require.resolve("jsqr/dist/jsQR.js") });
+    return await scratch.evaluate(async (svgMarkup: string) => {
+      const image = new Image();
+      image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svgMarkup)}`;
+      await image.decode();
+      const canvas = document.createElement("canvas");
+      canvas.width = 400;
+      canvas.height = 400;
+      const context = canvas.getContext("2d");
+      if (!context) return null;
+      context.drawImage(image, 0, 0, 400, 400);
+      const pixels = context.getImageData(0, 0, 400, 400);
+      type Decoder = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
+      return (window as unknown as { jsQR: Decoder }).jsQR(pixels.data, 400, 400)?.data ?? null;
+    }, markup);
+  } finally {
+    await scratch.close();
+  }
 }
 
 /** Records, inside the page, the classes of every bubble or utterance each time the list changes. */
