@@ -6,6 +6,7 @@ import {
   HeartbeatResponse,
   LeaseRequest,
   LeaseResponse,
+  NodeWhoami,
 } from "../../protocol/node.ts";
 import { TranslateCapabilities, TranslateRequest, TranslateResponse } from "../../protocol/translate.ts";
 import { storedPreviews, storePreview } from "../content/catalog.ts";
@@ -40,6 +41,16 @@ const leaseRoute = createRoute({
   hide: true,
   request: { body: { required: true, content: json(LeaseRequest) } },
   responses: { 200: { description: "granted leases (maybe none)", content: json(LeaseResponse) }, ...errors },
+});
+
+const whoamiRoute = createRoute({
+  method: "get",
+  path: "/whoami",
+  hide: true,
+  responses: {
+    200: { description: "the node identity of this token", content: json(NodeWhoami) },
+    ...errors,
+  },
 });
 
 const heartbeatRoute = createRoute({
@@ -137,6 +148,7 @@ const translateRoute = createRoute({
 export const internalRoutes = createRouter();
 internalRoutes.use("*", nodeAuth());
 internalRoutes
+  .openapi(whoamiRoute, (c) => c.json(NodeWhoami.parse(c.get("node")), 200))
   .openapi(leaseRoute, async (c) =>
     c.json({ leases: await leaseTasks(c.env, c.req.valid("json"), c.get("node")) }, 200),
   )
