@@ -20,9 +20,10 @@ import { contentDepsFromEnv } from "./content/run-content-task.ts";
 import { LeaseLoop } from "./lease-loop.ts";
 import { liveOptionsFromEnv } from "./live/options.ts";
 import { startLiveService } from "./live/service.ts";
-import { logger } from "./logger.ts";
+import { logger as baseLogger } from "./logger.ts";
 import { checkFfmpeg, ffmpegPath } from "./media/ffmpeg-path.ts";
 import { loadResidentModel } from "./model.ts";
+import { identifiedLogger } from "./node-identity.ts";
 import { renderTask } from "./pipeline/render-task.ts";
 import { transcribe } from "./pipeline/transcribe-task.ts";
 import { TaskFailureError } from "./task-failure.ts";
@@ -36,6 +37,9 @@ import { WorkerClient } from "./worker-client.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2));
+  const client = new WorkerClient(config.workerUrl, config.token);
+  // Every line from here on carries the node's name, as the Worker knows it from the token.
+  const { logger } = await identifiedLogger(client, baseLogger);
   // every task decodes or renders through it: a missing or pre-5.0 ffmpeg is refused up front
   logger.info({ ffmpeg: await checkFfmpeg(ffmpegPath()) }, "ffmpeg found");
   const translator = createTranslator(
@@ -56,7 +60,6 @@ async function main(): Promise<void> {
     );
   }
 
-  const client = new WorkerClient(config.workerUrl, config.token);
   const health = (): NodeHealth => ({
     node_id: config.nodeId,
     asr_loaded: true,
@@ -155,7 +158,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  logger.fatal(
+  baseLogger.fatal(
     { err: error instanceof Error ? error.message : String(error) },
     "inference node failed to start",
   );

@@ -10,6 +10,7 @@ import {
   type Lease,
   LeaseResponse,
   type NodeHealth,
+  NodeWhoami,
 } from "../protocol/node.ts";
 import type { TaskKind } from "../protocol/task.ts";
 
@@ -22,6 +23,14 @@ export class LeaseGoneError extends Error {
   constructor(leaseId: string) {
     super(`lease ${leaseId} is no longer held`);
     this.name = "LeaseGoneError";
+  }
+}
+
+/** The Worker does not know this node's token (wrong, or revoked): no call can succeed. */
+export class NodeTokenRefusedError extends Error {
+  constructor() {
+    super("the Worker refused this node's token (wrong or revoked): check --token or NODE_TOKEN");
+    this.name = "NodeTokenRefusedError";
   }
 }
 
@@ -50,6 +59,14 @@ export class WorkerClient {
     if (response.status === 410 && leaseId) throw new LeaseGoneError(leaseId);
     if (!response.ok) throw new Error(`${what}: HTTP ${response.status} ${await response.text()}`);
     return response;
+  }
+
+  /** The node identity this node's token names (its name goes on the node's log lines). */
+  async whoami(): Promise<NodeWhoami> {
+    const response = await this.request("/internal/v1/whoami");
+    if (response.status === 401) throw new NodeTokenRefusedError();
+    await this.expectOk(response, "whoami");
+    return NodeWhoami.parse(await response.json());
   }
 
   /** Long-polls for up to `capacity` tasks of `kinds`; resolves with none after `waitMs` without work. */

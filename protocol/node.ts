@@ -120,3 +120,10 @@ export const FailRequest = z.strictObject({
   message: z.string().min(1).max(4000),
 });
 export type FailRequest = z.infer<typeof FailRequest>;
+
+/**
+ * GET /internal/v1/whoami: the node identity the caller's token names (`shared` for the shared
+ * NODE_TOKEN). A node asks once at start, so its own log lines carry its name.
+ */
+export const NodeWhoami = z.object({ id: z.string().min(1), name: z.string().min(1) });
+export type NodeWhoami = z.infer<typeof NodeWhoami>;

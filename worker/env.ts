@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { NodeIdentity } from "./auth/node-identities.ts";
+import type { NodeIdentity } from "../platform/node-identity.ts";
 
 /** What middleware puts on the context for handlers. */
 export interface AppVariables {

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../../platform/config.ts";
+import type { NodeIdentity } from "../../platform/node-identity.ts";
 import { changeTaskStatus, failUnlessEnded } from "../../platform/task-store.ts";
 import type { LeaseAsk, NodeHealth } from "../../protocol/node.ts";
 import {
@@ -13,7 +14,7 @@ import {
 import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
 import { createFairQueueTables, FairQueue, type WaitingTask } from "./fair-queue.ts";
 import { compareTurns } from "./fair-rotation.ts";
-import { createLeaseTables, type LeaseRow, LeaseTable } from "./lease-table.ts";
+import { createLeaseTables, isHeldBy, type LeaseRow, LeaseTable } from "./lease-table.ts";
 import { NodeTable } from "./node-table.ts";
 
 export interface DispatchTask {
@@ -25,7 +26,7 @@ export interface DispatchTask {
 
 interface Waiter {
   ask: LeaseAsk;
-  nodeName: string;
+  node: NodeIdentity;
   resolve: (leases: LeaseRow[]) => void;
   timer: ReturnType<typeof setTimeout>;
 }
@@ -92,18 +93,18 @@ export class Dispatcher extends DurableObject<Env> {
   }
 
   /**
-   * Grants up to `capacity` leases, waiting up to `wait_ms` for work when none is ready. `nodeName` is
-   * the authenticated node identity's name, kept on each lease.
+   * Grants up to `capacity` leases, waiting up to `wait_ms` for work when none is ready. `node` is the
+   * authenticated node identity: its id and name are kept on each lease, and only it may use the lease.
    */
-  async lease(ask: LeaseAsk, nodeName: string): Promise<LeaseRow[]> {
+  async lease(ask: LeaseAsk, node: NodeIdentity): Promise<LeaseRow[]> {
     this.nodes.record(ask.node, Date.now());
-    const granted = this.grant(ask, nodeName);
+    const granted = this.grant(ask, node);
     if (granted.length > 0) await this.scheduleAlarm();
     if (granted.length > 0 || ask.wait_ms <= 0) return granted;
     return new Promise((resolve) => {
       const waiter: Waiter = {
         ask,
-        nodeName,
+        node,
         resolve,
         timer: setTimeout(() => {
           this.waiters = this.waiters.filter((w) => w !== waiter);
@@ -115,14 +116,15 @@ export class Dispatcher extends DurableObject<Env> {
   }
 
   /**
-   * Extends a live lease; null when it is gone (expired and handed back, or released). A cancelled
-   * lease comes back with `cancelled: 1`; the Worker then ends it.
+   * Extends a live lease held by `holder`; null when it is gone (expired and handed back, or released)
+   * or held by another node identity, which must not learn that it exists. A cancelled lease comes
+   * back with `cancelled: 1`; the Worker then ends it.
    */
-  async heartbeat(leaseId: string, node: NodeHealth): Promise<LeaseRow | null> {
+  async heartbeat(leaseId: string, health: NodeHealth, holder: NodeIdentity): Promise<LeaseRow | null> {
     const now = Date.now();
-    this.nodes.record(node, now);
+    this.nodes.record(health, now);
     const lease = this.leases.get(leaseId);
-    if (!lease) return null;
+    if (!lease || !isHeldBy(lease, holder)) return null;
     const expiresAt = now + this.leaseTtlMs();
     this.leases.extend(leaseId, expiresAt);
     await this.scheduleAlarm();
@@ -212,7 +214,7 @@ export class Dispatcher extends DurableObject<Env> {
   }
 
   /** Grants up to the ask's capacity, each task only while its work class has a free slot. */
-  private grant(ask: LeaseAsk, nodeName: string): LeaseRow[] {
+  private grant(ask: LeaseAsk, node: NodeIdentity): LeaseRow[] {
     const granted: LeaseRow[] = [];
     const expiresAt = Date.now() + this.leaseTtlMs();
     while (granted.length < ask.capacity) {
@@ -224,7 +226,8 @@ export class Dispatcher extends DurableObject<Env> {
         lease_id: crypto.randomUUID(),
         attempts: task.attempts + 1,
         node_id: ask.node.node_id,
-        node_name: nodeName,
+        node_name: node.name,
+        identity_id: node.id,
         expires_at: expiresAt,
         cancelled: 0,
       };
@@ -255,7 +258,7 @@ export class Dispatcher extends DurableObject<Env> {
   private async serveWaiters(): Promise<void> {
     let grantedAny = false;
     for (const waiter of [...this.waiters]) {
-      const granted = this.grant(waiter.ask, waiter.nodeName);
+      const granted = this.grant(waiter.ask, waiter.node);
       if (granted.length === 0) continue;
       grantedAny = true;
       clearTimeout(waiter.timer);

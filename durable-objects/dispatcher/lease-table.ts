@@ -1,3 +1,4 @@
+import { type NodeIdentity, SHARED_NODE } from "../../platform/node-identity.ts";
 import type { Lane, TaskKind } from "../../protocol/task.ts";
 
 /** Tasks handed to nodes. A lease lives until it is released or its deadline passes. */
@@ -12,6 +13,8 @@ export type LeaseRow = {
   node_id: string;
   /** The authenticated node identity that took the lease (`shared` for the shared NODE_TOKEN). */
   node_name: string;
+  /** That identity's id: only it may use the lease ('' on a lease stored before ids were recorded). */
+  identity_id: string;
   expires_at: number;
   /** 1 once the task was cancelled (its caller went away); the node learns it on its next heartbeat. */
   cancelled: 0 | 1;
@@ -31,12 +34,16 @@ export function createLeaseTables(sql: SqlStorage): void {
     attempts INTEGER NOT NULL,
     node_id TEXT NOT NULL,
     node_name TEXT NOT NULL DEFAULT '',
+    identity_id TEXT NOT NULL DEFAULT '',
     expires_at INTEGER NOT NULL
   )`);
-  // Leases stored before node identities existed have no node_name column: add it ('' = unknown).
+  // Leases stored before node identities had no node_name, and before lease ownership no identity_id:
+  // add them ('' = not recorded; isHeldBy says who holds such a lease).
   const columns = sql.exec<{ name: string }>("PRAGMA table_info(leases)").toArray();
-  if (!columns.some((column) => column.name === "node_name")) {
-    sql.exec("ALTER TABLE leases ADD COLUMN node_name TEXT NOT NULL DEFAULT ''");
+  for (const column of ["node_name", "identity_id"]) {
+    if (!columns.some((existing) => existing.name === column)) {
+      sql.exec(`ALTER TABLE leases ADD COLUMN ${column} TEXT NOT NULL DEFAULT ''`);
+    }
   }
   // Leases whose task was cancelled while a node held it; a row goes with its lease.
   sql.exec("CREATE TABLE IF NOT EXISTS cancelled_leases (lease_id TEXT PRIMARY KEY)");
@@ -47,13 +54,26 @@ export function createLeaseTables(sql: SqlStorage): void {
   );
 }
 
+/**
+ * Whether a node identity may use a lease: only the one that took it (all nodes on the shared
+ * NODE_TOKEN are one identity). A lease stored before identity ids were recorded goes by its recorded
+ * name, and one from before node identities (no name) was taken on the shared token.
+ */
+export function isHeldBy(lease: LeaseRow, node: NodeIdentity): boolean {
+  if (lease.identity_id !== "") return lease.identity_id === node.id;
+  const takenShared = lease.node_name === "" || lease.node_name === SHARED_NODE.name;
+  if (takenShared || node.id === SHARED_NODE.id) return takenShared && node.id === SHARED_NODE.id;
+  return lease.node_name === node.name;
+}
+
 export class LeaseTable {
   constructor(private readonly sql: SqlStorage) {}
 
   insert(row: LeaseRow): void {
     this.sql.exec(
-      `INSERT INTO leases (lease_id, task_id, seq, owner, lane, kind, attempts, node_id, node_name, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO leases
+         (lease_id, task_id, seq, owner, lane, kind, attempts, node_id, node_name, identity_id, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       row.lease_id,
       row.task_id,
       row.seq,
@@ -63,6 +83,7 @@ export class LeaseTable {
       row.attempts,
       row.node_id,
       row.node_name,
+      row.identity_id,
       row.expires_at,
     );
   }

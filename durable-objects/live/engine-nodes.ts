@@ -12,6 +12,8 @@ export const NODE_TAG = "node";
 /** What a node socket carries: nothing until the node registers. */
 export interface NodeAttachment {
   connected_at: number;
+  /** The node identity whose token opened the socket: only it may replace the socket by node id. */
+  identity_id: string;
   registered: Omit<NodeRegister, "type"> | null;
   /** When the hub last handed this node a stream (0 = never): among equals, the longest idle goes next. */
   assigned_at: number;
@@ -32,9 +34,10 @@ export interface EngineNode {
 }
 
 /** A fresh node socket's attachment. */
-export function newNodeAttachment(now: number): NodeAttachment {
+export function newNodeAttachment(now: number, identityId: string): NodeAttachment {
   return {
     connected_at: now,
+    identity_id: identityId,
     registered: null,
     assigned_at: 0,
     assigned_total: 0,
@@ -138,9 +141,21 @@ export function pickEngine(engines: readonly EngineNode[], needsSlot = true): En
   return best;
 }
 
-/** Other sockets of the same node id: a reconnecting node replaces its older, maybe half-open, socket. */
-export function olderSockets(ctx: DurableObjectState, current: WebSocket, nodeId: string): WebSocket[] {
-  return ctx
-    .getWebSockets(NODE_TAG)
-    .filter((ws) => ws !== current && attachmentOf<NodeAttachment>(ws)?.registered?.node_id === nodeId);
+/**
+ * Other sockets of the same node id and node identity: a reconnecting node replaces its older, maybe
+ * half-open, socket. The node id is the node's own claim, so a node on another token that registers
+ * the same id does not push this one out.
+ */
+export function olderSockets(
+  ctx: DurableObjectState,
+  current: WebSocket,
+  nodeId: string,
+  identityId: string,
+): WebSocket[] {
+  return ctx.getWebSockets(NODE_TAG).filter((ws) => {
+    const attachment = attachmentOf<NodeAttachment>(ws);
+    return (
+      ws !== current && attachment?.registered?.node_id === nodeId && attachment.identity_id === identityId
+    );
+  });
 }

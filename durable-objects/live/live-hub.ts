@@ -34,6 +34,17 @@ export type ClaimRefusal = {
 export type ClaimResult = { ok: true; session_id: string; node_id: string } | ClaimRefusal;
 export type AssignResult = { ok: true; node_id: string } | ClaimRefusal;
 
+/**
+ * The internal upgrade request for a node's hub socket, naming the node identity that opened it.
+ *
+ * @example await liveHub(env).fetch(hubRequest(request, node.id));
+ */
+export function hubRequest(original: Request, identityId: string): Request {
+  const url = new URL("https://live-hub/node");
+  url.searchParams.set("identity_id", identityId);
+  return new Request(url, { headers: original.headers });
+}
+
 /** What /health shows about live streaming. */
 export interface LiveStatus {
   /** A live-mic session holds the gate. */
@@ -84,10 +95,11 @@ export class LiveHub extends DurableObject<Env> {
   }
 
   /** A node's hub socket (the Worker checked the node token and the Upgrade header). */
-  override async fetch(_request: Request): Promise<Response> {
+  override async fetch(request: Request): Promise<Response> {
+    const identityId = new URL(request.url).searchParams.get("identity_id") ?? "";
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1], [NODE_TAG]);
-    pair[1].serializeAttachment(newNodeAttachment(Date.now()));
+    pair[1].serializeAttachment(newNodeAttachment(Date.now(), identityId));
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 
@@ -182,7 +194,7 @@ export class LiveHub extends DurableObject<Env> {
       return;
     }
     const { type: _type, ...registered } = said;
-    for (const older of olderSockets(this.ctx, ws, registered.node_id)) {
+    for (const older of olderSockets(this.ctx, ws, registered.node_id, attachment.identity_id)) {
       closeSocket(older, 1000, "replaced by a newer connection of the same node");
     }
     ws.serializeAttachment({ ...attachment, registered } satisfies NodeAttachment);

@@ -1,70 +1,27 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../../platform/config.ts";
 import { liveHub } from "../../platform/stubs.ts";
-import { NodeToSession, parseLiveMessage, type SessionToNode } from "../../protocol/live.ts";
 import {
-  CLIENT_ID,
   LIVE_FORMAT,
   LIVE_SAMPLE_RATE,
-  RESUME_TOKEN,
   RoomClose,
   type RoomError,
-  roomStreamPath,
   type SessionDetails,
-  translationLanguage,
 } from "../../protocol/rooms.ts";
-import { closeSocket, sendJson, sendRaw } from "../live/sockets.ts";
-import {
-  acceptClient,
-  acceptLink,
-  acceptStream,
-  clientSockets,
-  clients,
-  connOf,
-  liveStream,
-  type StreamConn,
-  streams,
-  tell,
-  tellEach,
-} from "./connections.ts";
+import { closeSocket, sendJson } from "../live/sockets.ts";
+import { acceptClient, clientSockets, clients, connOf, streams, tellEach } from "./connections.ts";
 import { RoomHistory } from "./room-history.ts";
 import { newResumeToken, placeFor, resumeHash } from "./room-identity.ts";
-import {
-  finalFor,
-  frameLevelDb,
-  historyEntry,
-  interimFor,
-  type Participant,
-  partnerLanguage,
-  type RoomSession,
-  readRoomFrame,
-  streamConfig,
-  VOICE_DB,
-} from "./room-protocol.ts";
+import { readParticipantAsk } from "./room-join.ts";
+import { type Participant, partnerLanguage, type RoomSession, readRoomFrame } from "./room-protocol.ts";
 import { RoomStore } from "./room-store.ts";
-import { engineRefusal, speakerRefusal } from "./speaker-admission.ts";
-import { LINK_TIMEOUT_MS, STREAM_FLUSH_TIMEOUT_MS, STREAM_IDLE_MS, StreamBook } from "./stream-book.ts";
+import { RoomStreams } from "./room-streams.ts";
+import { StreamBook } from "./stream-book.ts";
 
 /** A participant whose socket dropped keeps its place this long. */
 export const RECONNECT_GRACE_MS = 30_000;
 /** Alarm period while engine links are waited for or running. */
 const TICK_MS = 1_000;
-
-/** What the Worker tells the room on a participant's upgrade, or on an engine's. */
-export type RoomJoin =
-  | { role: "client"; language: string | null; client_id: string | null; resume: string | null }
-  | { role: "stream"; stream_id: string };
-
-/**
- * The internal upgrade request for one side of a room.
- *
- * @example await translationRoom(env, id).fetch(roomRequest(request, { role: "stream", stream_id }));
- */
-export function roomRequest(original: Request, join: RoomJoin): Request {
-  const url = new URL(`https://translation-room/${join.role}`);
-  for (const [name, value] of Object.entries(join)) if (value !== null) url.searchParams.set(name, value);
-  return new Request(url, { headers: original.headers });
-}
 
 /**
  * One multi-device conversation. Participants' sockets, the engine streams that hear them (one per
@@ -77,13 +34,20 @@ export class TranslationRoom extends DurableObject<Env> {
   readonly #store: RoomStore;
   readonly #book = new StreamBook();
   readonly #history: RoomHistory;
-  /** Engine results are handled one at a time, in arrival order (each reads storage before it sends). */
-  #engineQueue: Promise<void> = Promise.resolve();
+  readonly #streams: RoomStreams;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new RoomStore(ctx.storage);
-    this.#history = new RoomHistory({ ctx, store: this.#store, book: this.#book, hub: () => this.#hub() });
+    this.#history = new RoomHistory({ ctx, store: this.#store, book: this.#book, hub: () => liveHub(env) });
+    this.#streams = new RoomStreams({
+      ctx,
+      env,
+      store: this.#store,
+      book: this.#book,
+      history: this.#history,
+      schedule: () => this.#schedule(),
+    });
   }
 
   /** Creates the session (POST /api/v1/session/create). */
@@ -102,7 +66,8 @@ export class TranslationRoom extends DurableObject<Env> {
     const url = new URL(request.url);
     const pair = new WebSocketPair();
     const response = new Response(null, { status: 101, webSocket: pair[0] });
-    if (url.pathname === "/stream") await this.#engineJoins(pair[1], url.searchParams.get("stream_id") ?? "");
+    if (url.pathname === "/stream")
+      await this.#streams.engineJoins(pair[1], url.searchParams.get("stream_id") ?? "");
     else await this.#participantJoins(pair[1], url.searchParams);
     return response;
   }
@@ -112,9 +77,7 @@ export class TranslationRoom extends DurableObject<Env> {
     if (conn?.role === "client") {
       await this.#fromParticipant(ws, conn.client_id, message);
     } else if (conn?.role === "stream") {
-      const handled = this.#engineQueue.then(() => this.#fromEngine(ws, conn, message));
-      this.#engineQueue = handled.catch(() => undefined);
-      await handled;
+      await this.#streams.fromEngine(ws, conn, message);
     } else if (conn?.role === "link" && typeof message === "string") {
       await this.#history.fromLink(ws, conn.link_id, message);
     }
@@ -126,12 +89,8 @@ export class TranslationRoom extends DurableObject<Env> {
     if (conn?.role === "client") {
       if (clientSockets(this.ctx, conn.client_id).length > 0) return; // replaced by a newer socket
       await this.#dropped(conn.client_id, code === RoomClose.normal);
-    } else if (conn?.role === "stream" && conn.ending_since === null) {
-      this.#warn(
-        conn.client_id,
-        "engine_lost",
-        "the streaming engine disconnected; speak again to reconnect",
-      );
+    } else if (conn?.role === "stream") {
+      this.#streams.engineClosed(conn);
     } else if (conn?.role === "link") {
       await this.#history.answer(conn.link_id, null);
     }
@@ -149,19 +108,7 @@ export class TranslationRoom extends DurableObject<Env> {
     const participants = await this.#reconcile(now);
     const gone = participants.filter((p) => p.left_at !== null && now - p.left_at >= RECONNECT_GRACE_MS);
     if (gone.length > 0) await this.#leave(gone.map((p) => p.client_id));
-    for (const late of this.#book.expired(now)) {
-      this.#warn(late.client_id, "engine_lost", "the streaming engine did not join; speak again to retry");
-    }
-    for (const { ws, conn } of streams(this.ctx)) {
-      if (conn.ending_since === null && now - this.#book.lastVoiced(conn.client_id, now) > STREAM_IDLE_MS) {
-        this.#endStream(ws, conn, now);
-      } else if (conn.ending_since !== null && now - conn.ending_since > STREAM_FLUSH_TIMEOUT_MS) {
-        await this.#letGo(ws, conn);
-      }
-    }
-    for (const link of this.#book.links.values()) {
-      if (now - link.requested_at > LINK_TIMEOUT_MS) await this.#history.answer(link.link_id, null);
-    }
+    await this.#streams.tick(now);
     await this.#schedule();
   }
 
@@ -174,24 +121,9 @@ export class TranslationRoom extends DurableObject<Env> {
       closeSocket(ws, code, reason);
     };
     if (!session) return refuse(RoomClose.notFound, "conversation not found or expired");
-    const language = translationLanguage(params.get("language"));
-    if (!language) {
-      return refuse(
-        RoomClose.badRequest,
-        `unsupported or missing language: ${params.get("language") ?? "none"}`,
-      );
-    }
-    const asked = params.get("client_id");
-    if (asked !== null && !CLIENT_ID.test(asked)) {
-      return refuse(RoomClose.badRequest, "client_id must be 8-64 letters, digits, - or _");
-    }
-    const resume = params.get("resume");
-    if (resume !== null && !RESUME_TOKEN.test(resume)) {
-      return refuse(
-        RoomClose.badRequest,
-        "resume must be the resume_token of a welcome (43 base64url characters)",
-      );
-    }
+    const ask = readParticipantAsk(params);
+    if ("code" in ask) return refuse(ask.code, ask.reason);
+    const { language, asked, resume } = ask;
     // hashing happens before participants are read, so no other event interleaves between read and write
     const [presented, fresh] = await Promise.all([
       resume === null ? null : resumeHash(resume),
@@ -238,7 +170,7 @@ export class TranslationRoom extends DurableObject<Env> {
       }));
     }
     this.#announcePartners(everyone, session, changed ? null : clientId);
-    if (changed) this.#configureStreams(everyone, session);
+    if (changed) this.#streams.configure(everyone, session);
     await this.#history.replay(me, everyone, session);
     await this.#schedule();
   }
@@ -260,7 +192,7 @@ export class TranslationRoom extends DurableObject<Env> {
 
   /** A participant's socket closed: a normal close leaves now, a drop keeps the place for the grace. */
   async #dropped(clientId: string, leaving: boolean): Promise<void> {
-    for (const { ws, conn } of streams(this.ctx, clientId)) this.#endStream(ws, conn, Date.now());
+    this.#streams.endFor(clientId, Date.now());
     this.#book.forget(clientId);
     if (leaving) return this.#leave([clientId]);
     const participants = await this.#store.participants();
@@ -282,7 +214,7 @@ export class TranslationRoom extends DurableObject<Env> {
       tellEach(this.ctx, () => ({ type: "user_left", client_count: remaining.length, client_id: clientId }));
     }
     this.#announcePartners(remaining, session, null);
-    this.#configureStreams(remaining, session);
+    this.#streams.configure(remaining, session);
   }
 
   /** Tells participants their partner language (`only`: just that one). */
@@ -305,131 +237,10 @@ export class TranslationRoom extends DurableObject<Env> {
       const code = typeof frame === "string" ? "bad_message" : "bad_frame";
       sendJson(ws, { type: "error", code, message: action.message } satisfies RoomError);
     } else if (action.kind === "control") {
-      for (const { ws: engine, conn } of streams(this.ctx, clientId)) this.#endStream(engine, conn, now);
+      this.#streams.endFor(clientId, now);
     } else {
-      await this.#audio(clientId, action.data, now);
+      await this.#streams.audio(clientId, action.data, now);
     }
-  }
-
-  // ---- engine streams ----
-
-  /** A participant's audio: to its running stream, or waiting for one, or (when loud) asking for one. */
-  async #audio(clientId: string, frame: ArrayBuffer, now: number): Promise<void> {
-    const loud = frameLevelDb(frame) > VOICE_DB;
-    if (loud) this.#book.voiced(clientId, now);
-    const live = liveStream(this.ctx, clientId);
-    if (live) return void sendRaw(live.ws, frame);
-    const waiting = this.#book.waitingFor(clientId);
-    if (waiting) return waiting.audio.push(frame);
-    if (!loud) return this.#book.remember(clientId, frame);
-    const session = await this.#store.session();
-    if (!session) return;
-    const { roomMaxSpeakers, liveMaxStreamsPerKey } = workerConfig(this.env);
-    const crowded = speakerRefusal(this.#speaking(), clientId, roomMaxSpeakers);
-    if (crowded) return this.#warn(clientId, crowded.code, crowded.message);
-    const streamId = crypto.randomUUID();
-    this.#book.request(clientId, streamId, frame, now);
-    const path = roomStreamPath(session.conversation_id, streamId);
-    const got = await this.#hub()
-      .assign({ session_id: streamId, path, mode: "stream", key_id: session.creator_key_id })
-      .catch((error: unknown) => ({
-        ok: false as const,
-        reason: "no_engine" as const,
-        message: `the live hub failed: ${String(error)}`,
-      }));
-    if (!got.ok) {
-      this.#book.take(streamId);
-      const refused = engineRefusal(got, liveMaxStreamsPerKey);
-      return this.#warn(clientId, refused.code, refused.message);
-    }
-    await this.#schedule();
-  }
-
-  /**
-   * An engine dialled in: for a booked stream it gets the speaker's config and then the waiting audio,
-   * in one go, so no frame can overtake them (frames arriving meanwhile still join the booking).
-   */
-  async #engineJoins(ws: WebSocket, streamId: string): Promise<void> {
-    const now = Date.now();
-    const link = this.#book.links.get(streamId);
-    if (link) {
-      acceptLink(this.ctx, ws, streamId, now);
-      await this.#history.linkJoined(ws, link.link_id);
-      return;
-    }
-    const [session, participants] = await Promise.all([this.#store.session(), this.#store.participants()]);
-    const booked = this.#book.take(streamId);
-    const config = booked && session ? streamConfig(participants, booked.client_id, session) : null;
-    if (!booked || !config || clientSockets(this.ctx, booked.client_id).length === 0) {
-      ws.accept();
-      closeSocket(ws, RoomClose.normal, "no such stream");
-      return;
-    }
-    acceptStream(this.ctx, ws, booked.client_id, streamId, now);
-    sendJson(ws, config);
-    for (const frame of booked.audio.take()) sendRaw(ws, frame);
-  }
-
-  #configureStreams(participants: readonly Participant[], session: RoomSession): void {
-    for (const { ws, conn } of streams(this.ctx)) {
-      const config = streamConfig(participants, conn.client_id, session);
-      if (config && conn.ending_since === null) sendJson(ws, config);
-    }
-  }
-
-  /** Participants whose stream takes audio or is asked of the hub. */
-  #speaking(): Set<string> {
-    const live = streams(this.ctx).filter(({ conn }) => conn.ending_since === null);
-    return new Set([...live.map(({ conn }) => conn.client_id), ...this.#book.waitingSpeakers()]);
-  }
-
-  /**
-   * Tells the hub the stream's engine slot (and the creator key's stream) is free, at once, before the
-   * node's report, then closes it: whoever sees the close finds the slot free.
-   */
-  async #letGo(ws: WebSocket, conn: StreamConn): Promise<void> {
-    await this.#hub()
-      .release(conn.stream_id)
-      .catch((error: unknown) =>
-        console.error(JSON.stringify({ room: "release failed", error: String(error) })),
-      );
-    closeSocket(ws, RoomClose.normal, "stream over");
-  }
-
-  /** Asks the engine to finish (its last final comes, then `ended`). */
-  #endStream(ws: WebSocket, conn: StreamConn, now: number): void {
-    if (conn.ending_since !== null) return;
-    ws.serializeAttachment({ ...conn, ending_since: now } satisfies StreamConn);
-    sendJson(ws, { type: "end" } satisfies SessionToNode);
-  }
-
-  async #fromEngine(ws: WebSocket, conn: StreamConn, frame: string | ArrayBuffer): Promise<void> {
-    const parsed = typeof frame === "string" ? parseLiveMessage(NodeToSession, frame) : null;
-    if (!parsed?.ok) {
-      console.error(JSON.stringify({ room: "bad engine message", error: parsed?.error ?? "binary" }));
-      return;
-    }
-    const message = parsed.value;
-    if (message.type === "ended") return this.#letGo(ws, conn);
-    if (message.type === "translated") return;
-    if (message.type === "error") return this.#warn(conn.client_id, "engine_error", message.message, true);
-    const session = await this.#store.session();
-    const participants = await this.#store.participants();
-    const speaker = participants.find((p) => p.client_id === conn.client_id);
-    if (!session || !speaker) return;
-    const partner = partnerLanguage(participants, speaker.client_id, session).lang;
-    if (message.type === "interim") {
-      tell(this.ctx, speaker.client_id, interimFor(message, speaker, partner));
-      return;
-    }
-    const now = Date.now();
-    const entry = historyEntry(message, speaker.client_id, now);
-    tellEach(this.ctx, (clientId) => {
-      const reader = participants.find((p) => p.client_id === clientId);
-      return reader ? finalFor(entry, reader, partner) : null;
-    });
-    this.#store.touch(now);
-    await this.#store.addHistory(entry);
   }
 
   // ---- expiry and clocks ----
@@ -453,16 +264,6 @@ export class TranslationRoom extends DurableObject<Env> {
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > next || current < now)
       await this.ctx.storage.setAlarm(Math.max(next, now + 10));
-  }
-
-  /** Tells a participant something went wrong (refusals at most once per cooldown). */
-  #warn(clientId: string, code: RoomError["code"], message: string, always = false): void {
-    if (!always && !this.#book.mayWarn(clientId, Date.now())) return;
-    tell(this.ctx, clientId, { type: "error", code, message });
-  }
-
-  #hub() {
-    return liveHub(this.env);
   }
 
   #ttlMs(): number {

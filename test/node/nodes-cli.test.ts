@@ -1,6 +1,9 @@
 import { execFileSync } from "node:child_process";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { identifiedLogger } from "../../inference-node/node-identity.ts";
+import { NodeTokenRefusedError, WorkerClient } from "../../inference-node/worker-client.ts";
 import { type LocalWorker, startLocalWorker, tempState } from "../helpers/local-stack.ts";
 
 const state = tempState();
@@ -77,5 +80,42 @@ describe("npm run nodes", () => {
   it("refuses create without a name and revoke of an unknown id", () => {
     expect(() => nodes("create")).toThrow(/needs --name/);
     expect(() => nodes("revoke", "node_nope")).toThrow(/no active node/);
+  });
+});
+
+describe("the node's name in its own logs", () => {
+  /** A node logger writing its JSON lines into an array, as the node's pino logger writes them to stdout. */
+  function capturedLogger() {
+    const lines: Record<string, unknown>[] = [];
+    const base = pino({ name: "inference-node" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    return { base, lines };
+  }
+
+  it("asks the running Worker who it is, logs `node identity: NAME` once, and carries `node` on every later line", async () => {
+    const token = nodes("create", "--name", "gpu-logs").trim().split("\n").at(-1)!;
+    const { base, lines } = capturedLogger();
+    const { identity, logger } = await identifiedLogger(new WorkerClient(worker.url, token), base);
+    expect(identity.name).toBe("gpu-logs");
+    expect(identity.id).toMatch(/^node_/);
+    logger.info({ task_id: "t1" }, "pulling work");
+    logger.child({ session_id: "s1" }).warn("live: assigned");
+    // A Worker slow to answer under load may cost a retry first (a warning without a name): the
+    // identity line and everything after it carry the name.
+    const named = lines.slice(lines.findIndex((line) => line.msg === "node identity: gpu-logs"));
+    expect(named.map((line) => line.msg)).toEqual([
+      "node identity: gpu-logs",
+      "pulling work",
+      "live: assigned",
+    ]);
+    for (const line of named) expect(line).toMatchObject({ node: "gpu-logs" });
+    expect(named[0]).toMatchObject({ node_identity_id: identity.id });
+    expect(named[2]).toMatchObject({ session_id: "s1" });
+  });
+
+  it("stops the start at once when the Worker refuses the token", async () => {
+    const { base, lines } = capturedLogger();
+    const client = new WorkerClient(worker.url, `vxn_${"A".repeat(43)}`);
+    await expect(identifiedLogger(client, base)).rejects.toBeInstanceOf(NodeTokenRefusedError);
+    expect(lines).toEqual([]);
   });
 });

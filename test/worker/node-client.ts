@@ -11,15 +11,21 @@ import { call, NODE_TOKEN } from "./helpers.ts";
 export class TestNode {
   readonly health: NodeHealth;
 
-  /** `health` overrides the default node's fields (e.g. `{ node_id: "b" }` for a second node). */
-  constructor(health: Partial<NodeHealth> = {}) {
+  /**
+   * `health` overrides the default node's fields (e.g. `{ node_id: "b" }` for a second node); `token`
+   * is the node token it calls with (the shared NODE_TOKEN unless a per-node one is given).
+   */
+  constructor(
+    health: Partial<NodeHealth> = {},
+    private readonly token = NODE_TOKEN,
+  ) {
     this.health = { ...NODE_HEALTH, ...health };
   }
 
   private post(path: string, body: unknown): Promise<Response> {
     return call(`/internal/v1${path}`, {
       method: "POST",
-      headers: { authorization: `Bearer ${NODE_TOKEN}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json" },
       body: JSON.stringify(body),
     });
   }
@@ -47,7 +53,7 @@ export class TestNode {
     return call(`/internal/v1/leases/${leaseId}/outputs/${name}`, {
       method: "PUT",
       headers: {
-        authorization: `Bearer ${NODE_TOKEN}`,
+        authorization: `Bearer ${this.token}`,
         "content-type": contentType,
         "content-length": String(bytes.byteLength),
       },

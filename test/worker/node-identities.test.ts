@@ -133,6 +133,15 @@ describe("per-node tokens", () => {
     expect(lease).toMatchObject({ node_name: "gpu-leaser", node_id: NODE_HEALTH.node_id });
   });
 
+  it("are told their own identity by GET /internal/v1/whoami (the shared token is `shared`)", async () => {
+    const { id, token } = await createNode("gpu-whoami");
+    const own = await call("/internal/v1/whoami", { headers: bearer(token) });
+    expect(own.status).toBe(200);
+    expect(await own.json()).toEqual({ id, name: "gpu-whoami" });
+    const shared = await call("/internal/v1/whoami", { headers: bearer(NODE_TOKEN) });
+    expect(await shared.json()).toEqual({ id: "shared", name: "shared" });
+  });
+
   it("name the node in the request log line (the shared token logs as `shared`)", async () => {
     const { token } = await createNode("gpu-logged");
     const log = vi.spyOn(console, "log");

@@ -1,6 +1,7 @@
 /** Every route only inference nodes may call: the /internal HTTP routes and the node sockets. */
 
 export const NODE_HTTP_ROUTES: { method: string; path: string; body?: string }[] = [
+  { method: "GET", path: "/internal/v1/whoami" },
   { method: "POST", path: "/internal/v1/lease", body: "{}" },
   { method: "POST", path: "/internal/v1/leases/l1/heartbeat", body: "{}" },
   { method: "POST", path: "/internal/v1/leases/l1/complete", body: "{}" },

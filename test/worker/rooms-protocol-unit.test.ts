@@ -171,7 +171,7 @@ describe("single mode", () => {
 
 describe("engine capacity", () => {
   const attachment = (over: Partial<NodeAttachment> = {}): NodeAttachment => ({
-    ...newNodeAttachment(0),
+    ...newNodeAttachment(0, "shared"),
     ...over,
   });
   const engine = (capacity: number, over: Partial<NodeAttachment> = {}): EngineNode => ({

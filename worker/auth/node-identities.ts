@@ -1,18 +1,10 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { workerConfig } from "../../platform/config.ts";
 import { db } from "../../platform/db.ts";
+import { type NodeIdentity, SHARED_NODE } from "../../platform/node-identity.ts";
 import { nodeIdentities } from "../../platform/schema.ts";
 import { cachedIdentity } from "./key-cache.ts";
 import { hashSecret, NODE_TOKEN_PREFIX } from "./key-material.ts";
-
-/** Which node is calling: a per-node identity from D1, or the shared NODE_TOKEN. */
-export interface NodeIdentity {
-  id: string;
-  name: string;
-}
-
-/** Every caller holding the shared NODE_TOKEN is this one node, for leases and logs. */
-export const SHARED_NODE: NodeIdentity = { id: "shared", name: "shared" };
 
 /** Longer than any token we make; a longer one is refused before it is hashed. */
 const MAX_TOKEN_LENGTH = 200;

@@ -1,6 +1,7 @@
-import type { ClaimRefusal } from "../../durable-objects/live/live-hub.ts";
+import { type ClaimRefusal, hubRequest } from "../../durable-objects/live/live-hub.ts";
 import { sessionRequest } from "../../durable-objects/live/live-session.ts";
 import { closeSocket, sendJson } from "../../durable-objects/live/sockets.ts";
+import type { NodeIdentity } from "../../platform/node-identity.ts";
 import { liveHub, liveSession } from "../../platform/stubs.ts";
 import { LiveClose, liveSessionPath, type ServerMessage } from "../../protocol/live.ts";
 import { ApiError } from "../errors.ts";
@@ -70,10 +71,10 @@ export async function openSingleSocket(
   return liveSession(env, sessionId).fetch(join);
 }
 
-/** A node's hub socket (node token already checked). */
-export async function connectNodeToHub(env: Env, request: Request): Promise<Response> {
+/** A node's hub socket (node token already checked), kept with the node identity that opened it. */
+export async function connectNodeToHub(env: Env, request: Request, node: NodeIdentity): Promise<Response> {
   requireUpgrade(request);
-  return liveHub(env).fetch(request);
+  return liveHub(env).fetch(hubRequest(request, node.id));
 }
 
 /** A node dialling into the session the hub assigned it (node token already checked). */

@@ -6,6 +6,7 @@ import {
   HeartbeatResponse,
   LeaseRequest,
   LeaseResponse,
+  NodeWhoami,
 } from "../../protocol/node.ts";
 import { TranslateCapabilities, TranslateRequest, TranslateResponse } from "../../protocol/translate.ts";
 import { storedPreviews, storePreview } from "../content/catalog.ts";
@@ -30,7 +31,7 @@ const LeaseParam = z.object({ lease_id: z.string().min(1).max(64) });
 const errors = {
   401: { description: "not a node", content: json(ErrorBody) },
   409: { description: "the completion is not of the lease's task kind", content: json(ErrorBody) },
-  410: { description: "lease expired or released", content: json(ErrorBody) },
+  410: { description: "lease expired, released, or held by another node identity", content: json(ErrorBody) },
   422: { description: "the body does not match its schema", content: json(HTTPValidationError) },
 };
 
@@ -40,6 +41,16 @@ const leaseRoute = createRoute({
   hide: true,
   request: { body: { required: true, content: json(LeaseRequest) } },
   responses: { 200: { description: "granted leases (maybe none)", content: json(LeaseResponse) }, ...errors },
+});
+
+const whoamiRoute = createRoute({
+  method: "get",
+  path: "/whoami",
+  hide: true,
+  responses: {
+    200: { description: "the node identity of this token", content: json(NodeWhoami) },
+    ...errors,
+  },
 });
 
 const heartbeatRoute = createRoute({
@@ -137,24 +148,26 @@ const translateRoute = createRoute({
 export const internalRoutes = createRouter();
 internalRoutes.use("*", nodeAuth());
 internalRoutes
+  .openapi(whoamiRoute, (c) => c.json(NodeWhoami.parse(c.get("node")), 200))
   .openapi(leaseRoute, async (c) =>
     c.json({ leases: await leaseTasks(c.env, c.req.valid("json"), c.get("node")) }, 200),
   )
   .openapi(heartbeatRoute, async (c) => {
-    const { node, progress, step, estimated_time_sec } = c.req.valid("json");
+    const { node: health, progress, step, estimated_time_sec } = c.req.valid("json");
     const report = { progress, step, etaSec: estimated_time_sec };
-    return c.json(await heartbeatLease(c.env, c.req.valid("param").lease_id, node, report), 200);
+    const leaseId = c.req.valid("param").lease_id;
+    return c.json(await heartbeatLease(c.env, leaseId, c.get("node"), health, report), 200);
   })
   .openapi(completeRoute, async (c) => {
-    await completeLease(c.env, c.req.valid("param").lease_id, c.req.valid("json"));
+    await completeLease(c.env, c.req.valid("param").lease_id, c.get("node"), c.req.valid("json"));
     return c.body(null, 204);
   })
   .openapi(failRoute, async (c) =>
-    c.json(await failLease(c.env, c.req.valid("param").lease_id, c.req.valid("json")), 200),
+    c.json(await failLease(c.env, c.req.valid("param").lease_id, c.get("node"), c.req.valid("json")), 200),
   )
   .openapi(outputRoute, async (c) => {
     const { lease_id, name } = c.req.valid("param");
-    return c.json(await storeLeaseOutput(c.env, lease_id, name, c.req.raw), 200);
+    return c.json(await storeLeaseOutput(c.env, lease_id, c.get("node"), name, c.req.raw), 200);
   })
   .openapi(previewsRoute, async (c) => c.json({ files: await storedPreviews(c.env) }, 200))
   .openapi(previewUploadRoute, async (c) => {
@@ -162,7 +175,7 @@ internalRoutes
     return c.body(null, 204);
   })
   .openapi(sourceRoute, async (c) => {
-    const source = await leasedTaskSource(c.env, c.req.valid("param").lease_id);
+    const source = await leasedTaskSource(c.env, c.req.valid("param").lease_id, c.get("node"));
     if (source.type !== "object") throw new ApiError("not_found", "this task has no stored media");
     return streamObject(c.env.MEDIA, source.object_key, c.req.header("range") ?? null);
   })

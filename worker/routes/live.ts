@@ -54,5 +54,5 @@ export const liveRoutes = createRouter().openapi(wsRoute, async (c) => {
  */
 export const liveNodeRoutes = createRouter()
   .use("*", nodeAuth())
-  .get("/node", (c) => connectNodeToHub(c.env, c.req.raw))
+  .get("/node", (c) => connectNodeToHub(c.env, c.req.raw, c.get("node")))
   .get("/sessions/:session_id", (c) => connectNodeToSession(c.env, c.req.raw, c.req.param("session_id")));

@@ -1,5 +1,6 @@
-import type { LeaseRow } from "../../durable-objects/dispatcher/lease-table.ts";
+import { isHeldBy, type LeaseRow } from "../../durable-objects/dispatcher/lease-table.ts";
 import { workerConfig } from "../../platform/config.ts";
+import type { NodeIdentity } from "../../platform/node-identity.ts";
 import { dispatcher, jobState } from "../../platform/stubs.ts";
 import {
   changeTaskStatus,
@@ -18,7 +19,6 @@ import {
 } from "../../protocol/node.ts";
 import type { TaskRecord, TaskResult } from "../../protocol/task.ts";
 import { CANCELLED_FAILURE, isRetryable } from "../../protocol/task-failure.ts";
-import type { NodeIdentity } from "../auth/node-identities.ts";
 import { ApiError } from "../errors.ts";
 import { checkOutputs, storeOutput } from "./outputs.ts";
 
@@ -29,11 +29,11 @@ import { checkOutputs, storeOutput } from "./outputs.ts";
 
 /**
  * Long-polls the Dispatcher and turns granted leases into work orders, marking the tasks processing.
- * The leases record the name of the node identity that asked.
+ * The leases record the node identity that asked (its id and name); only it may use them.
  */
 export async function leaseTasks(env: Env, ask: LeaseAsk, node: NodeIdentity): Promise<Lease[]> {
   const waitMs = Math.min(ask.wait_ms, workerConfig(env).leaseWaitMaxMs);
-  const rows = await dispatcher(env).lease({ ...ask, wait_ms: waitMs }, node.name);
+  const rows = await dispatcher(env).lease({ ...ask, wait_ms: waitMs }, node);
   const leases: Lease[] = [];
   for (const row of rows) {
     const lease = await startTask(env, row);
@@ -68,10 +68,13 @@ function workOrder(record: TaskRecord, row: LeaseRow, maxAudioDurationSec: numbe
   });
 }
 
-/** A lease the node may still act on. A cancelled one is ended here (task failed, lease released): 410. */
-async function liveLease(env: Env, leaseId: string): Promise<LeaseRow> {
+/**
+ * A lease the node may still act on. Another node identity's lease answers like an unknown one (410),
+ * so its existence does not leak. A cancelled one is ended here (task failed, lease released): 410.
+ */
+async function liveLease(env: Env, leaseId: string, node: NodeIdentity): Promise<LeaseRow> {
   const lease = await dispatcher(env).lookup(leaseId);
-  if (!lease) throw leaseGone();
+  if (!lease || !isHeldBy(lease, node)) throw leaseGone();
   if (lease.cancelled) {
     await endCancelledLease(env, lease);
     throw new ApiError("gone", `the task was ${CANCELLED_FAILURE.message}; stop working on it`);
@@ -103,10 +106,11 @@ async function endCancelledLease(env: Env, lease: LeaseRow): Promise<void> {
 export async function heartbeatLease(
   env: Env,
   leaseId: string,
-  node: NodeHealth,
+  node: NodeIdentity,
+  health: NodeHealth,
   report: ProgressReport,
 ): Promise<HeartbeatResponse> {
-  const lease = await dispatcher(env).heartbeat(leaseId, node);
+  const lease = await dispatcher(env).heartbeat(leaseId, health, node);
   if (!lease) throw leaseGone();
   if (lease.cancelled) {
     await endCancelledLease(env, lease);
@@ -121,8 +125,13 @@ export async function heartbeatLease(
  * transcription's decoder `detail` (interactive tasks) goes to the fast store only, before the final
  * status that wakes a waiting synchronous caller; the stored result never carries it.
  */
-export async function completeLease(env: Env, leaseId: string, completion: CompleteRequest): Promise<void> {
-  const lease = await liveLease(env, leaseId);
+export async function completeLease(
+  env: Env,
+  leaseId: string,
+  node: NodeIdentity,
+  completion: CompleteRequest,
+): Promise<void> {
+  const lease = await liveLease(env, leaseId, node);
   if (completion.kind !== lease.kind) {
     throw new ApiError("conflict", `lease ${leaseId} is a ${lease.kind} task, not ${completion.kind}`);
   }
@@ -146,9 +155,10 @@ async function storedResult(env: Env, taskId: string, completion: CompleteReques
 export async function failLease(
   env: Env,
   leaseId: string,
+  node: NodeIdentity,
   failure: TaskFailure,
 ): Promise<{ requeued: boolean }> {
-  const lease = await liveLease(env, leaseId);
+  const lease = await liveLease(env, leaseId, node);
   if (!isRetryable(failure.code) || lease.attempts >= workerConfig(env).maxTaskAttempts) {
     await changeTaskStatus(env, lease.task_id, { status: "failed", failure });
     await dispatcher(env).release(leaseId, "finished");
@@ -161,14 +171,20 @@ export async function failLease(
 }
 
 /** Stores an output file of the task behind a live lease (a render uploads its files before it completes). */
-export async function storeLeaseOutput(env: Env, leaseId: string, name: string, request: Request) {
-  const lease = await liveLease(env, leaseId);
+export async function storeLeaseOutput(
+  env: Env,
+  leaseId: string,
+  node: NodeIdentity,
+  name: string,
+  request: Request,
+) {
+  const lease = await liveLease(env, leaseId, node);
   return storeOutput(env, lease.task_id, name, request);
 }
 
 /** The task behind a live lease, for streaming its stored media. */
-export async function leasedTaskSource(env: Env, leaseId: string) {
-  const lease = await liveLease(env, leaseId);
+export async function leasedTaskSource(env: Env, leaseId: string, node: NodeIdentity) {
+  const lease = await liveLease(env, leaseId, node);
   const record = await readTask(env, lease.task_id);
   if (!record) throw new ApiError("not_found", "task not found");
   return record.source;

@@ -1,5 +1,5 @@
 import { closeSocket } from "../../durable-objects/live/sockets.ts";
-import { roomRequest } from "../../durable-objects/rooms/translation-room.ts";
+import { roomRequest } from "../../durable-objects/rooms/room-join.ts";
 import { translationRoom } from "../../platform/stubs.ts";
 import { RoomClose } from "../../protocol/rooms.ts";
 import { requireUpgrade } from "../live/open-socket.ts";
