@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CompleteRequest, Lease, NodeHealth } from "../protocol/node.ts";
 import type { TaskKind } from "../protocol/task.ts";
+import { Backoff, LEASE_POLL_BACKOFF } from "./backoff.ts";
 import type { Logger } from "./logger.ts";
 import { toFailure } from "./task-failure.ts";
 import { LeaseGoneError, type WorkerClient } from "./worker-client.ts";
@@ -68,7 +69,7 @@ export class LeaseLoop {
 
   private async pollForever(): Promise<void> {
     const { client, logger } = this.options;
-    let backoffMs = 500;
+    const backoff = new Backoff(LEASE_POLL_BACKOFF);
     while (!this.stopping) {
       const capacity = this.options.concurrency - this.running.size;
       if (capacity <= 0) {
@@ -83,14 +84,14 @@ export class LeaseLoop {
           this.options.pollWaitMs ?? 20_000,
           this.stopPolling.signal,
         );
-        backoffMs = 500;
+        backoff.reset();
         for (const lease of leases) this.startTask(lease);
       } catch (error) {
         if (this.stopping) break;
-        logger.warn({ err: String(error), retry_ms: backoffMs }, "lease poll failed");
+        const retryMs = backoff.next();
+        logger.warn({ err: String(error), retry_ms: retryMs }, "lease poll failed");
         // A drain cuts the wait short: a node whose Worker is down still stops at once.
-        await sleep(backoffMs, undefined, { signal: this.stopPolling.signal }).catch(() => undefined);
-        backoffMs = Math.min(backoffMs * 2, 15_000);
+        await sleep(retryMs, undefined, { signal: this.stopPolling.signal }).catch(() => undefined);
       }
     }
   }

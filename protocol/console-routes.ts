@@ -63,6 +63,10 @@ export function consolePath(page: ConsolePage, params: Record<string, string> = 
 
 /**
  * Where the API reference UI behind /docs lies among the console's assets: the web build copies
- * @scalar/api-reference's standalone bundle here, so /docs loads nothing from outside the deployment.
+ * Swagger UI's prebuilt bundle and stylesheet (swagger-ui-dist) here, so /docs loads nothing from
+ * outside the deployment.
  */
-export const DOCS_UI_SCRIPT = "/vendor/scalar-api-reference.js";
+export const DOCS_UI_ASSETS = {
+  script: "/vendor/swagger-ui-bundle.js",
+  style: "/vendor/swagger-ui.css",
+} as const;

@@ -1,3 +1,4 @@
+import { splitSentences } from "./sentences.ts";
 import type { Segment, TranscriptionResult } from "./transcription.ts";
 
 /**
@@ -86,9 +87,6 @@ export function toPlainText(cues: readonly Cue[], fallback: string, options: Sub
   return `${lines.length > 0 ? lines.join("\n") : fallback.trim()}\n`;
 }
 
-/** Sentence ends a translation is cut at: after . ! ? … (and their full-width forms) and a space. */
-const SENTENCE_BREAK = /(?<=[.!?…。！？])\s+/u;
-
 /**
  * Cues for a result's translation, which the node writes as one text without timings: it is cut
  * into sentences, and each sentence is timed where the same share of the original transcript's
@@ -98,10 +96,7 @@ const SENTENCE_BREAK = /(?<=[.!?…。！？])\s+/u;
  * @example translatedCues(result)[0] // { start: 0, end: 2.1, text: "Hello.", speaker: null }
  */
 export function translatedCues(result: TranscriptionResult): Cue[] {
-  const sentences = (result.translation ?? "")
-    .split(SENTENCE_BREAK)
-    .map((sentence) => sentence.trim())
-    .filter((sentence) => sentence !== "");
+  const sentences = splitSentences(result.translation ?? "");
   if (sentences.length === 0) return [];
   const spoken = result.segments.filter((segment) => segment.text.trim() !== "");
   const spans =

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type Plugin } from "vite";
-import { DOCS_UI_SCRIPT } from "../protocol/console-routes.ts";
+import { DOCS_UI_ASSETS } from "../protocol/console-routes.ts";
 
 const webRoot = path.dirname(fileURLToPath(import.meta.url));
 
@@ -16,16 +16,23 @@ function packageDir(name: string): string {
 }
 
 /**
- * Copies the API reference UI (Scalar's standalone bundle, from the npm package) into the build, where
- * /docs loads it: nothing of it is committed, nothing is fetched from a CDN at run time.
+ * Copies the API reference UI (Swagger UI's prebuilt bundle and stylesheet, from swagger-ui-dist) into
+ * the build, where /docs loads it: nothing of it is committed, nothing is fetched from a CDN at run time.
  */
 function docsUi(): Plugin {
   return {
     name: "voxedge-docs-ui",
     apply: "build",
     generateBundle() {
-      const bundle = path.join(packageDir("@scalar/api-reference"), "dist", "browser", "standalone.js");
-      this.emitFile({ type: "asset", fileName: DOCS_UI_SCRIPT.slice(1), source: readFileSync(bundle) });
+      const dist = packageDir("swagger-ui-dist");
+      for (const asset of Object.values(DOCS_UI_ASSETS)) {
+        const fileName = asset.slice(1);
+        this.emitFile({
+          type: "asset",
+          fileName,
+          source: readFileSync(path.join(dist, path.basename(asset))),
+        });
+      }
     },
   };
 }

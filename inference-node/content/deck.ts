@@ -94,7 +94,7 @@ function splitToCount(chunks: Chunk[], count: number): Chunk[] {
 export function outlineDeck(note: NoteSnapshot, range: SlideCountRange, community: boolean): DeckOutline {
   const language = noteLanguage(note.language, note.content);
   const labels = LABELS[language];
-  const sections = noteSections(note.content);
+  const sections = noteSections(note.content, language);
   const all = sections.flatMap((s) => s.sentences);
   if (splitWords(all.join(" ")).length < 8)
     throw new ContentError("note_too_short", "the note has too little text for slides");

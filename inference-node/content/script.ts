@@ -44,7 +44,7 @@ export interface ScriptWriter {
 
 /** The note's sentences in order (headings left out: they read badly aloud). */
 export function noteSentences(note: NoteSnapshot): string[] {
-  return noteSections(note.content).flatMap((s) => s.sentences);
+  return noteSections(note.content, noteLanguage(note.language, note.content)).flatMap((s) => s.sentences);
 }
 
 /**
@@ -155,7 +155,10 @@ export class LlmScriptWriter implements ScriptWriter {
     const parsed = LlmScript.safeParse(extractJson(answer));
     if (!parsed.success) throw new ContentError("llm_failed", "the LLM's answer lacks title or narration");
     // Hold the model to the budget: whole sentences while they fit.
-    const body = summarizeInOrder(splitSentences(parsed.data.narration.replace(/\s+/g, " ")), maxWords);
+    const body = summarizeInOrder(
+      splitSentences(parsed.data.narration.replace(/\s+/g, " "), language),
+      maxWords,
+    );
     if (!body) throw new ContentError("llm_failed", "the LLM's narration is empty or over budget");
     return { title: parsed.data.title.trim() || note.title, body, source: "llm" };
   }

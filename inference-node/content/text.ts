@@ -3,7 +3,8 @@
  * folding for comparisons, and a language guess for notes that carry none.
  */
 
-const SENTENCE_SEGMENTER = new Intl.Segmenter("en", { granularity: "sentence" });
+import { detectLanguage } from "../../protocol/language-detect.ts";
+import { splitSentences as sentencesOf } from "../../protocol/sentences.ts";
 
 /** Markdown and list decoration that should not be read aloud or shown as text. */
 function stripMarkup(line: string): string {
@@ -35,13 +36,13 @@ export interface NoteSection {
  * noteSections("# Rivers\nThe Mekong is long. It has fish.");
  * // [{ heading: "Rivers", sentences: ["The Mekong is long.", "It has fish."] }]
  */
-export function noteSections(content: string): NoteSection[] {
+export function noteSections(content: string, language = "en"): NoteSection[] {
   const sections: NoteSection[] = [{ heading: null, sentences: [] }];
   let paragraph: string[] = [];
   const flush = () => {
     const text = paragraph.join(" ").trim();
     paragraph = [];
-    if (text) sections.at(-1)?.sentences.push(...splitSentences(text));
+    if (text) sections.at(-1)?.sentences.push(...splitSentences(text, language));
   };
   for (const line of content.split(/\r?\n/)) {
     const heading = headingOf(line);
@@ -68,11 +69,9 @@ export function noteSections(content: string): NoteSection[] {
   return sections.filter((s) => s.sentences.length > 0 || s.heading !== null);
 }
 
-/** Sentences of plain text (ICU sentence boundaries, which also cover Vietnamese). */
-export function splitSentences(text: string): string[] {
-  return [...SENTENCE_SEGMENTER.segment(text)]
-    .map((s) => s.segment.trim())
-    .filter((s) => /\p{L}|\p{N}/u.test(s));
+/** Sentences of plain text that have something to say (a letter or digit), by the one splitter. */
+export function splitSentences(text: string, language = "en"): string[] {
+  return sentencesOf(text, language).filter((s) => /\p{L}|\p{N}/u.test(s));
 }
 
 /** Space-separated tokens with their punctuation (what is spoken and shown). */
@@ -101,20 +100,14 @@ export function foldForCompare(text: string): string {
     .trim();
 }
 
-const VIETNAMESE_MARKS = /[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]/giu;
-
-/** "vi" when the text has Vietnamese letters in more than a few words, else "en". */
-export function guessLanguage(text: string): "en" | "vi" {
-  const marks = text.match(VIETNAMESE_MARKS)?.length ?? 0;
-  const words = splitWords(text).length;
-  return words > 0 && marks / words > 0.08 ? "vi" : "en";
-}
-
-/** The note's language as one of ours ("vi" for "vi-VN"), guessed when absent or unsupported. */
+/**
+ * The note's language as one of ours ("vi" for "vi-VN"); when absent or unsupported, the one language
+ * detector's guess, English unless it reads Vietnamese.
+ */
 export function noteLanguage(language: string | null, content: string): "en" | "vi" {
   const base = language?.toLowerCase().split(/[-_]/)[0];
   if (base === "en" || base === "vi") return base;
-  return guessLanguage(content);
+  return detectLanguage(content) === "vi" ? "vi" : "en";
 }
 
 /** A caption line: at most this many words. */

@@ -10,6 +10,7 @@ import {
   type NodeRegister,
   parseLiveMessage,
 } from "../../protocol/live.ts";
+import { Backoff, HUB_LINK_BACKOFF } from "../backoff.ts";
 import type { Logger } from "../logger.ts";
 
 export interface HubLinkOptions {
@@ -24,12 +25,10 @@ export interface HubLinkOptions {
   logger: Logger;
 }
 
-const MAX_BACKOFF_MS = 10_000;
-
 /**
  * The node's one outbound socket to the LiveHub: registers the engine, pings (the hub's runtime
  * answers without waking it), takes assignments, reports how many streams run (so the hub counts
- * capacity), and reconnects with backoff whenever the socket drops or stops answering pings.
+ * capacity), and reconnects with jittered backoff whenever the socket drops or stops answering pings.
  * Outbound only, like the lease loop: no inbound port.
  */
 export class HubLink {
@@ -37,7 +36,7 @@ export class HubLink {
   /** Stream assignments received on the current socket (the hub counts the ones it sent). */
   #assigned = 0;
   #stopped = false;
-  #backoffMs = 500;
+  readonly #backoff = new Backoff(HUB_LINK_BACKOFF);
   #retry: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: HubLinkOptions) {}
@@ -68,7 +67,7 @@ export class HubLink {
     let lastPong = Date.now();
     let pinger: NodeJS.Timeout | undefined;
     ws.on("open", () => {
-      this.#backoffMs = 500;
+      this.#backoff.reset();
       lastPong = Date.now();
       this.#assigned = 0;
       ws.send(JSON.stringify(register));
@@ -100,9 +99,9 @@ export class HubLink {
       clearInterval(pinger);
       this.#ws = null;
       if (this.#stopped) return;
-      logger.warn({ code, reason: reason.toString(), retry_ms: this.#backoffMs }, "live: hub socket closed");
-      this.#retry = setTimeout(() => this.#connect(), this.#backoffMs);
-      this.#backoffMs = Math.min(MAX_BACKOFF_MS, this.#backoffMs * 2);
+      const retryMs = this.#backoff.next();
+      logger.warn({ code, reason: reason.toString(), retry_ms: retryMs }, "live: hub socket closed");
+      this.#retry = setTimeout(() => this.#connect(), retryMs);
     });
   }
 }

@@ -86,22 +86,27 @@ export class ApertiumTranslator implements Translator {
     if (!langpair) {
       throw new TranslationError(BACKEND, "unsupported", `${from} → ${to} is not installed on this server`);
     }
-    return translateInChunks(text, this.#maxChunkChars, async (q) => {
-      const json = await postForm(
-        `${this.#base}/translate`,
-        { langpair, q, markUnknown: "no" },
-        { backend: BACKEND, timeoutMs: this.#timeoutMs, signal },
-      );
-      const parsed = TranslateResponse.safeParse(json);
-      if (!parsed.success) {
-        throw new TranslationError(
-          BACKEND,
-          "bad_response",
-          `no translatedText in ${JSON.stringify(json).slice(0, 100)}`,
+    return translateInChunks(
+      text,
+      this.#maxChunkChars,
+      async (q) => {
+        const json = await postForm(
+          `${this.#base}/translate`,
+          { langpair, q, markUnknown: "no" },
+          { backend: BACKEND, timeoutMs: this.#timeoutMs, signal },
         );
-      }
-      return parsed.data.responseData.translatedText;
-    });
+        const parsed = TranslateResponse.safeParse(json);
+        if (!parsed.success) {
+          throw new TranslationError(
+            BACKEND,
+            "bad_response",
+            `no translatedText in ${JSON.stringify(json).slice(0, 100)}`,
+          );
+        }
+        return parsed.data.responseData.translatedText;
+      },
+      from,
+    );
   }
 }
 

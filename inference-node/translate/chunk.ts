@@ -4,15 +4,14 @@
  * on very long inputs, so a one-hour transcript goes out in pieces.
  */
 
+import { sentenceSpans } from "../../protocol/sentences.ts";
+
 /** One chunk and the whitespace that separated it from the previous one in the source. */
 export interface Chunk {
   text: string;
   /** "" for the first chunk. */
   before: string;
 }
-
-/** Sentence ends (Latin and CJK), optionally followed by a closing quote or bracket, then whitespace; or a line break. */
-const SENTENCE_GAP = /((?<=[.!?…。！？]["”’»)\]]?)\s+|\s*\n\s*)/u;
 
 /** Splits one over-long sentence at spaces, and a word longer than `max` by code points. */
 function splitLong(sentence: string, max: number): string[] {
@@ -49,21 +48,22 @@ function hardSplit(word: string, max: number): string[] {
 }
 
 /**
- * Splits trimmed `text` into chunks of at most `maxChars` characters, packing whole sentences; only a
- * sentence longer than `maxChars` is cut, at spaces. Joining each chunk's `before` and `text` gives
- * back the trimmed text.
+ * Splits trimmed `text` into chunks of at most `maxChars` characters, packing whole sentences (the one
+ * sentence splitter, protocol/sentences.ts, in the source `language`); only a sentence longer than
+ * `maxChars` is cut, at spaces. Joining each chunk's `before` and `text` gives back the trimmed text.
  *
  * @example
  * splitIntoChunks("Một câu. Hai câu. Ba câu.", 18);
  * // [{ text: "Một câu. Hai câu.", before: "" }, { text: "Ba câu.", before: " " }]
  */
-export function splitIntoChunks(text: string, maxChars: number): Chunk[] {
-  const parts = text.trim().split(SENTENCE_GAP);
+export function splitIntoChunks(text: string, maxChars: number, language = "en"): Chunk[] {
   const chunks: Chunk[] = [];
   let current: Chunk | null = null;
-  for (let i = 0; i < parts.length; i += 2) {
-    const sentence = parts[i] ?? "";
-    let gap = parts[i - 1] ?? "";
+  let after = "";
+  for (const span of sentenceSpans(text.trim(), language)) {
+    const sentence = span.text;
+    let gap = after;
+    after = span.after;
     if (!sentence) continue;
     for (const piece of splitLong(sentence, maxChars)) {
       if (current && current.text.length + gap.length + piece.length <= maxChars) {
@@ -84,17 +84,19 @@ export function splitIntoChunks(text: string, maxChars: number): Chunk[] {
 /**
  * Translates text chunk by chunk, in order, and joins the results with the source's separators
  * (a line break stays a line break). Blank text resolves to "" without calling `translateChunk`.
+ * `language` is the source's, for the sentence splitter.
  *
  * @example
- * await translateInChunks(longText, 2000, (chunk) => backend.request(chunk));
+ * await translateInChunks(longText, 2000, (chunk) => backend.request(chunk), "vi");
  */
 export async function translateInChunks(
   text: string,
   maxChars: number,
   translateChunk: (chunk: string) => Promise<string>,
+  language = "en",
 ): Promise<string> {
   let out = "";
-  for (const chunk of splitIntoChunks(text, maxChars)) {
+  for (const chunk of splitIntoChunks(text, maxChars, language)) {
     const translated = (await translateChunk(chunk.text)).trim();
     out += (out ? chunk.before : "") + translated;
   }

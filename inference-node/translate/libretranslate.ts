@@ -98,28 +98,33 @@ export class LibreTranslateTranslator implements Translator {
     if (from === to) return text;
     assertOffered(BACKEND, this.#offered?.pairs ?? null, from, to);
     const codes = this.#offered?.codes;
-    return translateInChunks(text, this.#maxChunkChars, async (q) => {
-      const body = {
-        q,
-        source: codes?.get(from) ?? from,
-        target: codes?.get(to) ?? to,
-        format: "text",
-        ...(this.#apiKey && { api_key: this.#apiKey }),
-      };
-      const json = await postJson(this.#endpoint, body, {
-        backend: BACKEND,
-        timeoutMs: this.#timeoutMs,
-        signal,
-      });
-      const parsed = LibreResponse.safeParse(json);
-      if (!parsed.success) {
-        throw new TranslationError(
-          BACKEND,
-          "bad_response",
-          `no translatedText in ${JSON.stringify(json).slice(0, 100)}`,
-        );
-      }
-      return parsed.data.translatedText;
-    });
+    return translateInChunks(
+      text,
+      this.#maxChunkChars,
+      async (q) => {
+        const body = {
+          q,
+          source: codes?.get(from) ?? from,
+          target: codes?.get(to) ?? to,
+          format: "text",
+          ...(this.#apiKey && { api_key: this.#apiKey }),
+        };
+        const json = await postJson(this.#endpoint, body, {
+          backend: BACKEND,
+          timeoutMs: this.#timeoutMs,
+          signal,
+        });
+        const parsed = LibreResponse.safeParse(json);
+        if (!parsed.success) {
+          throw new TranslationError(
+            BACKEND,
+            "bad_response",
+            `no translatedText in ${JSON.stringify(json).slice(0, 100)}`,
+          );
+        }
+        return parsed.data.translatedText;
+      },
+      from,
+    );
   }
 }

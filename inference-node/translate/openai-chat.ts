@@ -96,30 +96,35 @@ export class OpenAIChatTranslator implements Translator {
     if (from === to) return text;
     assertOffered(BACKEND, this.#pairs, from, to);
     const system = translationPrompt(from, to);
-    return translateInChunks(text, this.#maxChunkChars, async (chunk) => {
-      const body = {
-        model: this.model,
-        messages: [
-          { role: "system", content: system },
-          { role: "user", content: chunk },
-        ],
-        temperature: 0,
-      };
-      const json = await postJson(this.#endpoint, body, {
-        backend: BACKEND,
-        headers: { authorization: `Bearer ${this.#apiKey}` },
-        timeoutMs: this.#timeoutMs,
-        signal,
-      });
-      const content = ChatResponse.safeParse(json).data?.choices[0]?.message.content;
-      if (typeof content !== "string" || !content.trim()) {
-        throw new TranslationError(
-          BACKEND,
-          "bad_response",
-          `no message content in ${JSON.stringify(json).slice(0, 100)}`,
-        );
-      }
-      return content;
-    });
+    return translateInChunks(
+      text,
+      this.#maxChunkChars,
+      async (chunk) => {
+        const body = {
+          model: this.model,
+          messages: [
+            { role: "system", content: system },
+            { role: "user", content: chunk },
+          ],
+          temperature: 0,
+        };
+        const json = await postJson(this.#endpoint, body, {
+          backend: BACKEND,
+          headers: { authorization: `Bearer ${this.#apiKey}` },
+          timeoutMs: this.#timeoutMs,
+          signal,
+        });
+        const content = ChatResponse.safeParse(json).data?.choices[0]?.message.content;
+        if (typeof content !== "string" || !content.trim()) {
+          throw new TranslationError(
+            BACKEND,
+            "bad_response",
+            `no message content in ${JSON.stringify(json).slice(0, 100)}`,
+          );
+        }
+        return content;
+      },
+      from,
+    );
   }
 }

@@ -81,19 +81,24 @@ export class WorkersAiTranslator implements Translator {
     assertLanguages(BACKEND, from, to);
     if (from === to) return text;
     assertOffered(BACKEND, this.#pairs, from, to);
-    return translateInChunks(text, this.#maxChunkChars, async (chunk) => {
-      const body = { text: chunk, source_lang: from, target_lang: to } as TranslateRequest;
-      const json = await postJson(this.#endpoint, body, this.#request(signal));
-      const parsed = TranslateResponse.safeParse(json);
-      if (!parsed.success) {
-        throw new TranslationError(
-          BACKEND,
-          "bad_response",
-          `no translated_text in ${JSON.stringify(json).slice(0, 100)}`,
-        );
-      }
-      return parsed.data.translated_text;
-    });
+    return translateInChunks(
+      text,
+      this.#maxChunkChars,
+      async (chunk) => {
+        const body = { text: chunk, source_lang: from, target_lang: to } as TranslateRequest;
+        const json = await postJson(this.#endpoint, body, this.#request(signal));
+        const parsed = TranslateResponse.safeParse(json);
+        if (!parsed.success) {
+          throw new TranslationError(
+            BACKEND,
+            "bad_response",
+            `no translated_text in ${JSON.stringify(json).slice(0, 100)}`,
+          );
+        }
+        return parsed.data.translated_text;
+      },
+      from,
+    );
   }
 
   #request(signal: AbortSignal | undefined) {

@@ -53,7 +53,8 @@ describe("offline", () => {
     await screenshot(page, "docs-offline");
     expect(requests.refused).toEqual([]);
     expect(outside(requests.all)).toEqual([]);
-    expect(requests.all).toContain(`${stackInfo().url}/vendor/scalar-api-reference.js`);
+    expect(requests.all).toContain(`${stackInfo().url}/vendor/swagger-ui-bundle.js`);
+    expect(requests.all).toContain(`${stackInfo().url}/vendor/swagger-ui.css`);
     await context.close();
   });
 

@@ -69,7 +69,8 @@ describe("console pages", () => {
     for (const [path, type] of [
       [entry!, "javascript"],
       ["/favicon.svg", "image/svg+xml"],
-      ["/vendor/scalar-api-reference.js", "javascript"],
+      ["/vendor/swagger-ui-bundle.js", "javascript"],
+      ["/vendor/swagger-ui.css", "text/css"],
     ] as const) {
       const response = await fetch(url(path));
       expect(response.status, path).toBe(200);
@@ -159,7 +160,8 @@ describe("the API is unchanged", () => {
 
   it("/docs is the reference page, loading its UI from this deployment", async () => {
     const html = (await get("/docs", NAVIGATE)).body;
-    expect(html).toContain('<script src="/vendor/scalar-api-reference.js"></script>');
+    expect(html).toContain('<script src="/vendor/swagger-ui-bundle.js"></script>');
+    expect(html).toContain('<link rel="stylesheet" href="/vendor/swagger-ui.css">');
     expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
   });
 });

@@ -15,10 +15,10 @@ import { readSignedPut, signedPutUrl, verifyUploadGrant } from "../../worker/ing
 import { mediaUrlProblem, signedMediaUrl } from "../../worker/media/media-signature.ts";
 import type { PresignResponse } from "../../worker/schemas/uploads.ts";
 import { fuzzRuns } from "../helpers/fuzz.ts";
-import { createKey } from "./helpers.ts";
+import { createKey, UPLOAD_SIGNING_SECRET } from "./helpers.ts";
 import { callMinted, getRequiringSignature, postJson } from "./ingest-helpers.ts";
 
-const SECRET = env.UPLOAD_SIGNING_SECRET;
+const SECRET = UPLOAD_SIGNING_SECRET;
 const seed = (n: number) => fuzzRuns(1).seed + 40 + n;
 const BASE = "http://voxedge.test";
 

@@ -17,6 +17,8 @@ import worker from "../../worker/index.ts";
 import { submitTask } from "../../worker/tasks/submit.ts";
 
 export const NODE_TOKEN = "test-node-token";
+/** The signing secret vitest.config.mts gives the tested Worker (a deployment may leave it unset). */
+export const UPLOAD_SIGNING_SECRET = "test-upload-signing-secret";
 
 /** Sends a request through the Worker's real fetch handler. */
 export function call(path: string, init: RequestInit = {}): Promise<Response> {

@@ -5,7 +5,7 @@ import { recordUpload } from "../../worker/ingest/upload-registry.ts";
 import { signedMediaUrl } from "../../worker/media/media-signature.ts";
 import type { HistoryPage } from "../../worker/schemas/history.ts";
 import type { TaskStatusResponse } from "../../worker/schemas/tasks.ts";
-import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
+import { bearer, call, createKey, resetDispatcher, UPLOAD_SIGNING_SECRET } from "./helpers.ts";
 import { accepted, bytes, callMinted, getRequiringSignature as get, postJson } from "./ingest-helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 
@@ -16,7 +16,7 @@ beforeAll(async () => {
   await env.MEDIA.put(KEY, DATA, { httpMetadata: { contentType: "audio/mpeg" } });
 });
 
-const SECRET = env.UPLOAD_SIGNING_SECRET;
+const SECRET = UPLOAD_SIGNING_SECRET;
 const inOneHour = () => Math.floor(Date.now() / 1000) + 3600;
 
 /** GET a key through a freshly signed link (the path part only, for `call`). */

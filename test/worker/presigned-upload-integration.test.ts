@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { readTask } from "../../platform/task-store.ts";
 import { signedPutUrl } from "../../worker/ingest/upload-signature.ts";
 import type { PresignResponse } from "../../worker/schemas/uploads.ts";
-import { call, createKey } from "./helpers.ts";
+import { call, createKey, UPLOAD_SIGNING_SECRET } from "./helpers.ts";
 import { accepted, bytes, callMinted, errorOf, postJson, sha256 } from "./ingest-helpers.ts";
 
 async function presign(key: string, body: Record<string, unknown>): Promise<PresignResponse> {
@@ -107,7 +107,7 @@ describe("presign -> PUT -> POST /transcribe/object", () => {
     unsigned.searchParams.delete("sig");
     expect((await errorOf(await putFile(unsigned.toString(), data), 403)).detail).toMatch(/signature/);
 
-    const expired = await signedPutUrl("http://voxedge.test", env.UPLOAD_SIGNING_SECRET, {
+    const expired = await signedPutUrl("http://voxedge.test", UPLOAD_SIGNING_SECRET, {
       objectKey: presigned.object_key,
       contentType: "audio/mpeg",
       ownerKeyId: id,

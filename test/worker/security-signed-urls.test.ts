@@ -11,7 +11,7 @@ import { describe, expect, it, vi } from "vitest";
 import { signedPutUrl } from "../../worker/ingest/upload-signature.ts";
 import { signedMediaUrl } from "../../worker/media/media-signature.ts";
 import type { PresignResponse } from "../../worker/schemas/uploads.ts";
-import { createKey } from "./helpers.ts";
+import { createKey, UPLOAD_SIGNING_SECRET } from "./helpers.ts";
 import {
   accepted,
   bytes,
@@ -22,7 +22,7 @@ import {
   sha256,
 } from "./ingest-helpers.ts";
 
-const SECRET = env.UPLOAD_SIGNING_SECRET;
+const SECRET = UPLOAD_SIGNING_SECRET;
 
 async function presign(key: string): Promise<PresignResponse> {
   return (await (

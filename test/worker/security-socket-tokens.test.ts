@@ -11,7 +11,7 @@ import { db } from "../../platform/db.ts";
 import { apiKeys } from "../../platform/schema.ts";
 import { app } from "../../worker/app.ts";
 import { signFields } from "../../worker/auth/hmac-signature.ts";
-import { bearer, call, createKey } from "./helpers.ts";
+import { bearer, call, createKey, UPLOAD_SIGNING_SECRET } from "./helpers.ts";
 import { FakeNode, type TestSocket, upgrade, waitForHealth } from "./live-helpers.ts";
 
 let node: FakeNode | null = null;
@@ -51,7 +51,7 @@ async function dialWithToken(
 /** A token in the wire format, signed with the test deployment's secret: what a forger would need. */
 async function craftToken(keyId: string, scope: string, expiresAtSec: number): Promise<string> {
   const nonce = "AAAAAAAAAAAAAAAA";
-  const signature = await signFields(env.UPLOAD_SIGNING_SECRET, [
+  const signature = await signFields(UPLOAD_SIGNING_SECRET, [
     "socket-token-v1",
     keyId,
     scope,

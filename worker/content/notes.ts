@@ -4,6 +4,7 @@ import { notes } from "../../platform/schema.ts";
 import { readTask } from "../../platform/task-store.ts";
 import { detectLanguage } from "../../protocol/language-detect.ts";
 import { normalizeLanguage } from "../../protocol/languages.ts";
+import { splitSentences } from "../../protocol/sentences.ts";
 import type { CreateNoteRequest, Note, NotePage, NoteSummary } from "../schemas/notes.ts";
 import { ContentApiError } from "./errors.ts";
 
@@ -21,7 +22,7 @@ const TITLE_WORDS = 10;
  */
 export function deriveTitle(text: string): string {
   const firstLine = text.trim().split("\n", 1)[0] ?? "";
-  const sentence = firstLine.replace(/^#+\s*/, "").split(/(?<=[.!?。])\s/, 1)[0] ?? "";
+  const sentence = splitSentences(firstLine.replace(/^#+\s*/, ""))[0] ?? "";
   const words = sentence
     .replace(/[.!?。]+$/, "")
     .split(/\s+/)

@@ -5,8 +5,8 @@ import type { AppEnv } from "../env.ts";
  * The Content-Security-Policy of every response the Worker makes (assets served straight from
  * web/dist never reach it). API bodies are data, never a document: nothing may load from or frame
  * them. The console's pages load only this origin's scripts and styles; media and frames may also be
- * presigned R2 links (https). /docs runs Scalar's bundle from /vendor plus the one inline script that
- * configures it (allowed by its hash, computed from the page), and Scalar injects its styles inline.
+ * presigned R2 links (https). /docs runs Swagger UI's bundle from /vendor plus the one inline script
+ * that starts it (allowed by its hash, computed from the page), and Swagger UI sets inline styles.
  * A response that brings its own policy (GET /media: `frame-ancestors 'self'`, so the console may frame
  * a PDF; its types never run script) keeps it.
  */

@@ -69,7 +69,7 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
   async synthesize(text: string, voice: Voice, signal: AbortSignal, wavPath: string): Promise<Speech> {
     const espeakVoice = ESPEAK_VOICES[voice.voice_id];
     if (!espeakVoice) throw new ContentError("invalid_params", `no espeak-ng voice for ${voice.voice_id}`);
-    const phrases = splitSentences(text).flatMap((sentence) => {
+    const phrases = splitSentences(text, voice.language).flatMap((sentence) => {
       const parts = splitPhrases(sentence);
       return parts.map((phrase, i) => ({ phrase, sentenceEnd: i === parts.length - 1 }));
     });

@@ -38,7 +38,7 @@ export class OpenAiSpeechSynthesizer implements SpeechSynthesizer {
   constructor(private readonly options: OpenAiSpeechOptions) {}
 
   async synthesize(text: string, voice: Voice, signal: AbortSignal, wavPath: string): Promise<Speech> {
-    const sentences = splitSentences(text);
+    const sentences = splitSentences(text, voice.language);
     if (sentences.length === 0) throw new ContentError("tts_failed", "nothing to speak");
     const pcms = await mapLimit(sentences, this.options.concurrency ?? 2, (sentence) =>
       this.request(sentence, voice, signal),
