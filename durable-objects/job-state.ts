@@ -7,6 +7,8 @@ import type { TranscriptionDetail } from "../protocol/transcription-detail.ts";
 
 const RECORD_KEY = "record";
 const DETAIL_KEY = "detail";
+/** Set when the task was deleted: the entry then refuses every write until its alarm clears it. */
+const ERASED_KEY = "erased";
 /** How long a live task's place in line is reused before the Dispatcher is asked again. */
 const QUEUE_SNAPSHOT_MS = 1000;
 
@@ -38,6 +40,7 @@ export class JobState extends DurableObject<Env> {
    * other, and the task's end must win (D1 never lets an ended task move again).
    */
   async write(record: TaskRecord): Promise<void> {
+    if (await this.isErased()) return;
     const stored = await this.read();
     if (stored && ended(stored)) return;
     // A status change moves the task in (or out of) the line: the next poll asks afresh.
@@ -95,7 +98,24 @@ export class JobState extends DurableObject<Env> {
 
   /** Keeps the decoder detail of an interactive task beside its record (same lifetime, never in D1). */
   async writeDetail(detail: TranscriptionDetail): Promise<void> {
+    if (await this.isErased()) return;
     await this.ctx.storage.put(DETAIL_KEY, detail);
+  }
+
+  /**
+   * Forgets the task (its owner deleted it): record and detail go, and a marker stays until the alarm
+   * (JOB_TTL_SEC), so a write that passed D1 before the delete but arrives after it cannot bring the
+   * record back. A synchronous caller still waiting finds no record when its wait runs out.
+   */
+  async erase(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+    await this.ctx.storage.put(ERASED_KEY, true);
+    await this.ctx.storage.setAlarm(Date.now() + workerConfig(this.env).jobTtlMs);
+    this.queue = null;
+  }
+
+  private async isErased(): Promise<boolean> {
+    return (await this.ctx.storage.get<boolean>(ERASED_KEY)) === true;
   }
 
   async readDetail(): Promise<TranscriptionDetail | null> {
