@@ -25,7 +25,7 @@ const ended = (record: TaskRecord) => record.status === "done" || record.status 
  */
 export class JobState extends DurableObject<Env> {
   /** Callers waiting for the task to end; in memory only (a restarted object drops them, they re-ask). */
-  private readonly waiters = new Set<(record: TaskRecord) => void>();
+  private readonly waiters = new Set<(record: TaskRecord | null) => void>();
   /** The task's place in line as last read from the Dispatcher (memory only; dropped on a status change). */
   private queue: { stats: QueueStats; at: number } | null = null;
 
@@ -55,8 +55,8 @@ export class JobState extends DurableObject<Env> {
 
   /**
    * Resolves with the record once the task is done or failed, or with the record as it stands after
-   * `timeoutMs` (still queued or processing); null when there is no record. Answers at once when the
-   * task has already ended.
+   * `timeoutMs` (still queued or processing); null when there is no record (or it is erased meanwhile:
+   * the task was deleted). Answers at once when the task has already ended.
    *
    * @example const record = await jobState.waitForEnd(540_000); if (record?.status === "done") ...
    */
@@ -64,7 +64,7 @@ export class JobState extends DurableObject<Env> {
     const current = await this.read();
     if (!current || ended(current)) return current;
     return new Promise((resolve) => {
-      const wake = (record: TaskRecord) => {
+      const wake = (record: TaskRecord | null) => {
         clearTimeout(timer);
         resolve(record);
       };
@@ -105,13 +105,15 @@ export class JobState extends DurableObject<Env> {
   /**
    * Forgets the task (its owner deleted it): record and detail go, and a marker stays until the alarm
    * (JOB_TTL_SEC), so a write that passed D1 before the delete but arrives after it cannot bring the
-   * record back. A synchronous caller still waiting finds no record when its wait runs out.
+   * record back. A synchronous caller still waiting is woken with no record.
    */
   async erase(): Promise<void> {
     await this.ctx.storage.deleteAll();
     await this.ctx.storage.put(ERASED_KEY, true);
     await this.ctx.storage.setAlarm(Date.now() + workerConfig(this.env).jobTtlMs);
     this.queue = null;
+    for (const wake of this.waiters) wake(null);
+    this.waiters.clear();
   }
 
   private async isErased(): Promise<boolean> {

@@ -21,6 +21,7 @@ import type { Lease } from "../../protocol/node.ts";
 import type { TaskKind } from "../../protocol/task.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 import worker from "../../worker/index.ts";
+import { waitForTaskEnd } from "../../worker/openai/sync.ts";
 import type { Note } from "../../worker/schemas/notes.ts";
 import type { TaskStatusResponse } from "../../worker/schemas/tasks.ts";
 import { sweepExpiredMedia } from "../../worker/tasks/retention.ts";
@@ -199,6 +200,21 @@ describe("DELETE /transcribe/{task_id}", () => {
     expect(await env.MEDIA.head(objectKey)).not.toBeNull();
     expect((await del(`/transcribe/${twin.task_id}`, key)).status).toBe(204);
     expect(await env.MEDIA.head(objectKey)).toBeNull();
+  });
+
+  it("a synchronous caller waiting on the task is woken at once, with no record", async () => {
+    const { key, id } = await createKey();
+    const task = await createTranscription(id);
+    // a wait far longer than the test may run: only the wake-up can end it in time
+    const waiting = waitForTaskEnd(env, task.task_id, 600_000);
+    // the delete comes once the wait is registered in the object (not before it read the record)
+    const registered = () =>
+      runInDurableObject(jobState(env, task.task_id), (instance) => {
+        return (instance as unknown as { waiters: Set<unknown> }).waiters.size;
+      });
+    await expect.poll(registered, { timeout: 30_000 }).toBe(1);
+    expect((await del(`/transcribe/${task.task_id}`, key)).status).toBe(204);
+    expect(await waiting).toBeNull();
   });
 
   it("a delete cut short after its mark is answered 404 and finished by the cron sweep", async () => {
