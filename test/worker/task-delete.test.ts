@@ -217,6 +217,19 @@ describe("DELETE /transcribe/{task_id}", () => {
     expect(await waiting).toBeNull();
   });
 
+  it("a delete cut short before its mark leaves the task whole, and a retried DELETE deletes it", async () => {
+    const { key } = await createKey();
+    const { taskId, objectKey } = await uploadTask(key);
+    // as if the Worker died right after step 1 (JobState erased): D1 still answers for the task
+    await jobState(env, taskId).erase();
+    const polled = await call(`/transcribe/${taskId}`, { headers: bearer(key) });
+    expect(polled.status).toBe(200);
+    expect(((await polled.json()) as { status: string }).status).toBe("queued");
+    expect((await del(`/transcribe/${taskId}`, key)).status).toBe(204);
+    expect(await env.MEDIA.head(objectKey)).toBeNull();
+    await expectTranscriptionGone(taskId, key);
+  });
+
   it("a delete cut short after its mark is answered 404 and finished by the cron sweep", async () => {
     const { key } = await createKey();
     const { taskId, objectKey } = await uploadTask(key);

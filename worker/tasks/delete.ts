@@ -6,16 +6,18 @@ import type { TaskKind, TaskSource } from "../../protocol/task.ts";
 import { isUploadKey } from "../ingest/object-keys.ts";
 
 /**
- * Deleting a task (DELETE /transcribe/{id}, DELETE /v1/create/tasks/{id}). The steps are ordered so
- * that a crash after any of them leaves a delete that the cron sweep finishes:
- * 1. the D1 row is marked `deleted_at` (the commit point: from here every reader answers 404 and no
- *    status write touches the row, so a node completing late cannot store a result);
- * 2. the JobState entry is erased (a marker refuses late writes until its alarm);
+ * Deleting a task (DELETE /transcribe/{id}, DELETE /v1/create/tasks/{id}). D1 is the truth and reads
+ * fall back to it, so the steps are ordered for a crash after any of them to leave either a task a
+ * retried DELETE deletes, or a marked one the cron sweep finishes:
+ * 1. the JobState entry is erased (a marker refuses late writes until its alarm; reads go to D1);
+ * 2. the D1 row is marked `deleted_at` (the commit point: from here every reader answers 404, a
+ *    repeated DELETE too, and no status write touches the row, so a node completing late cannot
+ *    store a result);
  * 3. the Dispatcher cancels it: a waiting task leaves the line, a running one's lease is flagged and
  *    its node told to stop on its next heartbeat (any later call on that lease gets 410);
  * 4. the stored upload and the outputs go from R2;
  * 5. the row goes.
- * Steps 2 to 5 may run any number of times.
+ * Every step may run any number of times.
  */
 
 /** Marked deletes finished per cron run (the rest wait for the next minute). */
@@ -31,24 +33,26 @@ export async function deleteOwnedTask(
   ownerKeyId: string,
   kinds: readonly TaskKind[],
 ): Promise<boolean> {
+  const owned = and(
+    eq(jobs.task_id, taskId),
+    eq(jobs.owner_key_id, ownerKeyId),
+    inArray(jobs.kind, [...kinds]),
+    isNull(jobs.deleted_at),
+  );
+  if (!(await db(env).select({ task_id: jobs.task_id }).from(jobs).where(owned).get())) return false;
+  await jobState(env, taskId).erase();
   const marked = await db(env)
     .update(jobs)
     .set({ deleted_at: Date.now() })
-    .where(
-      and(
-        eq(jobs.task_id, taskId),
-        eq(jobs.owner_key_id, ownerKeyId),
-        inArray(jobs.kind, [...kinds]),
-        isNull(jobs.deleted_at),
-      ),
-    )
+    .where(owned)
     .returning({ task_id: jobs.task_id });
+  // A concurrent DELETE of the same task marked it in between: that one answers 204, this one 404.
   if (marked.length === 0) return false;
   await finishDelete(env, taskId);
   return true;
 }
 
-/** Steps 2 to 5 of a marked task's delete; repeatable. */
+/** Steps 3 to 5 of a marked task's delete (and step 1 again, for the sweep); repeatable. */
 async function finishDelete(env: Env, taskId: string): Promise<void> {
   await jobState(env, taskId).erase();
   await dispatcher(env).cancel(taskId);
