@@ -7,6 +7,8 @@ import type { TranscriptionDetail } from "../protocol/transcription-detail.ts";
 
 const RECORD_KEY = "record";
 const DETAIL_KEY = "detail";
+/** Set when the task was deleted: the entry then refuses every write until its alarm clears it. */
+const ERASED_KEY = "erased";
 /** How long a live task's place in line is reused before the Dispatcher is asked again. */
 const QUEUE_SNAPSHOT_MS = 1000;
 
@@ -23,7 +25,7 @@ const ended = (record: TaskRecord) => record.status === "done" || record.status 
  */
 export class JobState extends DurableObject<Env> {
   /** Callers waiting for the task to end; in memory only (a restarted object drops them, they re-ask). */
-  private readonly waiters = new Set<(record: TaskRecord) => void>();
+  private readonly waiters = new Set<(record: TaskRecord | null) => void>();
   /** The task's place in line as last read from the Dispatcher (memory only; dropped on a status change). */
   private queue: { stats: QueueStats; at: number } | null = null;
 
@@ -38,6 +40,7 @@ export class JobState extends DurableObject<Env> {
    * other, and the task's end must win (D1 never lets an ended task move again).
    */
   async write(record: TaskRecord): Promise<void> {
+    if (await this.isErased()) return;
     const stored = await this.read();
     if (stored && ended(stored)) return;
     // A status change moves the task in (or out of) the line: the next poll asks afresh.
@@ -52,8 +55,8 @@ export class JobState extends DurableObject<Env> {
 
   /**
    * Resolves with the record once the task is done or failed, or with the record as it stands after
-   * `timeoutMs` (still queued or processing); null when there is no record. Answers at once when the
-   * task has already ended.
+   * `timeoutMs` (still queued or processing); null when there is no record (or it is erased meanwhile:
+   * the task was deleted). Answers at once when the task has already ended.
    *
    * @example const record = await jobState.waitForEnd(540_000); if (record?.status === "done") ...
    */
@@ -61,7 +64,7 @@ export class JobState extends DurableObject<Env> {
     const current = await this.read();
     if (!current || ended(current)) return current;
     return new Promise((resolve) => {
-      const wake = (record: TaskRecord) => {
+      const wake = (record: TaskRecord | null) => {
         clearTimeout(timer);
         resolve(record);
       };
@@ -95,7 +98,26 @@ export class JobState extends DurableObject<Env> {
 
   /** Keeps the decoder detail of an interactive task beside its record (same lifetime, never in D1). */
   async writeDetail(detail: TranscriptionDetail): Promise<void> {
+    if (await this.isErased()) return;
     await this.ctx.storage.put(DETAIL_KEY, detail);
+  }
+
+  /**
+   * Forgets the task (its owner deleted it): record and detail go, and a marker stays until the alarm
+   * (JOB_TTL_SEC), so a write that passed D1 before the delete but arrives after it cannot bring the
+   * record back. A synchronous caller still waiting is woken with no record.
+   */
+  async erase(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+    await this.ctx.storage.put(ERASED_KEY, true);
+    await this.ctx.storage.setAlarm(Date.now() + workerConfig(this.env).jobTtlMs);
+    this.queue = null;
+    for (const wake of this.waiters) wake(null);
+    this.waiters.clear();
+  }
+
+  private async isErased(): Promise<boolean> {
+    return (await this.ctx.storage.get<boolean>(ERASED_KEY)) === true;
   }
 
   async readDetail(): Promise<TranscriptionDetail | null> {

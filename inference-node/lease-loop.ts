@@ -33,7 +33,10 @@ export interface LeaseLoopOptions {
   pollWaitMs?: number;
 }
 
-/** The Worker cancelled the task (its synchronous caller went away): stop and report nothing. */
+/**
+ * The Worker cancelled the task (its synchronous caller went away, or its owner deleted it): stop and
+ * report nothing.
+ */
 export class TaskCancelledError extends Error {
   constructor(taskId: string) {
     super(`task ${taskId} was cancelled by its caller`);
@@ -111,7 +114,7 @@ export class LeaseLoop {
         (answer) => {
           // The task already ended as failed on the Worker; aborting stops the decode.
           if (answer.cancel && !abort.signal.aborted) {
-            log.info("task cancelled by its caller; stopping it");
+            log.info("task cancelled (caller gone or task deleted); stopping it");
             abort.abort(new TaskCancelledError(lease.task_id));
           }
         },

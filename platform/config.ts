@@ -54,6 +54,11 @@ const WorkerEnv = z.object({
    * (the spec's default: the key's random UUID is the capability).
    */
   MEDIA_REQUIRE_SIGNATURE: z.preprocess(absentIfEmpty, z.enum(["true", "false"]).default("false")),
+  /**
+   * Days after which the cron sweep deletes an ended task's media (a stored upload) and outputs; the
+   * task's row (history, transcript) stays. 0 or unset: kept for ever.
+   */
+  RETENTION_DAYS: z.preprocess(absentIfEmpty, z.coerce.number().min(0).default(0)),
   NODE_TOKEN: optionalText,
   UPLOAD_SIGNING_SECRET: optionalText,
   R2_ACCESS_KEY_ID: optionalText,
@@ -104,6 +109,8 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     syncWaitMaxSec: v.SYNC_WAIT_MAX_SEC,
     maxAudioDurationSec: v.MAX_AUDIO_DURATION_SEC,
     mediaRequireSignature: v.MEDIA_REQUIRE_SIGNATURE === "true",
+    /** How long an ended task's media and outputs are kept; null = for ever. */
+    retentionMs: v.RETENTION_DAYS > 0 ? v.RETENTION_DAYS * 86_400_000 : null,
     nodeToken: v.NODE_TOKEN ?? null,
     /** The HMAC key of the Worker's own signed PUT route; null when the deployment has none. */
     uploadSigningSecret: v.UPLOAD_SIGNING_SECRET ?? null,

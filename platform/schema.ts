@@ -56,8 +56,16 @@ export const jobs = sqliteTable(
     eta_sec: real("eta_sec"),
     created_at: integer("created_at").notNull(),
     updated_at: integer("updated_at").notNull(),
+    /**
+     * When its owner deleted the task (DELETE): from then on it is unknown to every reader and never
+     * changes status; the row itself goes once its media and outputs are gone (worker/tasks/delete.ts).
+     */
+    deleted_at: integer("deleted_at"),
+    /** When the retention sweep deleted the task's media and outputs (RETENTION_DAYS); the row stays. */
+    media_deleted_at: integer("media_deleted_at"),
   },
   (table) => [
+    index("jobs_deleted_idx").on(table.deleted_at),
     index("jobs_owner_created_idx").on(table.owner_key_id, table.created_at),
     index("jobs_status_created_idx").on(table.status, table.created_at),
   ],

@@ -1,4 +1,4 @@
-import { and, eq, notInArray } from "drizzle-orm";
+import { and, eq, isNull, notInArray } from "drizzle-orm";
 import {
   type Lane,
   type TaskKind,
@@ -59,11 +59,21 @@ export function recordFromRow(row: typeof jobs.$inferSelect): TaskRecord {
   return TaskRecord.parse(row);
 }
 
-/** Reads a task: the fast store first, then the permanent one (so expired entries still resolve). */
+/**
+ * Reads a task: the fast store first, then the permanent one (so expired entries still resolve). A
+ * deleted task is unknown: its JobState entry is erased and its row marked before anything else.
+ */
 export async function readTask(env: Env, taskId: string): Promise<TaskRecord | null> {
-  const fast = await jobState(env, taskId).read();
-  if (fast) return fast;
-  const row = await db(env).select().from(jobs).where(eq(jobs.task_id, taskId)).get();
+  return (await jobState(env, taskId).read()) ?? (await readPermanentTask(env, taskId));
+}
+
+/** The task's permanent row as a record; null when there is none or its owner deleted it. */
+export async function readPermanentTask(env: Env, taskId: string): Promise<TaskRecord | null> {
+  const row = await db(env)
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.task_id, taskId), isNull(jobs.deleted_at)))
+    .get();
   return row ? recordFromRow(row) : null;
 }
 
@@ -94,7 +104,8 @@ function hasEnded(record: Pick<TaskRecord, "status">): boolean {
  * Moves a task to a new status in both stores; returns the new record, or null when the task is
  * unknown or has already ended. An ended task never moves again: the D1 update is conditional, so a
  * late writer (an expired lease taken back after its node's `complete` was stored, a retry racing a
- * cancel) cannot bring a done or failed task back to life or overwrite its result.
+ * cancel) cannot bring a done or failed task back to life or overwrite its result; nor can any write
+ * touch a deleted task.
  */
 export async function changeTaskStatus(
   env: Env,
@@ -116,7 +127,7 @@ export async function changeTaskStatus(
       eta_sec: next.eta_sec,
       updated_at: next.updated_at,
     })
-    .where(and(eq(jobs.task_id, taskId), notInArray(jobs.status, ENDED_STATUSES)))
+    .where(and(eq(jobs.task_id, taskId), notInArray(jobs.status, ENDED_STATUSES), isNull(jobs.deleted_at)))
     .returning({ task_id: jobs.task_id });
   if (written.length === 0) return null;
   await jobState(env, taskId).write(next);

@@ -36,7 +36,11 @@ export const TASK_FAILURES = {
   },
   unsupported_kind: { retryable: true, meaning: "the node that leased the task does not run its kind" },
   decoder_error: { retryable: true, meaning: "the recognition engine failed while decoding" },
-  cancelled: { retryable: false, meaning: "the synchronous caller went away and the task was cancelled" },
+  cancelled: {
+    retryable: false,
+    meaning:
+      "the synchronous caller went away, or the task's owner deleted it (DELETE), and it was cancelled",
+  },
   node_lost: {
     retryable: false,
     meaning: "every attempt's inference node stopped responding (its lease expired)",
@@ -80,7 +84,7 @@ export function isRetryable(code: TaskFailureCode): boolean {
   return TASK_FAILURES[code].retryable;
 }
 
-/** The failure a task cancelled on its caller's disconnect ends with. */
+/** The failure a task cancelled on its caller's disconnect (or deleted while it ran) ends with. */
 export const CANCELLED_FAILURE = {
   code: "cancelled",
   message: "cancelled by the client",

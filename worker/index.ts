@@ -1,7 +1,9 @@
 import { app } from "./app.ts";
 import { consumeTasks } from "./queue-consumer.ts";
+import { finishMarkedDeletes } from "./tasks/delete.ts";
 import { pruneIdempotencyKeys } from "./tasks/idempotency.ts";
 import { recoverOrphanedTasks } from "./tasks/recover.ts";
+import { sweepExpiredMedia } from "./tasks/retention.ts";
 
 export { Dispatcher } from "../durable-objects/dispatcher/dispatcher.ts";
 export { JobState } from "../durable-objects/job-state.ts";
@@ -15,5 +17,7 @@ export default {
   scheduled: async (_controller, env, ctx) => {
     ctx.waitUntil(recoverOrphanedTasks(env));
     ctx.waitUntil(pruneIdempotencyKeys(env));
+    ctx.waitUntil(finishMarkedDeletes(env));
+    ctx.waitUntil(sweepExpiredMedia(env));
   },
 } satisfies ExportedHandler<Env>;

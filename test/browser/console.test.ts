@@ -301,6 +301,47 @@ describe("history", () => {
     await page.locator("li.segment").first().waitFor();
     await context.close();
   });
+
+  it("deletes a job from its page and from a history row, each after a confirming second press", async () => {
+    const { context, page } = await signedInPage(browser);
+    const { url, key, mediaOrigin } = stackInfo();
+    const submit = async () => {
+      const response = await fetch(`${url}/transcribe`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ file_url: `${mediaOrigin}/talk.wav` }),
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { task_id: string }).task_id;
+    };
+    const fromPage = await submit();
+    const fromRow = await submit();
+
+    await page.goto(`${url}/jobs/${fromPage}`);
+    const remove = page.getByRole("button", { name: "Delete this job, its audio and its transcript" });
+    await remove.click();
+    await page.getByRole("button", { name: "Press again to delete for good" }).click();
+    await page.waitForURL(/\/history$/);
+    const rowLinks = page.locator("li.history-item a.history-link");
+    await rowLinks.first().waitFor();
+    const hrefs = async () => rowLinks.evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+    expect(await hrefs()).not.toContain(`/jobs/${fromPage}`);
+
+    const row = page.locator("li.history-item", { has: page.locator(`a[href="/jobs/${fromRow}"]`) });
+    const total = async () =>
+      Number((await page.getByText(/^\d+–\d+ of \d+$/).textContent())?.split(" of ")[1]);
+    const before = await total();
+    await row.getByRole("button", { name: "Delete this job, its audio and its transcript" }).click();
+    await row.getByRole("button", { name: "Press again to delete for good" }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    await expect.poll(total).toBe(before - 1);
+
+    for (const id of [fromPage, fromRow]) {
+      const gone = await fetch(`${url}/transcribe/${id}`, { headers: { authorization: `Bearer ${key}` } });
+      expect(gone.status).toBe(404);
+    }
+    await context.close();
+  });
 });
 
 describe("interface", () => {

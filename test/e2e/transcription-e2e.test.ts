@@ -22,6 +22,19 @@ let stack: Stack;
 let mediaOrigin: string;
 let node: ChildProcess;
 let speechSec: number;
+/** The media server's hooks for the next `/stall/…` download (which it never finishes). */
+let stall = { started: () => {}, closed: () => {} };
+
+/** Promises for the next stalled download: its request arrived, its client hung up. */
+function nextStall(): { started: Promise<void>; closed: Promise<void> } {
+  const started = new Promise<void>((resolve) => {
+    stall = { ...stall, started: resolve };
+  });
+  const closed = new Promise<void>((resolve) => {
+    stall = { ...stall, closed: resolve };
+  });
+  return { started, closed };
+}
 
 const SPEECH = "Hello from the edge. This sentence is spoken by a synthetic voice for testing.";
 
@@ -56,6 +69,12 @@ beforeAll(async () => {
     }
     res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length });
     if (req.method === "HEAD") return void res.end();
+    if (mode === "stall") {
+      // Half the file, then nothing: the node stays mid-download until it gives up on the task.
+      res.once("close", stall.closed);
+      stall.started();
+      return void res.write(body.subarray(0, body.length >> 1));
+    }
     if (mode !== "slow") return void res.end(body);
     // Trickle the body over ~4 s so a node is surely mid-task when the test kills it.
     let at = 0;
@@ -221,6 +240,26 @@ describe("transcription end to end", () => {
     expect(await sync.json()).toMatchObject({
       error: { code: "audio_too_long", param: "file", message: expect.stringMatching(/14400 s limit/) },
     });
+  });
+
+  it("cancels a running job on DELETE: the node stops within a heartbeat and takes the next job", async () => {
+    const stalled = nextStall();
+    const taskId = await enqueueUrl(`${mediaOrigin}/stall/speech.wav`);
+    await stalled.started;
+    expect((await stack.poll(taskId)).status).toBe("processing");
+    const deleted = await fetch(`${stack.url}/transcribe/${taskId}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${stack.key}` },
+    });
+    expect(deleted.status).toBe(204);
+    // The node hangs up on the download once its heartbeat hears of the cancel (nothing else ends it).
+    await stalled.closed;
+    const gone = await fetch(`${stack.url}/transcribe/${taskId}`, {
+      headers: { authorization: `Bearer ${stack.key}` },
+    });
+    expect(gone.status).toBe(404);
+    const next = await stack.settle(await enqueueUrl(`${mediaOrigin}/files/speech.wav`), 60_000);
+    expect(next.status).toBe("done");
   });
 
   it("loses nothing when a node is killed mid-task: the next node completes it", async () => {

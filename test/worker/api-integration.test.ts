@@ -293,6 +293,7 @@ describe("what API users expect besides the spec", () => {
       "/v1/auth/tokens",
       "/v1/backgrounds",
       "/v1/catalog/previews/{file}",
+      "/v1/create/tasks/{task_id}",
       "/v1/create/tasks/{task_id}/result",
       "/v1/models",
       "/v1/models/{model}",

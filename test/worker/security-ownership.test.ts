@@ -77,16 +77,28 @@ describe("another key's objects are unknown (404), on every id-taking route", ()
         await postJson("/v1/notes", stranger.key, { transcription_task_id: id }),
         "/v1/notes",
       );
+      // nor can another key delete (cancel) it; the owner's task stays as it was
+      await expectUnknown(
+        await call(`/transcribe/${id}`, { method: "DELETE", headers: bearer(stranger.key) }),
+        "/transcribe/{id}",
+      );
     }
+    const queued = await call(`/transcribe/${own.queuedTask}`, { headers: bearer(owner.key) });
+    expect(((await queued.json()) as { status: string }).status).toBe("queued");
     // the owner still sees it
     expect((await call(`/transcribe/${own.doneTask}`, { headers: bearer(owner.key) })).status).toBe(200);
     const subtitles = await call(`/transcribe/${own.doneTask}/subtitles`, { headers: bearer(owner.key) });
     expect(new TextDecoder().decode(await subtitles.arrayBuffer())).toContain("the owner's secret words");
   });
 
-  it("content tasks: the result poll", async () => {
+  it("content tasks: the result poll and the delete", async () => {
     const path = `/v1/create/tasks/${own.contentTask}/result`;
     await expectUnknown(await call(path, { headers: bearer(stranger.key) }), path);
+    const deletePath = `/v1/create/tasks/${own.contentTask}`;
+    await expectUnknown(
+      await call(deletePath, { method: "DELETE", headers: bearer(stranger.key) }),
+      deletePath,
+    );
     expect((await call(path, { headers: bearer(owner.key) })).status).toBe(200);
   });
 
@@ -166,6 +178,14 @@ describe("another key's objects are unknown (404), on every id-taking route", ()
     await expectUnknown(
       await postJson("/v1/notes", owner.key, { transcription_task_id: own.contentTask }),
       "/v1/notes",
+    );
+    await expectUnknown(
+      await call(`/transcribe/${own.contentTask}`, { method: "DELETE", headers: bearer(owner.key) }),
+      "/transcribe/{id}",
+    );
+    await expectUnknown(
+      await call(`/v1/create/tasks/${own.doneTask}`, { method: "DELETE", headers: bearer(owner.key) }),
+      "/v1/create/tasks/{id}",
     );
   });
 });

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { publicBaseUrl } from "../../platform/config.ts";
 import { readTask } from "../../platform/task-store.ts";
 import type { ContentKind } from "../../protocol/content.ts";
+import { CONTENT_KINDS } from "../../protocol/task.ts";
 import { backgroundCatalog, servePreview, templateCatalog, voiceCatalog } from "../content/catalog.ts";
 import { createContentTask } from "../content/create.ts";
 import { ContentApiError } from "../content/errors.ts";
@@ -27,6 +28,7 @@ import {
   VoiceList,
 } from "../schemas/content.ts";
 import { contentError } from "../schemas/content-common.ts";
+import { deleteOwnedTask } from "../tasks/delete.ts";
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../tasks/idempotency.ts";
 
 /**
@@ -118,6 +120,20 @@ const resultRoute = createRoute({
   },
 });
 
+const deleteRoute = createRoute({
+  ...secured,
+  middleware: [apiKeyAuth()] as const,
+  method: "delete",
+  path: "/{task_id}",
+  summary: "Delete a task: cancel it if pending or running, delete its outputs and its record",
+  request: { params: TaskIdParam },
+  responses: {
+    204: { description: "deleted; the task id answers 404 (task_not_found) from now on" },
+    ...unauthorized,
+    404: contentError("unknown task, another key's, or already deleted (task_not_found)"),
+  },
+});
+
 /** Handler of the three create routes: read the form, create, answer the spec's acknowledgement. */
 const create = (kind: ContentKind) => async (c: Context<AppEnv>) => {
   const fields = await readCreateForm(c.req.raw);
@@ -156,10 +172,22 @@ createRoutes
   .post("/quiz-video", apiKeyAuth(), enqueueRateLimit(), create("quiz_video"))
   .post("/slide", apiKeyAuth(), enqueueRateLimit(), create("slide"));
 
-export const createTaskRoutes = createRouter().openapi(resultRoute, async (c) => {
-  const record = await readTask(c.env, c.req.valid("param").task_id);
-  if (!record || record.owner_key_id !== c.get("apiKey").id) {
-    throw new ContentApiError("not_found", "task_not_found", "no such task for this API key");
-  }
-  return c.json(await toTaskResult(record, mediaUrlMinter(c.env, c.req.url)), 200);
-});
+const taskNotFound = () =>
+  new ContentApiError("not_found", "task_not_found", "no such task for this API key");
+
+export const createTaskRoutes = createRouter()
+  .openapi(resultRoute, async (c) => {
+    const record = await readTask(c.env, c.req.valid("param").task_id);
+    if (!record || record.owner_key_id !== c.get("apiKey").id) throw taskNotFound();
+    return c.json(await toTaskResult(record, mediaUrlMinter(c.env, c.req.url)), 200);
+  })
+  .openapi(deleteRoute, async (c) => {
+    const deleted = await deleteOwnedTask(
+      c.env,
+      c.req.valid("param").task_id,
+      c.get("apiKey").id,
+      CONTENT_KINDS,
+    );
+    if (!deleted) throw taskNotFound();
+    return c.body(null, 204);
+  });

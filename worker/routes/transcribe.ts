@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 import type { AppEnv } from "../env.ts";
+import { ApiError } from "../errors.ts";
 import {
   type EnqueueCaller,
   type Enqueued,
@@ -30,6 +31,7 @@ import {
   UploadForm,
   uploadFormRef,
 } from "../schemas/transcribe.ts";
+import { deleteOwnedTask } from "../tasks/delete.ts";
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../tasks/idempotency.ts";
 import { pollTask } from "../tasks/poll.ts";
 import { exportSubtitles } from "../tasks/subtitles.ts";
@@ -127,6 +129,23 @@ const pollRoute = createRoute({
   },
 });
 
+const deleteRoute = createRoute({
+  method: "delete",
+  path: "/{task_id}",
+  tags: ["speech-to-text"],
+  summary:
+    "Delete a transcription: cancel it if queued or running, delete its stored upload, result and history entry",
+  security: apiKeySecurity,
+  middleware: [apiKeyAuth()] as const,
+  request: { params: TaskIdParam },
+  responses: {
+    204: { description: "deleted; the task id answers 404 from now on" },
+    401: unauthorized,
+    404: { description: "unknown task, another key's task, or already deleted", content: errorContent },
+    422: unprocessable,
+  },
+});
+
 const subtitlesRoute = createRoute({
   method: "get",
   path: "/{task_id}/subtitles",
@@ -181,6 +200,13 @@ transcribeRoutes
     const { task_id } = c.req.valid("param");
     const mint = mediaUrlMinter(c.env, c.req.url);
     return c.json(await pollTask(c.env, task_id, c.get("apiKey").id, mint), 200);
+  })
+  .openapi(deleteRoute, async (c) => {
+    const deleted = await deleteOwnedTask(c.env, c.req.valid("param").task_id, c.get("apiKey").id, [
+      "transcribe",
+    ]);
+    if (!deleted) throw new ApiError("not_found", "task not found");
+    return c.body(null, 204);
   })
   .openapi(subtitlesRoute, async (c) => {
     const { task_id } = c.req.valid("param");

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, isNull, type SQL } from "drizzle-orm";
 import { db } from "../../platform/db.ts";
 import { jobs } from "../../platform/schema.ts";
 import { recordFromRow } from "../../platform/task-store.ts";
@@ -20,7 +20,11 @@ export async function listHistory(
   query: HistoryQuery,
   mintAudioUrl: MediaUrlMinter,
 ): Promise<HistoryPage> {
-  const filters: SQL[] = [eq(jobs.owner_key_id, query.ownerKeyId), eq(jobs.kind, "transcribe")];
+  const filters: SQL[] = [
+    eq(jobs.owner_key_id, query.ownerKeyId),
+    eq(jobs.kind, "transcribe"),
+    isNull(jobs.deleted_at),
+  ];
   if (query.status) filters.push(eq(jobs.status, query.status));
   const where = and(...filters);
   const store = db(env);

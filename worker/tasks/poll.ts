@@ -1,8 +1,5 @@
-import { eq } from "drizzle-orm";
-import { db } from "../../platform/db.ts";
-import { jobs } from "../../platform/schema.ts";
 import { jobState } from "../../platform/stubs.ts";
-import { recordFromRow } from "../../platform/task-store.ts";
+import { readPermanentTask } from "../../platform/task-store.ts";
 import type { TaskRecord, TaskRecordOf } from "../../protocol/task.ts";
 import { ApiError } from "../errors.ts";
 import type { MediaUrlMinter } from "../media/media-url.ts";
@@ -21,7 +18,7 @@ export async function pollTask(
   mintAudioUrl: MediaUrlMinter,
 ): Promise<TaskStatusResponse> {
   const polled = await jobState(env, taskId).poll();
-  const record = ownedTranscription(polled ?? (await readPermanent(env, taskId)), ownerKeyId);
+  const record = ownedTranscription(polled ?? (await readPermanentTask(env, taskId)), ownerKeyId);
   return toTaskStatus(record, polled?.queue ?? null, mintAudioUrl);
 }
 
@@ -34,7 +31,7 @@ export async function readOwnedTranscription(
   taskId: string,
   ownerKeyId: string,
 ): Promise<TaskRecordOf<"transcribe">> {
-  const record = (await jobState(env, taskId).read()) ?? (await readPermanent(env, taskId));
+  const record = (await jobState(env, taskId).read()) ?? (await readPermanentTask(env, taskId));
   return ownedTranscription(record, ownerKeyId);
 }
 
@@ -43,9 +40,4 @@ function ownedTranscription(record: TaskRecord | null, ownerKeyId: string): Task
     throw new ApiError("not_found", "task not found");
   }
   return record;
-}
-
-async function readPermanent(env: Env, taskId: string) {
-  const row = await db(env).select().from(jobs).where(eq(jobs.task_id, taskId)).get();
-  return row ? recordFromRow(row) : null;
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, lt } from "drizzle-orm";
+import { and, asc, eq, isNull, lt } from "drizzle-orm";
 import { db } from "../../platform/db.ts";
 import { jobs } from "../../platform/schema.ts";
 import { dispatcher } from "../../platform/stubs.ts";
@@ -16,7 +16,7 @@ export async function recoverOrphanedTasks(env: Env, now = Date.now()): Promise<
   const rows = await db(env)
     .select({ task_id: jobs.task_id, owner: jobs.owner_key_id, lane: jobs.lane, kind: jobs.kind })
     .from(jobs)
-    .where(and(eq(jobs.status, "queued"), lt(jobs.created_at, now - ORPHAN_AGE_MS)))
+    .where(and(eq(jobs.status, "queued"), lt(jobs.created_at, now - ORPHAN_AGE_MS), isNull(jobs.deleted_at)))
     .orderBy(asc(jobs.created_at))
     .limit(SWEEP_LIMIT);
   let recovered = 0;

@@ -100,6 +100,9 @@ export const api = {
       method: "POST",
       json: { file_url: fileUrl, ...enqueueFields(options) },
     }),
+  /** Cancels the job if it is still running and deletes it with its audio and transcript (204). */
+  deleteJob: (taskId: string) =>
+    request<void>(`/transcribe/${encodeURIComponent(taskId)}`, { method: "DELETE" }),
   /** Checks a key before the console keeps it: the cheapest authenticated call. */
   checkKey: (key: string) => request<HistoryPage>("/history", { query: { limit: 1 }, key }),
 };
@@ -145,4 +148,7 @@ export const contentApi = {
     request<CreateAccepted>(`/v2/create/${form}`, { method: "POST", form: fields }),
   task: (taskId: string, signal?: AbortSignal) =>
     request<ContentTaskResult>(`/v1/create/tasks/${encodeURIComponent(taskId)}/result`, { signal }),
+  /** Cancels the task if it is still running and deletes it with its outputs (204). */
+  deleteTask: (taskId: string) =>
+    request<void>(`/v1/create/tasks/${encodeURIComponent(taskId)}`, { method: "DELETE" }),
 };

@@ -4,6 +4,8 @@ import { consolePath } from "../../../protocol/console-routes.ts";
 import { api } from "../api/client.ts";
 import type { JobStatus, HistoryPage as Page } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
+import { removeOpenJob } from "../jobs/open-jobs.ts";
+import { DeleteButton } from "../ui/delete-button.tsx";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { formatClock, formatDateTime, sourceName } from "../ui/format.ts";
 
@@ -18,6 +20,8 @@ export default function HistoryPage() {
   const [page, setPage] = useState<Page | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [loading, setLoading] = useState(true);
+  // Bumped after a delete: the page is read again (the total and the next job moving up change).
+  const [reloads, setReloads] = useState(0);
 
   useEffect(() => {
     const abort = new AbortController();
@@ -35,7 +39,7 @@ export default function HistoryPage() {
       },
     );
     return () => abort.abort();
-  }, [status, pageIndex]);
+  }, [status, pageIndex, reloads]);
 
   const go = (next: { status?: JobStatus; page: number }) => {
     const params = new URLSearchParams();
@@ -90,6 +94,16 @@ export default function HistoryPage() {
               </p>
               {job.result?.text && <p class="history-text">{job.result.text.slice(0, 160)}</p>}
               {job.error && <p class="history-text error-text">{job.error}</p>}
+              <div class="row wrap">
+                <DeleteButton
+                  label={t("task.deleteJob")}
+                  onDelete={() => api.deleteJob(job.task_id)}
+                  onDeleted={() => {
+                    removeOpenJob(job.task_id);
+                    setReloads((n) => n + 1);
+                  }}
+                />
+              </div>
             </li>
           ))}
         </ul>

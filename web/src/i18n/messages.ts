@@ -84,6 +84,9 @@ export const en = {
   "history.pages": "Pages",
   "history.previous": "Previous",
   "history.next": "Next",
+  "task.delete": "Delete",
+  "task.confirmDelete": "Press again to delete for good",
+  "task.deleteJob": "Delete this job, its audio and its transcript",
 
   "transcript.title": "Transcript",
   "transcript.translation": "Translation",
@@ -231,6 +234,9 @@ export const vi: Record<MessageKey, string> = {
   "history.pages": "Trang",
   "history.previous": "Trước",
   "history.next": "Sau",
+  "task.delete": "Xóa",
+  "task.confirmDelete": "Nhấn lần nữa để xóa vĩnh viễn",
+  "task.deleteJob": "Xóa công việc này, âm thanh và bản chép lời",
 
   "transcript.title": "Bản ghi",
   "transcript.translation": "Bản dịch",

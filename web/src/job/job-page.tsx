@@ -1,11 +1,13 @@
 import { useEffect, useMemo } from "preact/hooks";
-import { useRoute } from "preact-iso";
+import { useLocation, useRoute } from "preact-iso";
 import { consolePath } from "../../../protocol/console-routes.ts";
+import { api } from "../api/client.ts";
 import type { TaskStatusResponse, TranscriptionResult } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
 import { JobProgress } from "../jobs/job-progress.tsx";
 import { findOpenJob, removeOpenJob } from "../jobs/open-jobs.ts";
 import { useTask } from "../jobs/use-task.ts";
+import { DeleteButton } from "../ui/delete-button.tsx";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { formatClock, sourceName } from "../ui/format.ts";
 import { CurlSnippet } from "./curl-snippet.tsx";
@@ -19,6 +21,7 @@ export default function JobPage() {
   const { params } = useRoute();
   const taskId = params.id ?? "";
   const { status, error, processingSince } = useTask(taskId);
+  const { route } = useLocation();
   // Read once per job: opening a finished job removes it from the open list, its name stays on the page.
   const openJob = useMemo(() => findOpenJob(taskId), [taskId]);
   const done = status?.status === "done";
@@ -32,6 +35,18 @@ export default function JobPage() {
     <>
       <h1 class="job-title">{source || t("job.title", { id: taskId.slice(0, 8) })}</h1>
       <p class="muted small code">{taskId}</p>
+      {status && (
+        <div class="row wrap">
+          <DeleteButton
+            label={t("task.deleteJob")}
+            onDelete={() => api.deleteJob(taskId)}
+            onDeleted={() => {
+              removeOpenJob(taskId);
+              route(consolePath("history"));
+            }}
+          />
+        </div>
+      )}
       <ErrorNote error={error} />
       {status && !done && (
         <div class="card">

@@ -1,7 +1,9 @@
+import { contentApi } from "../api/client.ts";
 import { errorKeyText } from "../api/errors.ts";
 import type { ContentTaskResult } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
 import { en, type MessageKey } from "../i18n/messages.ts";
+import { DeleteButton } from "../ui/delete-button.tsx";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { formatClock } from "../ui/format.ts";
 import { removeStudioTask, type StudioTask } from "./studio-tasks.ts";
@@ -33,6 +35,11 @@ export function TaskCard({ task }: { task: StudioTask }) {
         <button type="button" class="button button-ghost" onClick={() => removeStudioTask(task.task_id)}>
           {t("job.dismiss")}
         </button>
+        <DeleteButton
+          label={t("studio.deleteTask")}
+          onDelete={() => contentApi.deleteTask(task.task_id)}
+          onDeleted={() => removeStudioTask(task.task_id)}
+        />
       </header>
       {result && <TaskState result={result} task={task} />}
       <ErrorNote error={error} byStatus={{ 404: t("studio.taskGone") }} />
