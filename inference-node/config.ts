@@ -23,6 +23,8 @@ export const NodeConfig = z.object({
   diarize: z.boolean(),
   /** Voice activity detector: the Silero model (default) or the energy detector it falls back to. */
   vad: z.enum(["silero", "energy"]),
+  /** File jobs: non-speech stretches longer than this many seconds are not decoded (0 = decode all). */
+  skipNonSpeechSec: z.coerce.number().min(0).max(600),
   /** Longest media accepted (bytes) — the API's 2 GB limit. */
   maxMediaBytes: z.number().int().positive(),
   /** Bound on tokens per segment (0 = whisper's own cap); synthetic-model tests use it to stay fast. */
@@ -68,6 +70,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     heartbeatMs: env.VOXEDGE_HEARTBEAT_MS ?? 5000,
     diarize: values["no-diarize"] ? false : bool(env.VOXEDGE_DIARIZE, true),
     vad: env.VOXEDGE_VAD ?? "silero",
+    skipNonSpeechSec: env.VOXEDGE_VAD_SKIP_SEC ?? 2,
     maxMediaBytes: 2 * 1024 ** 3,
     maxTokens: env.VOXEDGE_MAX_TOKENS ?? 0,
     temperatureInc: env.VOXEDGE_TEMPERATURE_INC ?? 0.2,

@@ -73,6 +73,8 @@ async function main(): Promise<void> {
     model,
     translator,
     diarize: config.diarize,
+    vad,
+    skipNonSpeechSec: config.skipNonSpeechSec,
     maxTokens: config.maxTokens,
     temperatureInc: config.temperatureInc,
     media: {

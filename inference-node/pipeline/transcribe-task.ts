@@ -5,12 +5,14 @@ import { Diarizer } from "../diarize/index.ts";
 import type { TaskContext } from "../lease-loop.ts";
 import type { Logger } from "../logger.ts";
 import { MediaError } from "../media/media-error.ts";
-import { openPcm } from "../media/pcm-stream.ts";
+import { openPcm, SAMPLE_RATE } from "../media/pcm-stream.ts";
 import type { ResidentModel } from "../model.ts";
 import { buildTranscriptionResult, cleanTranscript } from "../postprocess/build-result.ts";
 import { TaskFailureError } from "../task-failure.ts";
 import type { Translator } from "../translate/translator.ts";
 import { translationTarget } from "../translate/translator.ts";
+import { skipNonSpeech, TimeMap } from "../vad/skip-non-speech.ts";
+import type { VoiceActivity } from "../vad/voice-activity.ts";
 import { decodeStream } from "./decode-stream.ts";
 import { fetchMedia, type MediaSourceOptions } from "./fetch-media.ts";
 import { buildDetail } from "./result-detail.ts";
@@ -22,6 +24,10 @@ export interface TranscribeDeps {
   model: ResidentModel;
   translator: Translator | null;
   diarize: boolean;
+  /** The node's voice activity detector. */
+  vad: VoiceActivity;
+  /** Non-speech stretches longer than this (s) are not decoded, with the Silero VAD; 0 = decode all. */
+  skipNonSpeechSec: number;
   maxTokens: number;
   /** Step of whisper's temperature fallback; 0 disables it (default 0.2). */
   temperatureInc?: number;
@@ -62,13 +68,20 @@ export async function transcribe(
         yield chunk;
       }
     }
-    const run = await decodeStream(deps.model.whisper, tapped(), {
+    // the energy fallback is not trusted to skip: noise it calls non-speech might hold quiet words
+    const skipping = deps.vad.kind === "silero" && deps.skipNonSpeechSec > 0;
+    const timeMap = skipping ? new TimeMap() : null;
+    const speech = timeMap
+      ? skipNonSpeech(tapped(), deps.vad.stream(), timeMap, deps.skipNonSpeechSec)
+      : tapped();
+    const run = await decodeStream(deps.model.whisper, speech, {
       language,
       translate: params.task === "translate",
       context: params.context,
       maxTokens: deps.maxTokens,
       temperatureInc: deps.temperatureInc,
       tokenTimestamps: wordTimes,
+      ...(timeMap && { timeMap }),
       signal,
       onWindow: (sec) => {
         const expectedSec = source.durationSec;
@@ -98,7 +111,15 @@ export async function transcribe(
     const postMs = performance.now() - postStarted;
     // one line per task with the cost of every stage (read by bench/pipeline.ts and bench/sync.ts)
     deps.logger.info(
-      { task_id: lease.task_id, reader: source.reader, downloadMs, ...run.stages, diarizeMs, postMs },
+      {
+        task_id: lease.task_id,
+        reader: source.reader,
+        downloadMs,
+        ...run.stages,
+        skippedSec: timeMap ? (timeMap.originalSamples - timeMap.keptSamples) / SAMPLE_RATE : 0,
+        diarizeMs,
+        postMs,
+      },
       "task stages",
     );
     if (!interactive) return result;
