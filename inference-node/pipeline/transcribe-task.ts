@@ -2,6 +2,7 @@ import { normalizeLanguage } from "../../protocol/languages.ts";
 import type { LeaseOf } from "../../protocol/node.ts";
 import type { DetailedTranscriptionResult } from "../../protocol/transcription-detail.ts";
 import { Diarizer } from "../diarize/index.ts";
+import { LabelledVoicing } from "../diarize/labelled-voicing.ts";
 import type { TaskContext } from "../lease-loop.ts";
 import type { Logger } from "../logger.ts";
 import { MediaError } from "../media/media-error.ts";
@@ -12,7 +13,8 @@ import { TaskFailureError } from "../task-failure.ts";
 import type { Translator } from "../translate/translator.ts";
 import { translationTarget } from "../translate/translator.ts";
 import { skipNonSpeech, TimeMap } from "../vad/skip-non-speech.ts";
-import type { VoiceActivity } from "../vad/voice-activity.ts";
+import { type LabelledChunk, labelSpeech } from "../vad/speech-labels.ts";
+import type { VoiceActivity, VoiceActivityStream } from "../vad/voice-activity.ts";
 import { decodeStream } from "./decode-stream.ts";
 import { fetchMedia, type MediaSourceOptions } from "./fetch-media.ts";
 import { buildDetail } from "./result-detail.ts";
@@ -56,24 +58,43 @@ export async function transcribe(
   const downloadMs = performance.now() - downloadStarted;
   try {
     const source = await openPcm(media.path, { signal, maxDurationSec: lease.max_audio_duration_sec });
-    const diarizer = deps.diarize ? new Diarizer() : null;
+    // With Silero, one VAD pass labels the audio for both the diarizer's speech regions and the
+    // skipping of long non-speech stretches. The energy fallback is not trusted to skip: noise it
+    // calls non-speech might hold quiet words.
+    const silero = deps.vad.kind === "silero";
+    const skipping = silero && deps.skipNonSpeechSec > 0;
+    const vadStream = silero && (deps.diarize || skipping) ? deps.vad.stream() : null;
+    const voicing = deps.diarize && vadStream ? new LabelledVoicing(vadStream.frameSamples) : null;
+    const diarizer = deps.diarize ? new Diarizer(voicing ? { voicing } : {}) : null;
     let diarizeMs = 0;
+    const diarize = (pcm: Float32Array, speech: boolean[] = []) => {
+      if (!diarizer) return;
+      const started = performance.now();
+      voicing?.label(speech);
+      diarizer.push(pcm);
+      diarizeMs += performance.now() - started;
+    };
     async function* tapped(): AsyncGenerator<Float32Array> {
       for await (const chunk of source.chunks) {
-        if (diarizer) {
-          const started = performance.now();
-          diarizer.push(chunk);
-          diarizeMs += performance.now() - started;
-        }
+        diarize(chunk);
         yield chunk;
       }
     }
-    // the energy fallback is not trusted to skip: noise it calls non-speech might hold quiet words
-    const skipping = deps.vad.kind === "silero" && deps.skipNonSpeechSec > 0;
+    async function* labelled(stream: VoiceActivityStream): AsyncGenerator<LabelledChunk> {
+      for await (const chunk of labelSpeech(source.chunks, stream)) {
+        diarize(chunk.pcm, chunk.speech);
+        yield chunk;
+      }
+    }
+    async function* pcmOf(chunks: AsyncIterable<LabelledChunk>): AsyncGenerator<Float32Array> {
+      for await (const chunk of chunks) yield chunk.pcm;
+    }
     const timeMap = skipping ? new TimeMap() : null;
-    const speech = timeMap
-      ? skipNonSpeech(tapped(), deps.vad.stream(), timeMap, deps.skipNonSpeechSec)
-      : tapped();
+    const speech = !vadStream
+      ? tapped()
+      : timeMap
+        ? skipNonSpeech(labelled(vadStream), timeMap, deps.skipNonSpeechSec)
+        : pcmOf(labelled(vadStream));
     const run = await decodeStream(deps.model.whisper, speech, {
       language,
       translate: params.task === "translate",

@@ -8,7 +8,7 @@
  * Memory: at most `minGapSec` of non-speech is held (to emit it if speech resumes before the gap is
  * long enough to skip), plus one map entry (three numbers) per skipped stretch.
  */
-import type { VoiceActivityStream } from "./voice-activity.ts";
+import type { LabelledChunk } from "./speech-labels.ts";
 
 const SAMPLE_RATE = 16_000;
 /** Audio kept at each edge of a skipped stretch. */
@@ -71,24 +71,20 @@ export class TimeMap {
 }
 
 /**
- * Passes `pcm` through, leaving out every run of non-speech frames longer than `minGapSec` except
- * `PAD_SEC` at each end; `map` learns what was kept. An empty chunk marks each place a stretch was
- * taken out. Frames are the VAD's; a last partial frame is
- * kept unless it falls inside a skipped stretch.
+ * Passes labelled audio through, leaving out every run of non-speech frames longer than `minGapSec`
+ * except `PAD_SEC` at each end; `map` learns what was kept. An empty chunk marks each place a stretch
+ * was taken out. The stream's unlabelled tail is kept unless it falls inside a skipped stretch.
  */
 export async function* skipNonSpeech(
-  pcm: AsyncIterable<Float32Array>,
-  vad: VoiceActivityStream,
+  chunks: AsyncIterable<LabelledChunk>,
   map: TimeMap,
   minGapSec: number,
 ): AsyncGenerator<Float32Array> {
-  const n = vad.frameSamples;
-  const gapFrames = Math.ceil((minGapSec * SAMPLE_RATE) / n);
-  const padFrames = Math.min(gapFrames, Math.ceil((PAD_SEC * SAMPLE_RATE) / n));
-  /** The current non-speech run: all of it while it is short, its last `padFrames` once it is skipped. */
+  /** The current non-speech run: all of it while it is short, its last pad frames once it is skipped. */
   let held: { frame: Float32Array; at: number }[] = [];
   let run = 0;
-  let carry = new Float32Array(0);
+  /** The current run is long enough to be skipped. */
+  let skipping = false;
   let position = 0;
 
   const emit = function* (frames: { frame: Float32Array; at: number }[]) {
@@ -98,21 +94,18 @@ export async function* skipNonSpeech(
     }
   };
 
-  for await (const chunk of pcm) {
-    const buf = new Float32Array(carry.length + chunk.length);
-    buf.set(carry);
-    buf.set(chunk, carry.length);
-    let at = 0;
-    for (; at + n <= buf.length; at += n) {
-      const frame = buf.slice(at, at + n);
-      const item = { frame, at: position };
+  for await (const { pcm, speech, frameSamples: n } of chunks) {
+    const gapFrames = Math.ceil((minGapSec * SAMPLE_RATE) / n);
+    const padFrames = Math.min(gapFrames, Math.ceil((PAD_SEC * SAMPLE_RATE) / n));
+    for (const [i, isSpeech] of speech.entries()) {
+      const item = { frame: pcm.slice(i * n, (i + 1) * n), at: position };
       position += n;
-      map.originalSamples = position;
-      if (await vad.isSpeech(frame)) {
-        if (run > gapFrames) yield BREAK; // whisper never sees both sides of a skipped stretch at once
+      if (isSpeech) {
+        if (skipping) yield BREAK; // whisper never sees both sides of a skipped stretch at once
         yield* emit(held);
         held = [];
         run = 0;
+        skipping = false;
         yield* emit([item]);
         continue;
       }
@@ -120,17 +113,19 @@ export async function* skipNonSpeech(
       held.push(item);
       if (run === gapFrames + 1) {
         // the run is long enough to skip: its head is kept as the previous speech's tail
+        skipping = true;
         yield* emit(held.slice(0, padFrames));
         held = held.slice(-padFrames);
-      } else if (run > gapFrames + 1) {
+      } else if (skipping) {
         held.shift();
       }
     }
-    carry = buf.slice(at);
+    // only the stream's last chunk has a tail: it belongs to the current run
+    const tail = pcm.subarray(speech.length * n);
+    if (tail.length > 0 && !skipping) held.push({ frame: tail.slice(), at: position });
+    position += tail.length;
+    map.originalSamples = position;
   }
-  map.originalSamples = position + carry.length;
-  if (run <= gapFrames) {
-    yield* emit(held);
-    if (carry.length > 0) yield* emit([{ frame: carry, at: position }]);
-  }
+  // a short pause at the end is kept whole; a long one is already kept as far as it will be
+  if (!skipping) yield* emit(held);
 }

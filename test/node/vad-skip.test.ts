@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeStream } from "../../inference-node/pipeline/decode-stream.ts";
 import { SileroVad } from "../../inference-node/vad/silero.ts";
 import { skipNonSpeech, TimeMap } from "../../inference-node/vad/skip-non-speech.ts";
+import { labelSpeech } from "../../inference-node/vad/speech-labels.ts";
 import { loadModel, type WhisperModel } from "../../native/index.ts";
 import { SENTENCE, speechPcm } from "../native/audio.ts";
 import { microModelPath } from "../native/helpers.ts";
@@ -67,7 +68,7 @@ describe("skipNonSpeech (Silero)", () => {
   it("takes long silences out and maps every kept sample back to the very same input sample", async () => {
     const { pcm, silences } = halfSilent();
     const map = new TimeMap();
-    const kept = await collect(skipNonSpeech(chunks(pcm, 1234), vad.stream(), map, 2));
+    const kept = await collect(skipNonSpeech(labelSpeech(chunks(pcm, 1234), vad.stream()), map, 2));
     expect(map.originalSamples).toBe(pcm.length);
     expect(kept.length).toBe(map.keptSamples);
     // two utterances plus edges: well under half the input
@@ -83,7 +84,7 @@ describe("skipNonSpeech (Silero)", () => {
   it("keeps pauses shorter than the gap, and everything when there is no long pause", async () => {
     const pcm = concat(speech, quiet(1500), speech);
     const map = new TimeMap();
-    const kept = await collect(skipNonSpeech(chunks(pcm), vad.stream(), map, 2));
+    const kept = await collect(skipNonSpeech(labelSpeech(chunks(pcm), vad.stream()), map, 2));
     expect(kept).toEqual(pcm);
     expect(map.toOriginal(kept.length / SR, "end")).toBe(pcm.length / SR);
   });
@@ -96,7 +97,7 @@ describe("skipNonSpeech (Silero)", () => {
       signal: new AbortController().signal,
     });
     const map = new TimeMap();
-    const skipped = await decodeStream(model, skipNonSpeech(chunks(pcm), vad.stream(), map, 2), {
+    const skipped = await decodeStream(model, skipNonSpeech(labelSpeech(chunks(pcm), vad.stream()), map, 2), {
       ...request,
       timeMap: map,
       signal: new AbortController().signal,
