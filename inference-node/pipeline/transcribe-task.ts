@@ -1,8 +1,6 @@
 import { normalizeLanguage } from "../../protocol/languages.ts";
 import type { LeaseOf } from "../../protocol/node.ts";
 import type { DetailedTranscriptionResult } from "../../protocol/transcription-detail.ts";
-import { Diarizer } from "../diarize/index.ts";
-import { LabelledVoicing } from "../diarize/labelled-voicing.ts";
 import type { TaskContext } from "../lease-loop.ts";
 import type { Logger } from "../logger.ts";
 import { MediaError } from "../media/media-error.ts";
@@ -12,12 +10,11 @@ import { buildTranscriptionResult, cleanTranscript } from "../postprocess/build-
 import { TaskFailureError } from "../task-failure.ts";
 import type { Translator } from "../translate/translator.ts";
 import { translationTarget } from "../translate/translator.ts";
-import { skipNonSpeech, TimeMap } from "../vad/skip-non-speech.ts";
-import { type LabelledChunk, labelSpeech } from "../vad/speech-labels.ts";
-import type { VoiceActivity, VoiceActivityStream } from "../vad/voice-activity.ts";
+import type { VoiceActivity } from "../vad/voice-activity.ts";
 import { decodeStream } from "./decode-stream.ts";
 import { fetchMedia, type MediaSourceOptions } from "./fetch-media.ts";
 import { buildDetail } from "./result-detail.ts";
+import { speechStream } from "./speech-stream.ts";
 
 /** Temperature every decode starts at (decode-stream.ts); whisper.cpp does not report a fallback's. */
 const START_TEMPERATURE = 0;
@@ -58,44 +55,9 @@ export async function transcribe(
   const downloadMs = performance.now() - downloadStarted;
   try {
     const source = await openPcm(media.path, { signal, maxDurationSec: lease.max_audio_duration_sec });
-    // With Silero, one VAD pass labels the audio for both the diarizer's speech regions and the
-    // skipping of long non-speech stretches. The energy fallback is not trusted to skip: noise it
-    // calls non-speech might hold quiet words.
-    const silero = deps.vad.kind === "silero";
-    const skipping = silero && deps.skipNonSpeechSec > 0;
-    const vadStream = silero && (deps.diarize || skipping) ? deps.vad.stream() : null;
-    const voicing = deps.diarize && vadStream ? new LabelledVoicing(vadStream.frameSamples) : null;
-    const diarizer = deps.diarize ? new Diarizer(voicing ? { voicing } : {}) : null;
-    let diarizeMs = 0;
-    const diarize = (pcm: Float32Array, speech: boolean[] = []) => {
-      if (!diarizer) return;
-      const started = performance.now();
-      voicing?.label(speech);
-      diarizer.push(pcm);
-      diarizeMs += performance.now() - started;
-    };
-    async function* tapped(): AsyncGenerator<Float32Array> {
-      for await (const chunk of source.chunks) {
-        diarize(chunk);
-        yield chunk;
-      }
-    }
-    async function* labelled(stream: VoiceActivityStream): AsyncGenerator<LabelledChunk> {
-      for await (const chunk of labelSpeech(source.chunks, stream)) {
-        diarize(chunk.pcm, chunk.speech);
-        yield chunk;
-      }
-    }
-    async function* pcmOf(chunks: AsyncIterable<LabelledChunk>): AsyncGenerator<Float32Array> {
-      for await (const chunk of chunks) yield chunk.pcm;
-    }
-    const timeMap = skipping ? new TimeMap() : null;
-    const speech = !vadStream
-      ? tapped()
-      : timeMap
-        ? skipNonSpeech(labelled(vadStream), timeMap, deps.skipNonSpeechSec)
-        : pcmOf(labelled(vadStream));
-    const run = await decodeStream(deps.model.whisper, speech, {
+    const speech = speechStream(source.chunks, deps);
+    const { timeMap, diarizer } = speech;
+    const run = await decodeStream(deps.model.whisper, speech.pcm, {
       language,
       translate: params.task === "translate",
       context: params.context,
@@ -112,7 +74,7 @@ export async function transcribe(
     if (run.durationSec === 0) throw new MediaError("media_empty", "the media contains no audio");
     const clusterStarted = performance.now();
     const speakerTurns = diarizer ? diarizer.finish() : null;
-    diarizeMs += diarizer ? performance.now() - clusterStarted : 0;
+    const diarizeMs = speech.diarizeMs() + (diarizer ? performance.now() - clusterStarted : 0);
 
     const postStarted = performance.now();
     const speechToEnglish = params.task === "translate";
