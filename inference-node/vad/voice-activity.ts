@@ -6,7 +6,7 @@
  */
 import type { VadKind } from "../config.ts";
 import { EnergyVad, type VadOptions } from "../diarize/vad.ts";
-import { SileroVad } from "./silero.ts";
+import { SILERO_MODEL_PATH, SileroVad } from "./silero.ts";
 
 export interface VoiceActivityStream {
   /** Samples (16 kHz) per decision: 512 for Silero, 160 for the energy detector. */
@@ -45,10 +45,11 @@ export class EnergyVoiceActivity implements VoiceActivity {
 export async function loadVoiceActivity(
   kind: VadKind,
   warn: (message: string) => void,
+  modelPath = SILERO_MODEL_PATH,
 ): Promise<VoiceActivity> {
   if (kind === "energy") return new EnergyVoiceActivity();
   try {
-    return await SileroVad.load();
+    return await SileroVad.load(modelPath);
   } catch (error) {
     warn(
       `Silero VAD unavailable, using the energy VAD: ${error instanceof Error ? error.message : String(error)}`,

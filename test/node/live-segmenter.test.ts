@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type SegmentEvent, Segmenter } from "../../inference-node/live/segmenter.ts";
+import { type SegmentEvent, Segmenter, type SegmenterOptions } from "../../inference-node/live/segmenter.ts";
+import { SileroVad } from "../../inference-node/vad/silero.ts";
 import { energyDb } from "../../inference-node/vad/voice-activity.ts";
 import { speechPcm } from "../native/audio.ts";
 import { concat, quiet, SR, tone } from "./live-helpers.ts";
 
 /** Runs a whole signal through a segmenter in `chunk`-sample pieces; ends with their event and position. */
-async function run(pcm: Float32Array, options = {}, chunk = 1600) {
+async function run(pcm: Float32Array, options: SegmenterOptions = {}, chunk = 1600) {
   const seg = new Segmenter(options);
   const ends: { event: Extract<SegmentEvent, { type: "end" }>; at: number }[] = [];
   let starts = 0;
@@ -95,6 +96,30 @@ describe("Segmenter (energy VAD + hangover endpointing)", () => {
     expect(sec(first?.speechStart ?? 0)).toBeGreaterThan(0.9);
     expect(sec(last?.lastVoicedEnd ?? 0)).toBeLessThanOrEqual(1 + speech.length / SR + 0.05);
     expect(sec(last?.lastVoicedEnd ?? 0)).toBeGreaterThan(1 + speech.length / SR - 0.5);
+  });
+
+  it("with the Silero VAD: ends on `silenceMs` of VAD silence after espeak-ng speech (configurable)", async () => {
+    const silero = await SileroVad.load();
+    const speech = await speechPcm("The quick brown fox jumps over the lazy dog.");
+    for (const silenceMs of [300, 500, 800]) {
+      const { ends } = await run(
+        concat(quiet(500), speech, quiet(1500)),
+        {
+          silenceMs,
+          vad: silero.stream(),
+        },
+        512,
+      ); // one frame a push: `at` is the exact cut
+      expect(ends).toHaveLength(1);
+      const { event, at } = ends[0] ?? { event: null, at: 0 };
+      expect(event?.cause).toBe("pause");
+      // cut one whole 32 ms frame at most after the silence ran out
+      const waited = sec(at - (event?.utterance.lastVoicedEnd ?? 0));
+      expect(waited).toBeGreaterThanOrEqual(silenceMs / 1000);
+      expect(waited).toBeLessThan(silenceMs / 1000 + 0.033);
+      expect(sec(event?.utterance.speechStart ?? 0)).toBeGreaterThan(0.4);
+      expect(sec(event?.utterance.lastVoicedEnd ?? 0)).toBeGreaterThan(0.5 + speech.length / SR - 0.5);
+    }
   });
 
   it("measures frame energy in dBFS, with digital silence floored", () => {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SILERO_FRAME, SileroVad } from "../../inference-node/vad/silero.ts";
 import {
@@ -117,6 +120,20 @@ describe("Silero VAD (real ONNX model)", () => {
 
   it("refuses frames of the wrong size", async () => {
     await expect(vad.stream().probability(new Float32Array(160))).rejects.toThrow(/512 samples/);
+  });
+
+  it("falls back to the energy VAD, with one warning, when the model cannot load", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "vad-"));
+    const corrupt = path.join(dir, "silero_vad_v5.onnx");
+    await writeFile(corrupt, Buffer.from("not an onnx graph"));
+    const warnings: string[] = [];
+    for (const modelPath of [path.join(dir, "missing.onnx"), corrupt]) {
+      const fallback = await loadVoiceActivity("silero", (m) => warnings.push(m), modelPath);
+      expect(fallback).toBeInstanceOf(EnergyVoiceActivity);
+    }
+    expect(warnings).toHaveLength(2);
+    for (const w of warnings) expect(w).toMatch(/^Silero VAD unavailable, using the energy VAD: ./);
+    await rm(dir, { recursive: true });
   });
 
   it("loads silero by default and the energy VAD when asked", async () => {
