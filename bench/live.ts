@@ -20,6 +20,7 @@ import { startLiveService } from "../inference-node/live/service.ts";
 import type { DecodeStat } from "../inference-node/live/transcriber.ts";
 import { logger } from "../inference-node/logger.ts";
 import type { Translator } from "../inference-node/translate/translator.ts";
+import { SileroVad } from "../inference-node/vad/silero.ts";
 import { loadModel } from "../native/index.ts";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
 import { type LiveClient, openLive } from "../test/e2e/live-client.ts";
@@ -189,6 +190,7 @@ export async function startBenchPlatform(
     modelId: "synthetic-base",
     model,
     options: { ...DEFAULT_LIVE_OPTIONS, capacity: options.capacity ?? DEFAULT_LIVE_OPTIONS.capacity },
+    vad: await SileroVad.load(),
     translator: options.translator ?? null,
     logger: logger.child({}, { level: "warn" }),
     onDecode: (stat) => decodes.push(stat),

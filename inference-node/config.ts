@@ -21,6 +21,10 @@ export const NodeConfig = z.object({
   threads: z.coerce.number().int().min(1).max(64),
   heartbeatMs: z.coerce.number().int().min(200),
   diarize: z.boolean(),
+  /** Voice activity detector: the Silero model (default) or the energy detector it falls back to. */
+  vad: z.enum(["silero", "energy"]),
+  /** File jobs: non-speech stretches longer than this many seconds are not decoded (0 = decode all). */
+  skipNonSpeechSec: z.coerce.number().min(0).max(600),
   /** Longest media accepted (bytes) — the API's 2 GB limit. */
   maxMediaBytes: z.number().int().positive(),
   /** Bound on tokens per segment (0 = whisper's own cap); synthetic-model tests use it to stay fast. */
@@ -34,6 +38,7 @@ export const NodeConfig = z.object({
   urlAllowlist: z.string().default("").transform(parseAllowlist),
 });
 export type NodeConfig = z.infer<typeof NodeConfig>;
+export type VadKind = NodeConfig["vad"];
 
 const bool = (value: string | undefined, fallback: boolean) =>
   value === undefined ? fallback : !["0", "false", "no", "off"].includes(value.toLowerCase());
@@ -64,6 +69,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     threads: values.threads ?? env.VOXEDGE_THREADS ?? Math.max(1, Math.min(4, availableParallelism())),
     heartbeatMs: env.VOXEDGE_HEARTBEAT_MS ?? 5000,
     diarize: values["no-diarize"] ? false : bool(env.VOXEDGE_DIARIZE, true),
+    vad: env.VOXEDGE_VAD ?? "silero",
+    skipNonSpeechSec: env.VOXEDGE_VAD_SKIP_SEC ?? 2,
     maxMediaBytes: 2 * 1024 ** 3,
     maxTokens: env.VOXEDGE_MAX_TOKENS ?? 0,
     temperatureInc: env.VOXEDGE_TEMPERATURE_INC ?? 0.2,

@@ -33,6 +33,7 @@ const unsupported = (kind: string) =>
 
 import { createTranslator, translatorConfigFromEnv } from "./translate/config.ts";
 import { MtStatus } from "./translate/mt-status.ts";
+import { loadVoiceActivity } from "./vad/voice-activity.ts";
 import { WorkerClient } from "./worker-client.ts";
 
 async function main(): Promise<void> {
@@ -48,6 +49,8 @@ async function main(): Promise<void> {
   const mt = new MtStatus(translator, logger);
   const mtReady = mt.start();
   const model = await loadResidentModel(config);
+  const vad = await loadVoiceActivity(config.vad, (message) => logger.warn(message));
+  logger.info({ vad: vad.kind }, "voice activity detector loaded");
   await mtReady;
   logger.info(
     { model: model.id, path: model.path, info: model.whisper.info, threads: config.threads },
@@ -73,6 +76,8 @@ async function main(): Promise<void> {
     model,
     translator,
     diarize: config.diarize,
+    vad,
+    skipNonSpeechSec: config.skipNonSpeechSec,
     maxTokens: config.maxTokens,
     temperatureInc: config.temperatureInc,
     media: {
@@ -136,6 +141,7 @@ async function main(): Promise<void> {
           modelId: model.id,
           model: model.whisper,
           options: liveOptions,
+          vad,
           translator,
           logger,
         })

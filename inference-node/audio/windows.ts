@@ -17,7 +17,9 @@ export interface WindowOptions {
 
 /**
  * Regroups a PCM stream into windows of at most `windowSec`, each cut at the quietest frame of its
- * last `searchSec` so words are not split between windows. Holds at most one window of audio.
+ * last `searchSec` so words are not split between windows. Holds at most one window of audio. An
+ * empty chunk is a break: the window ends there (where a skipped non-speech stretch was taken out,
+ * so no window, and no segment, spans it).
  *
  * @example
  * for await (const w of windows(pcmChunks(file))) await model.transcribe(w.samples);
@@ -33,6 +35,12 @@ export async function* windows(
   let filled = 0;
   let consumed = 0;
   for await (const chunk of pcm) {
+    if (chunk.length === 0 && filled > 0) {
+      yield { offsetSec: consumed / SAMPLE_RATE, samples: buffer.slice(0, filled) };
+      consumed += filled;
+      filled = 0;
+      continue;
+    }
     let at = 0;
     while (at < chunk.length) {
       const take = Math.min(chunk.length - at, windowSamples - filled);

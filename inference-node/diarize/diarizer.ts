@@ -1,6 +1,6 @@
 /**
- * Streaming speaker diarization without a learned model. While audio streams in: MFCCs, pitch and an
- * energy VAD per 10 ms frame, reduced to voiced-frame statistics per 0.25 s block. At `finish()`:
+ * Streaming speaker diarization without a learned speaker model. While audio streams in: MFCCs, pitch
+ * and a voicing decision (the Silero VAD's labels, or the energy VAD) per 10 ms frame, reduced to voiced-frame statistics per 0.25 s block. At `finish()`:
  * per-recording CMVN, ΔBIC speaker-change detection inside speech intervals, 1.5 s window embeddings
  * (cepstral means and spreads, mean log pitch) that never cross a change, two-stage clustering
  * (average-linkage cosine proposals, then merging until every pair left is both well separated and
@@ -22,7 +22,7 @@ import { FRAME_HOP, MfccExtractor, SAMPLE_RATE } from "./features.ts";
 import { PitchTracker } from "./pitch.ts";
 import { buildTurns, resegment } from "./reseg.ts";
 import { changeSegments } from "./segment.ts";
-import { EnergyVad, type VadOptions } from "./vad.ts";
+import { EnergyVad, type FrameVoicing, type VadOptions } from "./vad.ts";
 
 /** Cepstra per frame (c1..c19). */
 const DIMS = 19;
@@ -51,6 +51,8 @@ export interface DiarizerOptions {
   mergeGap?: number;
   /** Energy VAD tuning. */
   vad?: VadOptions;
+  /** Where speech is, from a learned VAD (labelled-voicing.ts); the energy VAD when absent. */
+  voicing?: FrameVoicing;
 }
 
 const WINDOW_BLOCKS = 6; // 1.5 s
@@ -82,7 +84,7 @@ export class Diarizer {
   private readonly options: DiarizerOptions;
   private readonly mfcc = new MfccExtractor(DIMS);
   private readonly pitch = new PitchTracker();
-  private readonly vad: EnergyVad;
+  private readonly vad: FrameVoicing;
   private readonly store = new BlockStore(DIMS);
   private readonly sums = new Float64Array(DIMS);
   private readonly sumsq = new Float64Array(DIMS);
@@ -94,7 +96,7 @@ export class Diarizer {
 
   constructor(options: DiarizerOptions = {}) {
     this.options = options;
-    this.vad = new EnergyVad(options.vad);
+    this.vad = options.voicing ?? new EnergyVad(options.vad);
   }
 
   /** Feeds the next chunk of 16 kHz mono samples in [-1, 1]. */

@@ -7,6 +7,9 @@
  * slightly on both sides; unlike a trailing-only hangover this does not push every turn end late.
  */
 
+/** How frames become intervals, whichever detector decided them (defaults of {@link VadOptions}). */
+export const INTERVAL_DEFAULTS = { hangoverFrames: 30, padFrames: 5, minVoicedFrames: 5 };
+
 /** Share of the speech-level-to-floor gap used as margin (between the margin bounds). */
 const MARGIN_SHARE = 0.3;
 
@@ -38,30 +41,26 @@ export interface VadOptions {
  * for (const db of frameEnergiesDb) vad.update(db);
  * const intervals = vad.intervals(); // [[start, end], ...] in 10 ms frames
  */
-export class EnergyVad {
+export class EnergyVad implements FrameVoicing {
   private readonly options: Required<VadOptions>;
   private readonly minima: number[] = [];
   private readonly maxima: number[] = [];
   private currentMin = Number.POSITIVE_INFINITY;
   private currentMax = Number.NEGATIVE_INFINITY;
   private frame = 0;
-  /** Flat [start, end, start, end, ...] of closed intervals. */
-  private readonly closed: number[] = [];
-  /** The interval being extended: first and last voiced frame and its voiced count. */
-  private open: { first: number; last: number; voiced: number } | null = null;
+  private readonly log: IntervalLog;
 
   constructor(options: VadOptions = {}) {
     this.options = {
       absoluteFloorDb: -55,
       marginDb: 12,
       minMarginDb: 6,
-      hangoverFrames: 30,
-      padFrames: 5,
-      minVoicedFrames: 5,
+      ...INTERVAL_DEFAULTS,
       subWindowFrames: 50,
       subWindows: 6,
       ...options,
     };
+    this.log = new IntervalLog(this.options);
   }
 
   /** Consumes the next frame's energy; returns whether that frame is voiced. */
@@ -73,15 +72,7 @@ export class EnergyVad {
     const level = Math.max(this.currentMax, ...this.maxima);
     const margin = Math.min(o.marginDb, Math.max(o.minMarginDb, MARGIN_SHARE * (level - floor)));
     const voiced = energyDb > o.absoluteFloorDb && energyDb > floor + margin;
-    if (voiced) {
-      if (this.open && this.frame - this.open.last > o.hangoverFrames + 1) this.close();
-      if (this.open) {
-        this.open.last = this.frame;
-        this.open.voiced++;
-      } else {
-        this.open = { first: this.frame, last: this.frame, voiced: 1 };
-      }
-    }
+    this.log.mark(voiced);
     this.frame++;
     if (this.frame % o.subWindowFrames === 0) {
       this.minima.push(this.currentMin);
@@ -96,7 +87,54 @@ export class EnergyVad {
     return voiced;
   }
 
+  intervals(): [number, number][] {
+    return this.log.intervals();
+  }
+
+  get bytes(): number {
+    return this.log.bytes;
+  }
+}
+
+/** A per-10 ms-frame speech decision that also records speech intervals (what the diarizer needs). */
+export interface FrameVoicing {
+  /** Consumes the next frame (its energy in dBFS); returns whether that frame is voiced. */
+  update(energyDb: number): boolean;
   /** Speech intervals so far as [startFrame, endFrame) pairs, clipped to the frames seen. */
+  intervals(): [number, number][];
+  /** Bytes held by the recorded intervals (8 bytes per stored number). */
+  get bytes(): number;
+}
+
+/**
+ * Voiced frames joined into speech intervals across pauses up to `hangoverFrames`, padded by
+ * `padFrames`, intervals with fewer than `minVoicedFrames` voiced frames dropped.
+ */
+export class IntervalLog {
+  private frame = 0;
+  /** Flat [start, end, start, end, ...] of closed intervals. */
+  private readonly closed: number[] = [];
+  /** The interval being extended: first and last voiced frame and its voiced count. */
+  private open: { first: number; last: number; voiced: number } | null = null;
+
+  constructor(
+    private readonly options: Pick<Required<VadOptions>, "hangoverFrames" | "padFrames" | "minVoicedFrames">,
+  ) {}
+
+  /** Records the next frame's decision. */
+  mark(voiced: boolean): void {
+    if (voiced) {
+      if (this.open && this.frame - this.open.last > this.options.hangoverFrames + 1) this.close();
+      if (this.open) {
+        this.open.last = this.frame;
+        this.open.voiced++;
+      } else {
+        this.open = { first: this.frame, last: this.frame, voiced: 1 };
+      }
+    }
+    this.frame++;
+  }
+
   intervals(): [number, number][] {
     const out: [number, number][] = [];
     for (let i = 0; i + 1 < this.closed.length; i += 2)
@@ -106,7 +144,6 @@ export class EnergyVad {
     return out;
   }
 
-  /** Bytes held by the recorded intervals (8 bytes per stored number). */
   get bytes(): number {
     return this.closed.length * 8;
   }

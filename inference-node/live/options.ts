@@ -5,7 +5,8 @@ import { z } from "zod";
  *
  *   VOXEDGE_LIVE_CAPACITY         live streams this node takes at once (default 2: two room speakers
  *                                 at once; each holds two whisper states; 0 = no live engine)
- *   VOXEDGE_LIVE_SILENCE_MS       pause that ends an utterance (default 600)
+ *   VOXEDGE_LIVE_VAD_SILENCE_MS   Silero VAD silence that ends an utterance (default 500)
+ *   VOXEDGE_LIVE_SILENCE_MS       pause that ends an utterance with the energy VAD (default 600)
  *   VOXEDGE_LIVE_INTERIM_MS       audio between interim re-decodes (default 500)
  *   VOXEDGE_LIVE_MAX_UTTERANCE_MS an utterance is cut at this length (default 15000)
  *   VOXEDGE_LIVE_FINAL_CONTEXT    `fit` (encoder context sized to the utterance: fast) or `full`
@@ -13,6 +14,7 @@ import { z } from "zod";
  */
 export const LiveOptions = z.object({
   capacity: z.coerce.number().int().min(0).max(64),
+  vadSilenceMs: z.coerce.number().int().min(100).max(5_000),
   silenceMs: z.coerce.number().int().min(100).max(5_000),
   interimMs: z.coerce.number().int().min(100).max(10_000),
   maxUtteranceMs: z.coerce.number().int().min(1_000).max(28_000),
@@ -27,6 +29,7 @@ export type LiveOptions = z.infer<typeof LiveOptions>;
 /** Defaults: ~600 ms endpointing and two interim decodes a second, as in the anchors we compare with. */
 export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
   capacity: 2,
+  vadSilenceMs: 500,
   silenceMs: 600,
   interimMs: 500,
   maxUtteranceMs: 15_000,
@@ -40,6 +43,7 @@ export function liveOptionsFromEnv(env: NodeJS.ProcessEnv, maxTokens: number): L
   const d = DEFAULT_LIVE_OPTIONS;
   const parsed = LiveOptions.safeParse({
     capacity: env.VOXEDGE_LIVE_CAPACITY ?? d.capacity,
+    vadSilenceMs: env.VOXEDGE_LIVE_VAD_SILENCE_MS ?? d.vadSilenceMs,
     silenceMs: env.VOXEDGE_LIVE_SILENCE_MS ?? d.silenceMs,
     interimMs: env.VOXEDGE_LIVE_INTERIM_MS ?? d.interimMs,
     maxUtteranceMs: env.VOXEDGE_LIVE_MAX_UTTERANCE_MS ?? d.maxUtteranceMs,

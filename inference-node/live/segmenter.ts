@@ -1,15 +1,13 @@
 /**
- * Endpointing for live audio: an energy VAD decides per 10 ms frame, a hangover of `silenceMs` turns
- * voiced frames into utterances, and every utterance lives in its own fixed-size buffer (never more
+ * Endpointing for live audio: a voice activity detector decides per frame (Silero: 32 ms frames; the
+ * energy fallback: 10 ms), a hangover of `silenceMs` turns voiced frames into utterances, and every utterance lives in its own fixed-size buffer (never more
  * than `maxUtteranceMs` plus the pre-roll). A pause of `silenceMs` ends an utterance, so does reaching
  * the maximum length (the next one starts at once, clean). Everything runs on audio time (samples
  * received), not on the wall clock, so a test that streams faster than real time sees the same cuts.
  */
-import { EnergyVad, type VadOptions } from "../diarize/vad.ts";
+import { EnergyVoiceActivity, type VoiceActivityStream } from "../vad/voice-activity.ts";
 
 export const SAMPLE_RATE = 16_000;
-const FRAME = 160; // 10 ms
-const MIN_DB = -120; // digital silence would be -Infinity dBFS
 
 export interface SegmenterOptions {
   /** Unvoiced time that ends an utterance (the hangover). Default 600 ms. */
@@ -20,11 +18,12 @@ export interface SegmenterOptions {
   preRollMs?: number;
   /** Utterances with less voiced audio than this are noise (clicks, bumps): dropped. Default 150 ms. */
   minSpeechMs?: number;
-  /** Voiced frames in a row that start an utterance. Default 3 (30 ms). */
-  onsetFrames?: number;
+  /** Voiced audio in a row that starts an utterance, rounded up to whole VAD frames. Default 30 ms. */
+  onsetMs?: number;
   /** Trailing audio kept after the last voiced frame: whisper ends words better with some. Default 200 ms. */
   tailMs?: number;
-  vad?: VadOptions;
+  /** This stream's voice activity detector. Default: a fresh energy VAD stream. */
+  vad?: VoiceActivityStream;
 }
 
 /** One utterance's audio; `audio()` views stay valid after the utterance ends (its buffer is never reused). */
@@ -42,14 +41,20 @@ export class Utterance {
   language: string | null = null;
 
   /** `preRoll` ends at session sample `position`; its last `onsetSamples` are the voiced onset. */
-  constructor(capacity: number, preRoll: Float32Array, position: number, onsetSamples: number) {
+  constructor(
+    capacity: number,
+    preRoll: Float32Array,
+    position: number,
+    onsetSamples: number,
+    private readonly frameSamples: number,
+  ) {
     this.#buffer = new Float32Array(capacity);
     this.#buffer.set(preRoll);
     this.#length = preRoll.length;
     this.startSample = position - preRoll.length;
     this.speechStart = position - Math.min(onsetSamples, preRoll.length);
     this.lastVoicedEnd = position;
-    this.voicedFrames = Math.round((position - this.speechStart) / FRAME);
+    this.voicedFrames = Math.round((position - this.speechStart) / frameSamples);
   }
 
   get length(): number {
@@ -57,7 +62,7 @@ export class Utterance {
   }
 
   get full(): boolean {
-    return this.#length + FRAME > this.#buffer.length;
+    return this.#length + this.frameSamples > this.#buffer.length;
   }
 
   append(frame: Float32Array): void {
@@ -82,12 +87,15 @@ export type SegmentEvent =
  * Cuts a live PCM stream into utterances.
  *
  * @example
- * const seg = new Segmenter({ silenceMs: 600 });
- * for (const event of seg.push(pcmChunk)) if (event.type === "end") decode(event.utterance.audio());
+ * const seg = new Segmenter({ silenceMs: 500, vad: silero.stream() });
+ * for (const event of await seg.push(pcmChunk)) if (event.type === "end") decode(event.utterance.audio());
  */
 export class Segmenter {
   readonly #o: Required<Omit<SegmenterOptions, "vad">>;
-  readonly #vad: EnergyVad;
+  readonly #vad: VoiceActivityStream;
+  readonly #frame: number;
+  readonly #frameMs: number;
+  readonly #onsetFrames: number;
   /** Recent frames while nobody speaks: the pre-roll (plus the onset frames) of the next utterance. */
   readonly #ring: Float32Array;
   #ringFill = 0;
@@ -103,13 +111,15 @@ export class Segmenter {
       maxUtteranceMs: 15_000,
       preRollMs: 200,
       minSpeechMs: 150,
-      onsetFrames: 3,
+      onsetMs: 30,
       tailMs: 200,
       ...options,
     };
-    // only its per-frame decision is used; its interval log grows by two numbers per pause (~16 B)
-    this.#vad = new EnergyVad(options.vad);
-    this.#ring = new Float32Array(msToSamples(this.#o.preRollMs) + this.#o.onsetFrames * FRAME);
+    this.#vad = options.vad ?? new EnergyVoiceActivity().stream();
+    this.#frame = this.#vad.frameSamples;
+    this.#frameMs = (this.#frame * 1000) / SAMPLE_RATE;
+    this.#onsetFrames = Math.max(1, Math.ceil(this.#o.onsetMs / this.#frameMs));
+    this.#ring = new Float32Array(msToSamples(this.#o.preRollMs) + this.#onsetFrames * this.#frame);
   }
 
   /** Samples received so far (session audio time). */
@@ -122,13 +132,18 @@ export class Segmenter {
     return this.#current;
   }
 
-  push(pcm: Float32Array): SegmentEvent[] {
+  /** Takes the next chunk; call again only once the previous call has resolved (the VAD is stateful). */
+  async push(pcm: Float32Array): Promise<SegmentEvent[]> {
     const events: SegmentEvent[] = [];
     const buf = new Float32Array(this.#carry.length + pcm.length);
     buf.set(this.#carry);
     buf.set(pcm, this.#carry.length);
+    const n = this.#frame;
     let at = 0;
-    for (; at + FRAME <= buf.length; at += FRAME) this.#frame(buf.subarray(at, at + FRAME), events);
+    for (; at + n <= buf.length; at += n) {
+      const frame = buf.subarray(at, at + n);
+      this.#step(frame, await this.#vad.isSpeech(frame), events);
+    }
     this.#carry = buf.slice(at);
     return events;
   }
@@ -140,14 +155,13 @@ export class Segmenter {
     return events;
   }
 
-  #frame(frame: Float32Array, events: SegmentEvent[]): void {
-    const voiced = this.#vad.update(energyDb(frame));
-    this.#position += FRAME;
+  #step(frame: Float32Array, voiced: boolean, events: SegmentEvent[]): void {
+    this.#position += frame.length;
     const current = this.#current;
     if (!current) {
       this.#remember(frame);
       this.#onset = voiced ? this.#onset + 1 : 0;
-      if (this.#onset >= this.#o.onsetFrames) this.#start(events);
+      if (this.#onset >= this.#onsetFrames) this.#start(events);
       return;
     }
     current.append(frame);
@@ -155,7 +169,7 @@ export class Segmenter {
       current.voicedFrames++;
       current.lastVoicedEnd = this.#position;
       this.#silentFrames = 0;
-    } else if (++this.#silentFrames * 10 >= this.#o.silenceMs) {
+    } else if (++this.#silentFrames * this.#frameMs >= this.#o.silenceMs) {
       this.#end("pause", events);
       return;
     }
@@ -169,7 +183,13 @@ export class Segmenter {
   #start(events: SegmentEvent[]): void {
     const preRoll = this.#ring.slice(0, this.#ringFill);
     const capacity = msToSamples(this.#o.maxUtteranceMs) + this.#ring.length;
-    const utterance = new Utterance(capacity, preRoll, this.#position, this.#onset * FRAME);
+    const utterance = new Utterance(
+      capacity,
+      preRoll,
+      this.#position,
+      this.#onset * this.#frame,
+      this.#frame,
+    );
     this.#current = utterance;
     this.#ringFill = 0;
     this.#onset = 0;
@@ -181,27 +201,21 @@ export class Segmenter {
     const utterance = this.#current;
     this.#current = null;
     this.#silentFrames = 0;
-    if (!utterance || utterance.voicedFrames * 10 < this.#o.minSpeechMs) return;
+    if (!utterance || utterance.voicedFrames * this.#frameMs < this.#o.minSpeechMs) return;
     const samples = utterance.lastVoicedEnd - utterance.startSample + msToSamples(this.#o.tailMs);
     events.push({ type: "end", utterance, cause, audio: utterance.audio(samples) });
   }
 
   #remember(frame: Float32Array): void {
     const ring = this.#ring;
-    if (this.#ringFill + FRAME > ring.length) {
-      ring.copyWithin(0, FRAME, this.#ringFill);
-      this.#ringFill -= FRAME;
+    const n = frame.length;
+    if (this.#ringFill + n > ring.length) {
+      ring.copyWithin(0, n, this.#ringFill);
+      this.#ringFill -= n;
     }
     ring.set(frame, this.#ringFill);
-    this.#ringFill += FRAME;
+    this.#ringFill += n;
   }
-}
-
-/** Energy of a frame in dBFS. */
-export function energyDb(frame: Float32Array): number {
-  let sum = 0;
-  for (const x of frame) sum += x * x;
-  return Math.max(MIN_DB, 10 * Math.log10(sum / frame.length));
 }
 
 export const msToSamples = (ms: number): number => Math.round((ms * SAMPLE_RATE) / 1000);

@@ -3,6 +3,7 @@ import { LIVE_NODE_PATH } from "../../protocol/live.ts";
 import type { Logger } from "../logger.ts";
 import { LatencyMeter } from "../translate/fan-out.ts";
 import type { Translator } from "../translate/translator.ts";
+import type { VoiceActivity } from "../vad/voice-activity.ts";
 import { HubLink } from "./hub-link.ts";
 import type { LiveOptions } from "./options.ts";
 import { serveSession, serveTranslateLink } from "./session-link.ts";
@@ -17,6 +18,7 @@ export interface LiveServiceOptions {
   modelId: string;
   model: WhisperModel;
   options: LiveOptions;
+  vad: VoiceActivity;
   /** Translates finals (and fast interims) of streams that ask for it; null: transcription only. */
   translator: Translator | null;
   logger: Logger;
@@ -44,6 +46,7 @@ export function startLiveService(o: LiveServiceOptions): LiveService {
   const deps = {
     model: o.model,
     options: o.options,
+    vad: o.vad,
     logger: o.logger,
     mt: { translator: o.translator, meter: new LatencyMeter() },
     ...(o.onDecode && { onDecode: o.onDecode }),

@@ -2,6 +2,7 @@ import WebSocket from "ws";
 import type { WhisperModel } from "../../native/index.ts";
 import { type NodeToSession, parseLiveMessage, SessionToNode } from "../../protocol/live.ts";
 import type { Logger } from "../logger.ts";
+import type { VoiceActivity } from "../vad/voice-activity.ts";
 import type { LiveOptions } from "./options.ts";
 import { pcm16ToFloat32 } from "./pcm.ts";
 import { type LiveMt, StreamTranslation, translateBatch } from "./stream-translation.ts";
@@ -10,6 +11,8 @@ import { type DecodeStat, LiveTranscriber } from "./transcriber.ts";
 export interface SessionDeps {
   model: WhisperModel;
   options: LiveOptions;
+  /** The node's voice activity detector (one Silero session for every stream). */
+  vad: VoiceActivity;
   logger: Logger;
   /** The node's translator (null: none configured) and its call-time meter. */
   mt: LiveMt;
@@ -89,6 +92,8 @@ export async function serveSession(
           { interim, final },
           { send: (m) => out.push(m), ...(deps.onDecode && { decoded: deps.onDecode }) },
           deps.options,
+          "auto",
+          deps.vad,
         );
         closers.push(
           () => engine.close(),

@@ -1,7 +1,9 @@
 /**
  * The streaming engine of one live session: audio in, interim and final messages out.
  *
- * - The Segmenter cuts utterances (energy VAD, `silenceMs` hangover, `maxUtteranceMs` cap).
+ * - The Segmenter cuts utterances (the node's VAD, Silero by default: `vadSilenceMs` of VAD silence
+ *   ends one, `silenceMs` with the energy fallback; `maxUtteranceMs` cap). Chunks go through it one at
+ *   a time in arrival order (the VAD is async and stateful); at most `MAX_VAD_BACKLOG_SAMPLES` wait.
  * - Interims: while someone speaks, the growing utterance is re-decoded every `interimMs` of audio
  *   and LocalAgreement-2 keeps only the prefix two consecutive decodes agree on.
  * - Finals: at each end of utterance the whole utterance is decoded once more and post-processed as
@@ -17,6 +19,7 @@ import type { FinalMessage, InterimMessage, ServerMessage } from "../../protocol
 import { cleanTranscript } from "../postprocess/build-result.ts";
 import { removeMarkers } from "../postprocess/markers.ts";
 import { collapseRepetitions } from "../postprocess/repetition.ts";
+import { EnergyVoiceActivity, type VoiceActivity } from "../vad/voice-activity.ts";
 import { LocalAgreement } from "./local-agreement.ts";
 import type { LiveOptions } from "./options.ts";
 import { msToSamples, SAMPLE_RATE, type SegmentEvent, Segmenter, type Utterance } from "./segmenter.ts";
@@ -63,6 +66,9 @@ export function fitAudioCtx(samples: number): number {
   return ctx >= 1500 ? 0 : ctx;
 }
 
+/** Audio allowed to wait for the VAD (10 s); Silero labels audio ~100x faster than real time. */
+const MAX_VAD_BACKLOG_SAMPLES = 10 * SAMPLE_RATE;
+
 const seconds = (samples: number) => Math.round((samples / SAMPLE_RATE) * 1000) / 1000;
 
 /**
@@ -74,6 +80,9 @@ const seconds = (samples: number) => Math.round((samples / SAMPLE_RATE) * 1000) 
  */
 export class LiveTranscriber {
   readonly #segmenter: Segmenter;
+  /** Chunks waiting for the VAD, chained in arrival order, and how many samples they hold. */
+  #segmenting: Promise<void> = Promise.resolve();
+  #backlog = 0;
   readonly #agreement = new LocalAgreement();
   readonly #finals: FinalJob[] = [];
   #finalLoop: Promise<void> | null = null;
@@ -91,14 +100,40 @@ export class LiveTranscriber {
     private readonly sink: TranscriberSink,
     private readonly options: LiveOptions,
     private language = "auto",
+    vad: VoiceActivity = new EnergyVoiceActivity(),
   ) {
-    this.#segmenter = new Segmenter({ silenceMs: options.silenceMs, maxUtteranceMs: options.maxUtteranceMs });
+    this.#segmenter = new Segmenter({
+      silenceMs: vad.kind === "silero" ? options.vadSilenceMs : options.silenceMs,
+      maxUtteranceMs: options.maxUtteranceMs,
+      vad: vad.stream(),
+    });
   }
 
   /** Takes the next chunk of 16 kHz mono audio. */
   push(pcm: Float32Array): void {
     if (this.#closed) return;
-    for (const event of this.#segmenter.push(pcm)) this.#onSegment(event);
+    if (this.#backlog + pcm.length > MAX_VAD_BACKLOG_SAMPLES) {
+      this.sink.send({
+        type: "error",
+        message: `voice detection fell behind real time: dropped ${seconds(pcm.length)} s of audio`,
+      });
+      return;
+    }
+    this.#backlog += pcm.length;
+    this.#segmenting = this.#segmenting
+      .then(() => this.#segment(pcm))
+      .catch((error: unknown) => {
+        if (!this.#closed)
+          this.sink.send({ type: "error", message: `voice detection failed: ${describe(error)}` });
+      })
+      .finally(() => {
+        this.#backlog -= pcm.length;
+      });
+  }
+
+  async #segment(pcm: Float32Array): Promise<void> {
+    if (this.#closed) return;
+    for (const event of await this.#segmenter.push(pcm)) this.#onSegment(event);
     this.#maybeInterim();
   }
 
@@ -113,6 +148,7 @@ export class LiveTranscriber {
   /** Ends the current utterance and resolves when every final is out. */
   async flush(): Promise<void> {
     if (this.#closed) return;
+    await this.#segmenting;
     for (const event of this.#segmenter.flush()) this.#onSegment(event);
     while (this.#finalLoop) await this.#finalLoop;
   }

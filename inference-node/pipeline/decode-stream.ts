@@ -4,6 +4,7 @@ import { type AudioWindow, windows } from "../audio/windows.ts";
 import { SAMPLE_RATE } from "../media/pcm-stream.ts";
 import type { DecodedSegment } from "../postprocess/build-result.ts";
 import { looped } from "../postprocess/repetition.ts";
+import type { TimeMap } from "../vad/skip-non-speech.ts";
 
 export interface DecodeRequest {
   /** Language code, or null to detect it on the first window and keep it for the rest. */
@@ -18,6 +19,11 @@ export interface DecodeRequest {
   /** Per-token times from whisper (for word timestamps); off by default. */
   tokenTimestamps?: boolean;
   signal: AbortSignal;
+  /**
+   * Set when `pcm` is the input with non-speech stretches taken out (vad/skip-non-speech.ts): every
+   * time is mapped back to the input's, and the duration is the input's.
+   */
+  timeMap?: TimeMap;
   /** Called after each window with the seconds of audio recognised so far. */
   onWindow?: (decodedSec: number) => void;
 }
@@ -113,24 +119,27 @@ export async function decodeStream(
       const windowText = transcript.segments.map((s) => s.text).join("");
       carry = looped(windowText) ? "" : windowText.trim().slice(-CARRY_CHARS);
       const windowEnd = window.offsetSec + window.samples.length / SAMPLE_RATE;
+      const time = (sec: number, edge: "start" | "end") => request.timeMap?.toOriginal(sec, edge) ?? sec;
       for (const segment of transcript.segments) {
         segments.push({
-          start: window.offsetSec + segment.start,
-          end: Math.min(windowEnd, window.offsetSec + segment.end),
+          start: time(window.offsetSec + segment.start, "start"),
+          end: time(Math.min(windowEnd, window.offsetSec + segment.end), "end"),
           text: segment.text,
           noSpeechProb: segment.noSpeechProb,
           avgLogprob: segment.avgLogprob,
-          seek: Math.round(window.offsetSec * 100),
+          seek: Math.round(time(window.offsetSec, "start") * 100),
           tokenIds: segment.tokens.map((token) => token.id),
-          timedTokens: request.tokenTimestamps ? timedTokens(segment.tokens, window.offsetSec) : [],
+          timedTokens: request.tokenTimestamps ? timedTokens(segment.tokens, window.offsetSec, time) : [],
         });
       }
-      durationSec = windowEnd;
+      durationSec = time(windowEnd, "end");
       request.onWindow?.(durationSec);
     }
   } finally {
     await iterator.return?.(undefined);
   }
+  // the input's length, skipped stretches included (a file of silence still has its duration)
+  if (request.timeMap) durationSec = request.timeMap.originalSamples / SAMPLE_RATE;
   return { segments, language: language ?? "en", durationSec, asrMs, stages };
 }
 
@@ -160,11 +169,21 @@ function addStages(stages: DecodeStages, t: DecodeTimings, windowMs: number): vo
   stages.fallbacks += t.fallbacks;
 }
 
-/** Tokens that carry times, moved from window time to clip time. */
-function timedTokens(tokens: readonly Token[], offsetSec: number): TimedToken[] {
+/** Tokens that carry times, moved from window time to clip time (through `time`, the skip map). */
+function timedTokens(
+  tokens: readonly Token[],
+  offsetSec: number,
+  time: (sec: number, edge: "start" | "end") => number,
+): TimedToken[] {
   return tokens.flatMap((token) =>
     token.t0 === undefined || token.t1 === undefined
       ? []
-      : [{ text: token.text, start: offsetSec + token.t0, end: offsetSec + token.t1 }],
+      : [
+          {
+            text: token.text,
+            start: time(offsetSec + token.t0, "start"),
+            end: time(offsetSec + token.t1, "end"),
+          },
+        ],
   );
 }

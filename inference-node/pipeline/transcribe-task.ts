@@ -1,19 +1,20 @@
 import { normalizeLanguage } from "../../protocol/languages.ts";
 import type { LeaseOf } from "../../protocol/node.ts";
 import type { DetailedTranscriptionResult } from "../../protocol/transcription-detail.ts";
-import { Diarizer } from "../diarize/index.ts";
 import type { TaskContext } from "../lease-loop.ts";
 import type { Logger } from "../logger.ts";
 import { MediaError } from "../media/media-error.ts";
-import { openPcm } from "../media/pcm-stream.ts";
+import { openPcm, SAMPLE_RATE } from "../media/pcm-stream.ts";
 import type { ResidentModel } from "../model.ts";
 import { buildTranscriptionResult, cleanTranscript } from "../postprocess/build-result.ts";
 import { TaskFailureError } from "../task-failure.ts";
 import type { Translator } from "../translate/translator.ts";
 import { translationTarget } from "../translate/translator.ts";
+import type { VoiceActivity } from "../vad/voice-activity.ts";
 import { decodeStream } from "./decode-stream.ts";
 import { fetchMedia, type MediaSourceOptions } from "./fetch-media.ts";
 import { buildDetail } from "./result-detail.ts";
+import { speechStream } from "./speech-stream.ts";
 
 /** Temperature every decode starts at (decode-stream.ts); whisper.cpp does not report a fallback's. */
 const START_TEMPERATURE = 0;
@@ -22,6 +23,10 @@ export interface TranscribeDeps {
   model: ResidentModel;
   translator: Translator | null;
   diarize: boolean;
+  /** The node's voice activity detector. */
+  vad: VoiceActivity;
+  /** Non-speech stretches longer than this (s) are not decoded, with the Silero VAD; 0 = decode all. */
+  skipNonSpeechSec: number;
   maxTokens: number;
   /** Step of whisper's temperature fallback; 0 disables it (default 0.2). */
   temperatureInc?: number;
@@ -50,25 +55,16 @@ export async function transcribe(
   const downloadMs = performance.now() - downloadStarted;
   try {
     const source = await openPcm(media.path, { signal, maxDurationSec: lease.max_audio_duration_sec });
-    const diarizer = deps.diarize ? new Diarizer() : null;
-    let diarizeMs = 0;
-    async function* tapped(): AsyncGenerator<Float32Array> {
-      for await (const chunk of source.chunks) {
-        if (diarizer) {
-          const started = performance.now();
-          diarizer.push(chunk);
-          diarizeMs += performance.now() - started;
-        }
-        yield chunk;
-      }
-    }
-    const run = await decodeStream(deps.model.whisper, tapped(), {
+    const speech = speechStream(source.chunks, deps);
+    const { timeMap, diarizer } = speech;
+    const run = await decodeStream(deps.model.whisper, speech.pcm, {
       language,
       translate: params.task === "translate",
       context: params.context,
       maxTokens: deps.maxTokens,
       temperatureInc: deps.temperatureInc,
       tokenTimestamps: wordTimes,
+      ...(timeMap && { timeMap }),
       signal,
       onWindow: (sec) => {
         const expectedSec = source.durationSec;
@@ -78,7 +74,7 @@ export async function transcribe(
     if (run.durationSec === 0) throw new MediaError("media_empty", "the media contains no audio");
     const clusterStarted = performance.now();
     const speakerTurns = diarizer ? diarizer.finish() : null;
-    diarizeMs += diarizer ? performance.now() - clusterStarted : 0;
+    const diarizeMs = speech.diarizeMs() + (diarizer ? performance.now() - clusterStarted : 0);
 
     const postStarted = performance.now();
     const speechToEnglish = params.task === "translate";
@@ -98,7 +94,15 @@ export async function transcribe(
     const postMs = performance.now() - postStarted;
     // one line per task with the cost of every stage (read by bench/pipeline.ts and bench/sync.ts)
     deps.logger.info(
-      { task_id: lease.task_id, reader: source.reader, downloadMs, ...run.stages, diarizeMs, postMs },
+      {
+        task_id: lease.task_id,
+        reader: source.reader,
+        downloadMs,
+        ...run.stages,
+        skippedSec: timeMap ? (timeMap.originalSamples - timeMap.keptSamples) / SAMPLE_RATE : 0,
+        diarizeMs,
+        postMs,
+      },
       "task stages",
     );
     if (!interactive) return result;

@@ -265,7 +265,7 @@ async function assemble(plan: Utterance[], random: () => number, noiseSnrDb?: nu
 }
 
 /** Pink (1/f) noise by Paul Kellet's filter of white noise; unnormalized. */
-function pinkNoise(length: number, random: () => number): Float32Array {
+export function pinkNoise(length: number, random: () => number): Float32Array {
   const out = new Float32Array(length);
   let [b0, b1, b2, b3, b4, b5, b6] = [0, 0, 0, 0, 0, 0, 0];
   for (let s = 0; s < length; s++) {

@@ -7,6 +7,7 @@ import { DEFAULT_LIVE_OPTIONS } from "../../inference-node/live/options.ts";
 import { serveSession } from "../../inference-node/live/session-link.ts";
 import { logger } from "../../inference-node/logger.ts";
 import { LatencyMeter } from "../../inference-node/translate/fan-out.ts";
+import { EnergyVoiceActivity } from "../../inference-node/vad/voice-activity.ts";
 import { loadModel, type WhisperModel } from "../../native/index.ts";
 import { microModelPath } from "../native/helpers.ts";
 
@@ -75,6 +76,7 @@ describe("a session link closed by the Worker", () => {
     const deps = {
       model: counting,
       options: DEFAULT_LIVE_OPTIONS,
+      vad: new EnergyVoiceActivity(),
       logger,
       mt: { translator: null, meter: new LatencyMeter() },
     };

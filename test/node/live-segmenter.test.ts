@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { energyDb, type SegmentEvent, Segmenter } from "../../inference-node/live/segmenter.ts";
+import { type SegmentEvent, Segmenter, type SegmenterOptions } from "../../inference-node/live/segmenter.ts";
+import { SileroVad } from "../../inference-node/vad/silero.ts";
+import { energyDb } from "../../inference-node/vad/voice-activity.ts";
 import { speechPcm } from "../native/audio.ts";
 import { concat, quiet, SR, tone } from "./live-helpers.ts";
 
 /** Runs a whole signal through a segmenter in `chunk`-sample pieces; ends with their event and position. */
-function run(pcm: Float32Array, options = {}, chunk = 1600) {
+async function run(pcm: Float32Array, options: SegmenterOptions = {}, chunk = 1600) {
   const seg = new Segmenter(options);
   const ends: { event: Extract<SegmentEvent, { type: "end" }>; at: number }[] = [];
   let starts = 0;
   for (let at = 0; at < pcm.length; at += chunk) {
-    for (const event of seg.push(pcm.subarray(at, at + chunk))) {
+    for (const event of await seg.push(pcm.subarray(at, at + chunk))) {
       if (event.type === "start") starts++;
       else ends.push({ event, at: seg.position });
     }
@@ -20,8 +22,8 @@ function run(pcm: Float32Array, options = {}, chunk = 1600) {
 const sec = (samples: number) => samples / SR;
 
 describe("Segmenter (energy VAD + hangover endpointing)", () => {
-  it("cuts one utterance per burst when the pause exceeds the silence hangover", () => {
-    const { ends, starts } = run(concat(quiet(500), tone(1000), quiet(800), tone(700), quiet(1000)));
+  it("cuts one utterance per burst when the pause exceeds the silence hangover", async () => {
+    const { ends, starts } = await run(concat(quiet(500), tone(1000), quiet(800), tone(700), quiet(1000)));
     expect(starts).toBe(2);
     expect(ends.map((e) => e.event.cause)).toEqual(["pause", "pause"]);
     const [a, b] = ends.map((e) => e.event.utterance);
@@ -31,23 +33,23 @@ describe("Segmenter (energy VAD + hangover endpointing)", () => {
     expect(sec(b?.lastVoicedEnd ?? 0)).toBeCloseTo(3.0, 1);
   });
 
-  it("ends an utterance `silenceMs` of audio after its last voiced frame (configurable)", () => {
+  it("ends an utterance `silenceMs` of audio after its last voiced frame (configurable)", async () => {
     for (const silenceMs of [300, 600, 900]) {
-      const { ends } = run(concat(quiet(300), tone(800), quiet(1500)), { silenceMs }, 160);
+      const { ends } = await run(concat(quiet(300), tone(800), quiet(1500)), { silenceMs }, 160);
       expect(ends).toHaveLength(1);
       const { event, at } = ends[0] ?? { event: null, at: 0 };
       expect(sec(at - (event?.utterance.lastVoicedEnd ?? 0))).toBeCloseTo(silenceMs / 1000, 1);
     }
   });
 
-  it("keeps pauses shorter than the hangover inside one utterance", () => {
-    const { ends } = run(concat(quiet(300), tone(500), quiet(300), tone(500), quiet(1000)));
+  it("keeps pauses shorter than the hangover inside one utterance", async () => {
+    const { ends } = await run(concat(quiet(300), tone(500), quiet(300), tone(500), quiet(1000)));
     expect(ends).toHaveLength(1);
     expect(sec(ends[0]?.event.utterance.lastVoicedEnd ?? 0)).toBeCloseTo(1.6, 1);
   });
 
-  it("cuts at the maximum utterance length and starts the next one at once", () => {
-    const { ends } = run(concat(quiet(200), tone(5000), quiet(1000)), { maxUtteranceMs: 2000 });
+  it("cuts at the maximum utterance length and starts the next one at once", async () => {
+    const { ends } = await run(concat(quiet(200), tone(5000), quiet(1000)), { maxUtteranceMs: 2000 });
     expect(ends.map((e) => e.event.cause)).toEqual(["max_length", "max_length", "pause"]);
     for (const { event } of ends) expect(event.audio.length).toBeLessThanOrEqual(2.3 * SR);
     // no audio lost between the pieces: the next buffer starts where the previous one ended
@@ -55,28 +57,31 @@ describe("Segmenter (energy VAD + hangover endpointing)", () => {
     expect(second?.startSample).toBe((first?.startSample ?? 0) + (first?.length ?? 0));
   });
 
-  it("drops clicks shorter than the minimum speech", () => {
-    const { ends, starts } = run(concat(quiet(500), tone(60), quiet(1500)));
+  it("drops clicks shorter than the minimum speech", async () => {
+    const { ends, starts } = await run(concat(quiet(500), tone(60), quiet(1500)));
     expect(starts).toBe(1);
     expect(ends).toHaveLength(0);
   });
 
-  it("keeps a pre-roll before the onset and a short tail after the last voiced frame", () => {
-    const { ends } = run(concat(quiet(1000), tone(1000), quiet(1000)));
+  it("keeps a pre-roll before the onset and a short tail after the last voiced frame", async () => {
+    const { ends } = await run(concat(quiet(1000), tone(1000), quiet(1000)));
     const { utterance, audio } = ends[0]?.event ?? { utterance: null, audio: new Float32Array() };
     expect(sec((utterance?.speechStart ?? 0) - (utterance?.startSample ?? 0))).toBeCloseTo(0.2, 1);
     expect(sec(audio.length)).toBeCloseTo(0.2 + 1.0 + 0.2, 1);
   });
 
-  it("gives the same cuts whatever the chunking", () => {
+  it("gives the same cuts whatever the chunking", async () => {
     const pcm = concat(quiet(400), tone(900), quiet(700), tone(400), quiet(900));
-    const cuts = (chunk: number) =>
-      run(pcm, {}, chunk).ends.map((e) => [e.event.utterance.speechStart, e.event.utterance.lastVoicedEnd]);
-    expect(cuts(37)).toEqual(cuts(3200));
+    const cuts = async (chunk: number) =>
+      (await run(pcm, {}, chunk)).ends.map((e) => [
+        e.event.utterance.speechStart,
+        e.event.utterance.lastVoicedEnd,
+      ]);
+    expect(await cuts(37)).toEqual(await cuts(3200));
   });
 
-  it("flush ends the utterance in progress", () => {
-    const { seg, ends } = run(concat(quiet(300), tone(800)));
+  it("flush ends the utterance in progress", async () => {
+    const { seg, ends } = await run(concat(quiet(300), tone(800)));
     expect(ends).toHaveLength(0);
     expect(seg.flush()).toMatchObject([{ type: "end", cause: "flush" }]);
     expect(seg.flush()).toEqual([]);
@@ -84,13 +89,37 @@ describe("Segmenter (energy VAD + hangover endpointing)", () => {
 
   it("finds espeak-ng speech and nothing in the silence around it", async () => {
     const speech = await speechPcm("The quick brown fox jumps over the lazy dog.");
-    const { ends } = run(concat(quiet(1000), speech, quiet(1500)));
+    const { ends } = await run(concat(quiet(1000), speech, quiet(1500)));
     expect(ends.length).toBeGreaterThanOrEqual(1);
     const first = ends[0]?.event.utterance;
     const last = ends.at(-1)?.event.utterance;
     expect(sec(first?.speechStart ?? 0)).toBeGreaterThan(0.9);
     expect(sec(last?.lastVoicedEnd ?? 0)).toBeLessThanOrEqual(1 + speech.length / SR + 0.05);
     expect(sec(last?.lastVoicedEnd ?? 0)).toBeGreaterThan(1 + speech.length / SR - 0.5);
+  });
+
+  it("with the Silero VAD: ends on `silenceMs` of VAD silence after espeak-ng speech (configurable)", async () => {
+    const silero = await SileroVad.load();
+    const speech = await speechPcm("The quick brown fox jumps over the lazy dog.");
+    for (const silenceMs of [300, 500, 800]) {
+      const { ends } = await run(
+        concat(quiet(500), speech, quiet(1500)),
+        {
+          silenceMs,
+          vad: silero.stream(),
+        },
+        512,
+      ); // one frame a push: `at` is the exact cut
+      expect(ends).toHaveLength(1);
+      const { event, at } = ends[0] ?? { event: null, at: 0 };
+      expect(event?.cause).toBe("pause");
+      // cut one whole 32 ms frame at most after the silence ran out
+      const waited = sec(at - (event?.utterance.lastVoicedEnd ?? 0));
+      expect(waited).toBeGreaterThanOrEqual(silenceMs / 1000);
+      expect(waited).toBeLessThan(silenceMs / 1000 + 0.033);
+      expect(sec(event?.utterance.speechStart ?? 0)).toBeGreaterThan(0.4);
+      expect(sec(event?.utterance.lastVoicedEnd ?? 0)).toBeGreaterThan(0.5 + speech.length / SR - 0.5);
+    }
   });
 
   it("measures frame energy in dBFS, with digital silence floored", () => {

@@ -111,6 +111,21 @@ describe("windowing", () => {
     expect(out[1]!.offsetSec).toBeCloseTo(firstCut, 5);
   });
 
+  it("ends a window at an empty chunk (a skipped stretch), offsets still counting every sample", async () => {
+    async function* withBreak(): AsyncGenerator<Float32Array> {
+      yield new Float32Array(3 * SAMPLE_RATE).fill(0.1);
+      yield new Float32Array(0);
+      yield new Float32Array(0); // a second break in a row adds no empty window
+      yield new Float32Array(2 * SAMPLE_RATE).fill(0.2);
+    }
+    const out = [];
+    for await (const w of windows(withBreak())) out.push(w);
+    expect(out.map((w) => [w.offsetSec, w.samples.length / SAMPLE_RATE])).toEqual([
+      [0, 3],
+      [3, 2],
+    ]);
+  });
+
   it("quietestCut picks the lowest-energy frame in range", () => {
     const s = new Float32Array(1000).fill(1);
     s.fill(0, 600, 700);

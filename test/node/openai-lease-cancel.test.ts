@@ -2,6 +2,7 @@ import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { LeaseLoop, TaskCancelledError } from "../../inference-node/lease-loop.ts";
 import { transcribe } from "../../inference-node/pipeline/transcribe-task.ts";
+import { EnergyVoiceActivity } from "../../inference-node/vad/voice-activity.ts";
 import type { WorkerClient } from "../../inference-node/worker-client.ts";
 import { loadModel, type WhisperModel } from "../../native/index.ts";
 import { ensureSyntheticModel } from "../../native/model/synthetic.ts";
@@ -185,6 +186,8 @@ describe("a cancelled task on the real pipeline", () => {
       model: { id: entry.id, entry, path: "synthetic", synthetic: true, whisper },
       translator: null,
       diarize: false,
+      vad: new EnergyVoiceActivity(),
+      skipNonSpeechSec: 0,
       maxTokens: 16,
       temperatureInc: 0,
       media: { client, maxBytes: 2 * 1024 ** 3, allowlist: new Set<string>() },
