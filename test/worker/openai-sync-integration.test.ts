@@ -101,6 +101,39 @@ describe("waiting for the task", () => {
     expect((await node.complete(lease!.lease_id, sampleResult("later"))).status).toBe(204);
     expect((await readTask(env, lease!.task_id))?.status).toBe("done");
   });
+
+  it("answers a caller whose task its owner deleted meanwhile with a 404, not a server error", async () => {
+    const { key } = await createKey();
+    const form = new FormData();
+    form.append("file", clip());
+    form.append("model", "whisper-1");
+    const node = new TestNode();
+    const pending = app.fetch(
+      new Request("http://voxedge.test/v1/audio/transcriptions", {
+        method: "POST",
+        headers: bearer(key),
+        body: form,
+      }),
+      env,
+      createExecutionContext(),
+    );
+    const [lease] = await node.lease(1, 10_000);
+    const deleted = await app.fetch(
+      new Request(`http://voxedge.test/transcribe/${lease!.task_id}`, {
+        method: "DELETE",
+        headers: bearer(key),
+      }),
+      env,
+      createExecutionContext(),
+    );
+    expect(deleted.status).toBe(204);
+    const response = await pending;
+    expect(response.status).toBe(404);
+    expect(response.headers.get("x-should-retry")).toBe("false");
+    const body = (await response.json()) as { error: { message: string; type: string } };
+    expect(body.error).toMatchObject({ type: "invalid_request_error" });
+    expect(body.error.message).toContain("deleted");
+  });
 });
 
 describe("cancellation when the caller goes away", () => {

@@ -123,7 +123,11 @@ async function reply(
   request: SyncRequest,
   waitSec: number,
 ): Promise<RenderedBody> {
-  if (!record) throw new OpenAIError("internal_error", "the task disappeared", { retryable: false });
+  // No record: its owner deleted the task while this call waited (DELETE /transcribe/{id}).
+  if (!record)
+    throw new OpenAIError("not_found", "the task was deleted while this request waited", {
+      retryable: false,
+    });
   const taskId = record.task_id;
   const headers = { [TASK_ID_HEADER]: taskId };
   if (record.kind !== "transcribe") {
