@@ -38,11 +38,13 @@ import { WorkerClient } from "./worker-client.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2));
+  // Every task decodes or renders through it: a missing or pre-5.0 ffmpeg is refused up front, before
+  // the node waits for its Worker.
+  const ffmpeg = await checkFfmpeg(ffmpegPath());
   const client = new WorkerClient(config.workerUrl, config.token);
   // Every line from here on carries the node's name, as the Worker knows it from the token.
   const { logger } = await identifiedLogger(client, baseLogger);
-  // every task decodes or renders through it: a missing or pre-5.0 ffmpeg is refused up front
-  logger.info({ ffmpeg: await checkFfmpeg(ffmpegPath()) }, "ffmpeg found");
+  logger.info({ ffmpeg }, "ffmpeg found");
   const translator = createTranslator(
     translatorConfigFromEnv(process.env, { workerUrl: config.workerUrl, token: config.token }),
   );
