@@ -3,7 +3,8 @@ import { existsSync } from "node:fs";
 import { cloudflareTest, type D1Migration, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
-// No network from wrangler/miniflare: no metrics, no fetch of the Request.cf object (LOCAL-DEV.md).
+// No network from wrangler/miniflare: no metrics, no fetch of the Request.cf object (docs/deployment.md,
+// "Local development offline").
 process.env.WRANGLER_SEND_METRICS ??= "false";
 process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
 process.env.WRANGLER_HIDE_BANNER ??= "true";

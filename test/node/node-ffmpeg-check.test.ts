@@ -34,7 +34,7 @@ describe("checkFfmpeg", () => {
     await expect(checkFfmpeg(join(dir, "no-such-ffmpeg"))).rejects.toThrow(
       /no-such-ffmpeg: not found; install ffmpeg 5\.0 or newer/,
     );
-    // the 2018 static build @ffmpeg-installer/ffmpeg shipped
+    // a 4.x static build, as bundled ffmpeg packages ship
     const old = fakeFfmpeg("ffmpeg-4", "ffmpeg version 4.1-static https://johnvansickle.com/ffmpeg/");
     await expect(checkFfmpeg(old)).rejects.toThrow(/is 4\.1, older than 5\.0; install ffmpeg 5\.0/);
     const garbled = fakeFfmpeg("not-ffmpeg", "hello");
