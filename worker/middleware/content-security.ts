@@ -5,10 +5,9 @@ import type { AppEnv } from "../env.ts";
  * The Content-Security-Policy of every response the Worker makes (assets served straight from
  * web/dist never reach it). API bodies are data, never a document: nothing may load from or frame
  * them. The console's pages load only this origin's scripts and styles; media and frames may also be
- * presigned R2 links (https). /docs runs Swagger UI's bundle from /vendor plus the one inline script
- * that starts it (allowed by its hash, computed from the page), and Swagger UI sets inline styles.
- * A response that brings its own policy (GET /media: `frame-ancestors 'self'`, so the console may frame
- * a PDF; its types never run script) keeps it.
+ * presigned R2 links (https). A response that brings its own policy keeps it: GET /media
+ * (`frame-ancestors 'self'`, so the console may frame a PDF; its types never run script) and /docs
+ * (`docsPolicy`: Swagger UI's bundle plus the page's one inline script by hash, set by its route).
  */
 export const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
 
@@ -27,9 +26,7 @@ export const CONSOLE_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-const DOCS_PATH = "/docs";
-
-/** /docs's policy: its inline scripts by hash, no other inline script. */
+/** The reference page's policy: its inline scripts by hash, no other inline script. */
 export async function docsPolicy(html: string): Promise<string> {
   const inline = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
     (m) => m[1] ?? "",
@@ -60,12 +57,6 @@ export function contentSecurityPolicy(): MiddlewareHandler<AppEnv> {
     await next();
     if (c.res.status === 101 || c.res.headers.has("Content-Security-Policy")) return;
     const isHtml = (c.res.headers.get("Content-Type") ?? "").startsWith("text/html");
-    let policy = API_POLICY;
-    if (isHtml && c.req.path === DOCS_PATH) {
-      const html = await c.res.text();
-      policy = await docsPolicy(html);
-      c.res = new Response(html, c.res);
-    } else if (isHtml) policy = CONSOLE_POLICY;
-    c.res.headers.set("Content-Security-Policy", policy);
+    c.res.headers.set("Content-Security-Policy", isHtml ? CONSOLE_POLICY : API_POLICY);
   };
 }

@@ -1,12 +1,14 @@
 import { DOCS_UI_ASSETS } from "../../protocol/console-routes.ts";
 import type { AppRouter } from "../env.ts";
+import { docsPolicy } from "../middleware/content-security.ts";
 
 const OPENAPI_PATH = "/openapi.json";
 
 /**
  * The reference page: Swagger UI from this deployment's own assets over the generated document.
  * `validatorUrl: null` keeps it from asking swagger.io to validate the document (the only outside
- * request it would make); the one inline script is allowed by its hash (middleware/content-security.ts).
+ * request it would make); the one inline script is allowed by its hash (`docsPolicy`, computed once per isolate: the page is
+ * a constant).
  */
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">
@@ -23,6 +25,8 @@ const DOCS_PAGE = `<!doctype html>
 </body>
 </html>
 `;
+
+let docsPagePolicy: Promise<string> | undefined;
 
 /** Serves the OpenAPI document generated from the route schemas, and a readable page over it. */
 export function mountDocs(app: AppRouter): void {
@@ -41,5 +45,8 @@ export function mountDocs(app: AppRouter): void {
         "Speech-to-text, real-time translation and content generation. Errors carry `detail` and a stable `code`.",
     },
   });
-  app.get("/docs", (c) => c.html(DOCS_PAGE));
+  app.get("/docs", async (c) => {
+    docsPagePolicy ??= docsPolicy(DOCS_PAGE);
+    return c.html(DOCS_PAGE, 200, { "Content-Security-Policy": await docsPagePolicy });
+  });
 }
