@@ -273,6 +273,9 @@ export class LiveSession extends DurableObject<Env> {
     const meta = await this.ctx.storage.get<SessionMeta>(META_KEY);
     if (!meta || meta.finished) return;
     await this.ctx.storage.put<SessionMeta>(META_KEY, { ...meta, finished: true });
+    // Frames sent while a write was in flight (an alarm re-arming, say) wait behind the output gate; the
+    // close must not overtake them, or a client loses the finals just before it (one CI run lost a final so).
+    await this.ctx.storage.sync();
     const client = this.open(CLIENT_TAG);
     if (client) {
       if (outcome.error) sendJson(client, { type: "error", message: outcome.error } satisfies ServerMessage);
