@@ -12,7 +12,7 @@
  * live-microphone sessions, also outbound only. VOXEDGE_LIVE_CAPACITY=0 turns it off.
  */
 
-import type { NodeHealth } from "../protocol/node.ts";
+import { gpuDevices } from "../native/index.ts";
 import { CONTENT_KINDS } from "../protocol/task.ts";
 import { loadConfig } from "./config.ts";
 import { publishMissingPreviews } from "./content/publish-previews.ts";
@@ -23,6 +23,7 @@ import { startLiveService } from "./live/service.ts";
 import { logger as baseLogger } from "./logger.ts";
 import { checkFfmpeg, ffmpegPath } from "./media/ffmpeg-path.ts";
 import { loadResidentModel } from "./model.ts";
+import { nodeHealth } from "./node-health.ts";
 import { identifiedLogger } from "./node-identity.ts";
 import { renderTask } from "./pipeline/render-task.ts";
 import { transcribe } from "./pipeline/transcribe-task.ts";
@@ -55,7 +56,13 @@ async function main(): Promise<void> {
   logger.info({ vad: vad.kind }, "voice activity detector loaded");
   await mtReady;
   logger.info(
-    { model: model.id, path: model.path, info: model.whisper.info, threads: config.threads },
+    {
+      model: model.id,
+      path: model.path,
+      info: model.whisper.info,
+      threads: config.threads,
+      gpus: gpuDevices().map((gpu) => gpu.description),
+    },
     "model loaded",
   );
   if (model.synthetic) {
@@ -65,15 +72,7 @@ async function main(): Promise<void> {
     );
   }
 
-  const health = (): NodeHealth => ({
-    node_id: config.nodeId,
-    asr_loaded: true,
-    asr_model: model.id,
-    asr_synthetic: model.synthetic,
-    models_ready: [model.id],
-    gpu_free_gb: 0,
-    ...mt.health,
-  });
+  const health = () => nodeHealth(config.nodeId, model, mt);
   const deps = {
     model,
     translator,

@@ -171,6 +171,16 @@ export interface NativeStream {
 /** 0 silent, 1 error, 2 warn, 3 info, 4 debug (whisper.cpp and ggml messages on stderr). */
 export type NativeLogLevel = 0 | 1 | 2 | 3 | 4;
 
+/** A ggml backend device of type GPU (dedicated memory) and its memory as the driver reports it now. */
+export interface NativeGpuDevice {
+  /** ggml's device name, e.g. `CUDA0`. */
+  name: string;
+  /** The driver's name for the card. */
+  description: string;
+  freeBytes: number;
+  totalBytes: number;
+}
+
 export interface NativeBinding {
   loadModel(path: string, options: NativeLoadOptions): Promise<NativeModel>;
   setLogLevel(level: NativeLogLevel): void;
@@ -178,6 +188,7 @@ export interface NativeBinding {
   version(): string;
   systemInfo(): string;
   isLanguage(code: string): boolean;
+  gpuDevices(): NativeGpuDevice[];
   DecodeControl: new () => NativeDecodeControl;
 }
 

@@ -11,6 +11,7 @@ import { availableParallelism } from "node:os";
 import type {
   NativeBinding,
   NativeDecodeControl,
+  NativeGpuDevice,
   NativeLogLevel,
   NativeModel,
   NativeModelInfo,
@@ -37,6 +38,7 @@ export type {
 export { AbortError, WhisperError } from "./transcript.ts";
 export type ModelInfo = NativeModelInfo;
 export type StateStats = NativeStateStats;
+export type GpuDevice = NativeGpuDevice;
 export { StreamDecoder };
 export type LogLevel = "silent" | "error" | "warn" | "info" | "debug";
 
@@ -88,6 +90,28 @@ export function whisperSystemInfo(): { version: string; features: string } {
 /** Whether whisper knows this language code or English name. */
 export function isLanguage(code: string): boolean {
   return binding().isLanguage(code);
+}
+
+/**
+ * The GPU devices this build of the addon drives (ggml's backend device registry, type GPU: a card
+ * with its own memory) and their free and total memory now. Empty in a CPU-only build.
+ *
+ * @example
+ * gpuDevices(); // CUDA build: [{ name: "CUDA0", description: "NVIDIA H100 80GB HBM3", freeBytes: 8.1e10, totalBytes: 8.5e10 }]
+ */
+export function gpuDevices(): GpuDevice[] {
+  return binding().gpuDevices();
+}
+
+const GIB = 1024 ** 3;
+
+/**
+ * The node's free VRAM: free memory in GiB (2^30 bytes) summed over `devices`, rounded down to 0.01;
+ * 0 with no GPU. A sum, as the spec's `gpu_free_gb` is the machine's free VRAM, not one card's.
+ */
+export function freeGpuGb(devices: readonly GpuDevice[]): number {
+  const free = devices.reduce((sum, device) => sum + device.freeBytes, 0);
+  return Math.floor((free / GIB) * 100) / 100;
 }
 
 const newControl = (): NativeDecodeControl => new (binding().DecodeControl)();

@@ -49,8 +49,10 @@ export function hubRequest(original: Request, identityId: string): Request {
 export interface LiveStatus {
   /** A live-mic session holds the gate. */
   busy: boolean;
-  /** Connected nodes with a loaded streaming engine. */
+  /** Connected nodes with a loaded streaming engine: the ones `claim` picks from. */
   engines: number;
+  /** The models those engines registered with, one entry per engine. */
+  models: string[];
 }
 
 /** What a stream asks of the hub: where the engine must dial, and what for. */
@@ -177,7 +179,12 @@ export class LiveHub extends DurableObject<Env> {
 
   async status(): Promise<LiveStatus> {
     const now = Date.now();
-    return { busy: (await this.gate.holder(now)) !== null, engines: liveEngines(this.ctx, now).length };
+    const engines = liveEngines(this.ctx, now);
+    return {
+      busy: (await this.gate.holder(now)) !== null,
+      engines: engines.length,
+      models: engines.map((engine) => engine.registered.model),
+    };
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {

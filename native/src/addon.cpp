@@ -1,4 +1,5 @@
 // Module entry: the binding surface declared in native/addon-types.ts.
+#include "gpu_memory.h"
 #include "model.h"
 
 namespace voxedge {
@@ -58,6 +59,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
     exports.Set("version", Napi::Function::New(env, version, "version"));
     exports.Set("systemInfo", Napi::Function::New(env, system_info, "systemInfo"));
     exports.Set("isLanguage", Napi::Function::New(env, is_language, "isLanguage"));
+    exports.Set("gpuDevices", Napi::Function::New(env, gpu_devices, "gpuDevices"));
     exports.Set("DecodeControl", control);
     return exports;
 }

@@ -101,10 +101,10 @@ export class FakeNode {
 
   private constructor(readonly hub: TestSocket) {}
 
-  static async connect(nodeId = "fake-node", capacity = 1): Promise<FakeNode> {
+  static async connect(nodeId = "fake-node", capacity = 1, model = "whisper-base"): Promise<FakeNode> {
     const { socket } = await upgrade(LIVE_NODE_PATH, { authorization: `Bearer ${NODE_TOKEN}` });
     if (!socket) throw new Error("the hub refused the fake node");
-    socket.send({ type: "register", node_id: nodeId, model: "whisper-base", capacity });
+    socket.send({ type: "register", node_id: nodeId, model, capacity });
     await waitForHealth((health) => health.asr_loaded === capacity > 0);
     return new FakeNode(socket);
   }

@@ -3,6 +3,7 @@ import { workerConfig } from "../../platform/config.ts";
 import { dispatcher, liveHub } from "../../platform/stubs.ts";
 import { modelFixCommand, syntheticModelNotice } from "../../protocol/model-registry.ts";
 import type { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
+import { servedAsrModel } from "./served-model.ts";
 
 /**
  * What /health says when the scheduler cannot be asked: a fixed phrase, since the exception's own text
@@ -11,11 +12,12 @@ import type { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
 export const JOB_QUEUE_UNAVAILABLE = "job queue unavailable";
 
 /**
- * Health as the nodes last reported it, plus whether the scheduling path answers. The recognition
- * engine counts as loaded when a batch node reported it (heartbeats) or a live engine is connected to
- * the LiveHub; `busy` is the live-mic gate. A model any node serves from a synthetic file is named
- * as such (`asr_synthetic`, `asr_fix_command`; `syntheticModels` for /models), so nobody mistakes noise
- * for a transcript.
+ * Health as the nodes last reported it, plus whether the scheduling path answers. `asr_loaded` is
+ * true exactly when a streaming engine is connected to the LiveHub, the engine /ws claims, so false
+ * always means /ws is refused (batch-only nodes show on /models `ready` instead); `asr_model` is a
+ * model that is served (`servedAsrModel`); `gpu_free_gb` the most free VRAM one node reports; `busy`
+ * the live-mic gate. A model any node serves from a synthetic file is named as such (`asr_synthetic`,
+ * `asr_fix_command`; `syntheticModels` for /models), so nobody mistakes noise for a transcript.
  */
 export async function readHealth(
   env: Env,
@@ -33,19 +35,20 @@ export async function readHealth(
     console.error(JSON.stringify({ dispatcher: "liveNodes failed", error: String(cause) }));
   }
   const live = await liveAsked;
-  const asrNode = nodes.find((node) => node.asr_loaded);
+  const asrNodes = nodes.filter((node) => node.asr_loaded);
   const mtNode = nodes.find((node) => node.mt_loaded);
   const syntheticModels = [
-    ...new Set(nodes.filter((node) => node.asr_loaded && node.asr_synthetic).map((node) => node.asr_model)),
+    ...new Set(asrNodes.filter((node) => node.asr_synthetic).map((node) => node.asr_model)),
   ];
-  const defaultEntry = registry.models.find((entry) => entry.id === registry.default_model);
-  const synthetic = syntheticModels.includes(registry.default_model);
+  const asrModel = servedAsrModel(registry, [...asrNodes.map((node) => node.asr_model), ...live.models]);
+  const asrEntry = registry.models.find((entry) => entry.id === asrModel);
+  const synthetic = syntheticModels.includes(asrModel);
   const health: HealthResponse = {
     status: "ok",
-    asr_model: registry.default_model,
+    asr_model: asrModel,
     asr_synthetic: synthetic,
-    asr_fix_command: synthetic && defaultEntry ? modelFixCommand(defaultEntry) : "",
-    asr_loaded: Boolean(asrNode) || live.engines > 0,
+    asr_fix_command: synthetic && asrEntry ? modelFixCommand(asrEntry) : "",
+    asr_loaded: live.engines > 0,
     gpu_free_gb: Math.max(0, ...nodes.map((node) => node.gpu_free_gb)),
     busy: live.busy,
     mt_loaded: Boolean(mtNode),
@@ -85,6 +88,6 @@ async function liveStatus(env: Env): Promise<LiveStatus> {
     return await liveHub(env).status();
   } catch (cause) {
     console.error(JSON.stringify({ live_hub: "status failed", error: String(cause) }));
-    return { busy: false, engines: 0 };
+    return { busy: false, engines: 0, models: [] };
   }
 }

@@ -8,6 +8,7 @@ import type {
   HistoryPage,
   JobStatus,
   LanguagesResponse,
+  ModelsResponse,
   Note,
   NotePage,
   PresignResponse,
@@ -81,6 +82,7 @@ function enqueueFields(options: TranscribeOptions): { language?: string; context
 /** The speech-to-text API as the console uses it. */
 export const api = {
   health: () => request<HealthResponse>("/health"),
+  models: () => request<ModelsResponse>("/models"),
   history: (query: { limit: number; skip: number; status?: JobStatus }, signal?: AbortSignal) =>
     request<HistoryPage>("/history", { query, signal }),
   task: (taskId: string, signal?: AbortSignal) =>

@@ -25,7 +25,7 @@ export type {
   CreateAccepted,
   TaskResultResponse as ContentTaskResult,
 } from "../../../worker/schemas/content.ts";
-export type { HealthResponse } from "../../../worker/schemas/discovery.ts";
+export type { HealthResponse, ModelsResponse } from "../../../worker/schemas/discovery.ts";
 export type { HistoryEntry, HistoryPage } from "../../../worker/schemas/history.ts";
 export type { Note, NotePage, NoteSummary } from "../../../worker/schemas/notes.ts";
 export type { TaskAccepted, TaskStatusResponse } from "../../../worker/schemas/tasks.ts";

@@ -26,12 +26,21 @@ export default function TranscribePage() {
   const [phase, setPhase] = useState<Phase>({ kind: "idle" });
   const [error, setError] = useState<unknown>(null);
   const [health, setHealth] = useState<HealthResponse | null>(null);
+  /**
+   * Whether the default model can take file jobs now (/models `ready`), unknown until asked. Not
+   * /health `asr_loaded`: that is the live engine, and a node may run file jobs only.
+   */
+  const [fileModelReady, setFileModelReady] = useState<boolean | null>(null);
   /** The job submitted from this page view: it opens by itself when done. */
   const [current, setCurrent] = useState<string | null>(null);
   const abort = useRef<AbortController | null>(null);
 
   useEffect(() => {
     api.health().then(setHealth, () => setHealth(null));
+    api.models().then(
+      (reply) => setFileModelReady(reply.models.some((m) => m.id === reply.default_model && m.ready)),
+      () => setFileModelReady(null),
+    );
     return () => abort.current?.abort();
   }, []);
 
@@ -141,7 +150,7 @@ export default function TranscribePage() {
               ? t("options.translationOn", { model: health.mt_model || "VI↔EN" })
               : t("options.translationOff")}
         </p>
-        {health && !health.asr_loaded && <p class="note">{t("transcribe.noNode")}</p>}
+        {fileModelReady === false && <p class="note">{t("transcribe.noNode")}</p>}
 
         {phase.kind === "uploading" ? (
           <UploadBar progress={phase.progress} onCancel={() => abort.current?.abort()} />
