@@ -1,6 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { db } from "../../platform/db.ts";
 import { apiKeys } from "../../platform/schema.ts";
+import { newWebhookSecret } from "../auth/key-material.ts";
 
 /**
  * Each API key's webhook signing secret (`whsec_` + base64 of 24 random bytes, the Standard Webhooks
@@ -10,12 +11,6 @@ import { apiKeys } from "../../platform/schema.ts";
 
 /** How long after a rotation the previous secret still signs. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
-
-/** A new secret in the Standard Webhooks format. */
-export function newWebhookSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
-  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
-}
 
 /**
  * The secrets a delivery for `keyId` is signed with: the current one first, then the previous one
