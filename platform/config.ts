@@ -59,6 +59,10 @@ const WorkerEnv = z.object({
    * task's row (history, transcript) stays. 0 or unset: kept for ever.
    */
   RETENTION_DAYS: z.preprocess(absentIfEmpty, z.coerce.number().min(0).default(0)),
+  /** Task webhooks: the first retry's ceiling (doubling per attempt, full jitter, capped at an hour). */
+  WEBHOOK_RETRY_BASE_SEC: z.preprocess(absentIfEmpty, z.coerce.number().positive().default(10)),
+  /** Task webhooks: how long one attempt may take before it counts as a timeout (retried). */
+  WEBHOOK_TIMEOUT_SEC: z.preprocess(absentIfEmpty, z.coerce.number().positive().max(60).default(10)),
   NODE_TOKEN: optionalText,
   UPLOAD_SIGNING_SECRET: optionalText,
   R2_ACCESS_KEY_ID: optionalText,
@@ -111,6 +115,8 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     mediaRequireSignature: v.MEDIA_REQUIRE_SIGNATURE === "true",
     /** How long an ended task's media and outputs are kept; null = for ever. */
     retentionMs: v.RETENTION_DAYS > 0 ? v.RETENTION_DAYS * 86_400_000 : null,
+    webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_SEC * 1000,
+    webhookTimeoutMs: v.WEBHOOK_TIMEOUT_SEC * 1000,
     nodeToken: v.NODE_TOKEN ?? null,
     /** The HMAC key of the Worker's own signed PUT route; null when the deployment has none. */
     uploadSigningSecret: v.UPLOAD_SIGNING_SECRET ?? null,

@@ -18,6 +18,14 @@ export const apiKeys = sqliteTable("api_keys", {
   prefix: text("prefix").notNull(),
   createdAt: integer("created_at").notNull(),
   revokedAt: integer("revoked_at"),
+  /**
+   * The key's webhook signing secret (`whsec_<base64>`, Standard Webhooks): made on first use or by
+   * `npm run keys -- webhook-secret ID`; the platform must hold it to sign (HMAC is symmetric).
+   */
+  webhookSecret: text("webhook_secret"),
+  /** The secret before the last rotation; deliveries are signed with both for a day after it. */
+  webhookSecretPrevious: text("webhook_secret_previous"),
+  webhookSecretRotatedAt: integer("webhook_secret_rotated_at"),
 });
 
 /**
@@ -132,4 +140,41 @@ export const idempotencyKeys = sqliteTable(
     primaryKey({ columns: [table.owner_key_id, table.key] }),
     index("idempotency_created_idx").on(table.created_at),
   ],
+);
+
+export const WEBHOOK_STATUSES = ["pending", "delivered", "failed"] as const;
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+
+/**
+ * One webhook per task that asked for one (worker/webhooks/): written with the task, made due when the
+ * task ends, then attempted through the Queue until delivered or given up. Everything an attempt needs
+ * is here, so a restart between attempts loses nothing (the cron sweep re-sends overdue ones).
+ * Timestamps are Unix milliseconds.
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    task_id: text("task_id").primaryKey(),
+    owner_key_id: text("owner_key_id").notNull(),
+    url: text("url").notNull(),
+    /** Sent as given with every attempt; a credential, never shown in views or logs. */
+    auth_header_name: text("auth_header_name"),
+    auth_header_value: text("auth_header_value"),
+    /** Origin of the creating request, for the links a payload carries when PUBLIC_BASE_URL is unset. */
+    base_url: text("base_url").notNull(),
+    /** The `webhook-id` header: the same on every attempt, so a receiver dedupes. */
+    webhook_id: text("webhook_id").notNull(),
+    status: text("status", { enum: WEBHOOK_STATUSES }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    /** When the next attempt may start; null until the task ends. */
+    due_at: integer("due_at"),
+    /** When the task ended: retries stop 24 h after it. */
+    ended_at: integer("ended_at"),
+    last_http_status: integer("last_http_status"),
+    last_error: text("last_error"),
+    /** The exact JSON body, fixed at the first attempt so every retry sends the same bytes. */
+    payload: text("payload"),
+    created_at: integer("created_at").notNull(),
+  },
+  (table) => [index("webhook_deliveries_status_due_idx").on(table.status, table.due_at)],
 );

@@ -10,8 +10,9 @@ import {
 } from "../protocol/task.ts";
 import type { TaskFailureCode } from "../protocol/task-failure.ts";
 import { db } from "./db.ts";
-import { jobs } from "./schema.ts";
+import { jobs, webhookDeliveries } from "./schema.ts";
 import { jobState } from "./stubs.ts";
+import { markWebhookDue, newDeliveryRow, type WebhookTarget } from "./webhook-store.ts";
 
 /**
  * A task lives in two stores: the JobState object (fast, expires) and the D1 `jobs` row (permanent).
@@ -26,6 +27,8 @@ export interface NewTask {
   lane: Lane;
   params: TaskParams;
   source: TaskSource;
+  /** Where to POST the task's end, and the origin its payload's links use (null: no webhook). */
+  webhook?: { target: WebhookTarget; baseUrl: string } | null;
 }
 
 /** Writes a new queued task to both stores and returns it. */
@@ -49,7 +52,19 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
     created_at: now,
     updated_at: now,
   });
-  await db(env).insert(jobs).values(record);
+  const insertTask = db(env).insert(jobs).values(record);
+  if (input.webhook) {
+    // One batch: a task never exists without the webhook it was created with.
+    const { target, baseUrl } = input.webhook;
+    await db(env).batch([
+      insertTask,
+      db(env)
+        .insert(webhookDeliveries)
+        .values(newDeliveryRow(record.task_id, input.ownerKeyId, target, baseUrl, now)),
+    ]);
+  } else {
+    await insertTask;
+  }
   await jobState(env, record.task_id).write(record);
   return record;
 }
@@ -131,6 +146,7 @@ export async function changeTaskStatus(
     .returning({ task_id: jobs.task_id });
   if (written.length === 0) return null;
   await jobState(env, taskId).write(next);
+  if (hasEnded(next)) await markWebhookDue(env, taskId);
   return next;
 }
 

@@ -4,6 +4,7 @@ import { finishMarkedDeletes } from "./tasks/delete.ts";
 import { pruneIdempotencyKeys } from "./tasks/idempotency.ts";
 import { recoverOrphanedTasks } from "./tasks/recover.ts";
 import { sweepExpiredMedia } from "./tasks/retention.ts";
+import { sweepWebhooks } from "./webhooks/sweep.ts";
 
 export { Dispatcher } from "../durable-objects/dispatcher/dispatcher.ts";
 export { JobState } from "../durable-objects/job-state.ts";
@@ -19,5 +20,6 @@ export default {
     ctx.waitUntil(pruneIdempotencyKeys(env));
     ctx.waitUntil(finishMarkedDeletes(env));
     ctx.waitUntil(sweepExpiredMedia(env));
+    ctx.waitUntil(sweepWebhooks(env));
   },
 } satisfies ExportedHandler<Env>;

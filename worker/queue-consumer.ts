@@ -1,6 +1,8 @@
 import { dispatcher } from "../platform/stubs.ts";
 import { changeTaskStatus, readTask } from "../platform/task-store.ts";
+import { WebhookMessage } from "../platform/webhook-store.ts";
 import { TaskMessage } from "../protocol/task.ts";
+import { attemptWebhook } from "./webhooks/deliver.ts";
 
 const DEAD_LETTER_SUFFIX = "-dlq";
 
@@ -8,10 +10,18 @@ const DEAD_LETTER_SUFFIX = "-dlq";
  * Hands queued tasks to the Dispatcher. Delivery is at least once: the Dispatcher ignores a task it
  * already holds, and a task that already ended is not handed over again. A message that keeps
  * failing lands in the dead-letter queue, whose consumer fails the task with a clear error.
+ * The same queue carries webhook attempts (WebhookMessage); one that lands in the dead-letter queue
+ * is dropped, since its due row in D1 is re-sent by the cron sweep.
  */
 export async function consumeTasks(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const deadLetters = batch.queue.endsWith(DEAD_LETTER_SUFFIX);
   for (const message of batch.messages) {
+    const webhook = WebhookMessage.safeParse(message.body);
+    if (webhook.success) {
+      if (!deadLetters) await attemptWebhookOrRetry(env, message, webhook.data.webhook_task_id);
+      else message.ack();
+      continue;
+    }
     const parsed = TaskMessage.safeParse(message.body);
     if (!parsed.success) {
       console.error(
@@ -54,4 +64,14 @@ async function failUndeliverable(env: Env, taskId: string): Promise<void> {
       message: "the task could not be scheduled (job queue delivery failed repeatedly)",
     },
   });
+}
+
+async function attemptWebhookOrRetry(env: Env, message: Message<unknown>, taskId: string): Promise<void> {
+  try {
+    await attemptWebhook(env, taskId);
+    message.ack();
+  } catch (cause) {
+    console.error(JSON.stringify({ event: "webhook_attempt_error", task_id: taskId, error: String(cause) }));
+    message.retry({ delaySeconds: 5 });
+  }
 }

@@ -23,6 +23,8 @@ export interface CredentialKind {
   /** The column holding the secret's SHA-256. */
   hashColumn: string;
   generate: () => Promise<NewSecret>;
+  /** Commands only this kind has (`keys webhook-secret`): name → run(id, rotate, target) → exit code. */
+  extraCommands?: Record<string, (id: string | undefined, rotate: boolean, target: D1Target) => number>;
 }
 
 interface CredentialRow {
@@ -78,6 +80,7 @@ export async function runCredentialsCli(kind: CredentialKind, argv: string[]): P
       name: { type: "string" },
       remote: { type: "boolean", default: false },
       "persist-to": { type: "string" },
+      rotate: { type: "boolean", default: false },
     },
   });
   const [command, id] = positionals;
@@ -114,8 +117,11 @@ export async function runCredentialsCli(kind: CredentialKind, argv: string[]): P
       }
       console.log(`revoked ${id} (running Workers refuse it within 2 × AUTH_CACHE_TTL_SEC, 30 s by default)`);
       return 0;
-    default:
+    default: {
+      const extra = command ? kind.extraCommands?.[command] : undefined;
+      if (extra) return extra(id, values.rotate ?? false, target);
       return usage(`unknown command ${command ?? "(none)"}`);
+    }
   }
 }
 

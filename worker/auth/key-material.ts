@@ -57,3 +57,9 @@ function base64url(bytes: Uint8Array): string {
     .replaceAll("/", "_")
     .replace(/=+$/, "");
 }
+
+/** A new webhook signing secret in the Standard Webhooks format: `whsec_` + base64 of 24 random bytes. */
+export function newWebhookSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}

@@ -1,3 +1,4 @@
+import { workerConfig } from "../../platform/config.ts";
 import type { ContentKind } from "../../protocol/content.ts";
 import {
   BACKGROUNDS,
@@ -17,6 +18,7 @@ import type { EnqueueCaller } from "../ingest/enqueue.ts";
 import type { CreateAccepted } from "../schemas/content.ts";
 import { idempotent } from "../tasks/idempotency.ts";
 import { submitTask } from "../tasks/submit.ts";
+import { checkWebhookFields } from "../webhooks/target.ts";
 import { ContentApiError } from "./errors.ts";
 import { findOwnNote } from "./notes.ts";
 
@@ -135,6 +137,15 @@ export async function createContentTask(
 ): Promise<{ accepted: CreateAccepted; replayed: boolean }> {
   const noteId = required(fields, "note_id");
   const params = paramsOf(kind, fields);
+  const webhook = checkWebhookFields(
+    {
+      webhook_url: fields.get("webhook_url"),
+      webhook_auth_header_name: fields.get("webhook_auth_header_name"),
+      webhook_auth_header_value: fields.get("webhook_auth_header_value"),
+    },
+    workerConfig(env).urlAllowlist,
+  );
+  if (!webhook.ok) throw bad("invalid_webhook", webhook.reason);
   const request = `${kind}:${JSON.stringify([...fields].sort(([a], [b]) => a.localeCompare(b)))}`;
   const { taskId, replayed } = await idempotent(
     env,
@@ -154,6 +165,7 @@ export async function createContentTask(
         lane: "batch",
         params: SCHEMAS[kind].parse({ ...params, note }),
         source: { type: "none" },
+        webhook: webhook.target ? { target: webhook.target, baseUrl: caller.origin } : null,
       });
       return record.task_id;
     },

@@ -1,4 +1,5 @@
 import { workerConfig } from "../../platform/config.ts";
+import type { NewTask } from "../../platform/task-store.ts";
 import { MAX_MEDIA_BYTES } from "../../protocol/media-limits.ts";
 import type { TaskSource } from "../../protocol/task.ts";
 import { ApiError } from "../errors.ts";
@@ -7,6 +8,7 @@ import type { TaskAccepted } from "../schemas/tasks.ts";
 import type { TranscribeObjectRequest, TranscribeUrlRequest } from "../schemas/transcribe.ts";
 import { idempotent } from "../tasks/idempotency.ts";
 import { submitTask } from "../tasks/submit.ts";
+import { checkWebhookFields, type WebhookFields } from "../webhooks/target.ts";
 import { type ResolvedTranscribeParams, resolveTranscribeParams } from "./transcribe-params.ts";
 import { receiveUploadForm } from "./upload-form.ts";
 import { findOwnUpload, recordUpload } from "./upload-registry.ts";
@@ -23,10 +25,21 @@ export interface Enqueued {
   replayed: boolean;
 }
 
-/** Who asks, and the Idempotency-Key they sent (null for none). */
+/**
+ * Who asks, the Idempotency-Key they sent (null for none), and the origin links in the task's
+ * webhook payload use (PUBLIC_BASE_URL or the request's own).
+ */
 export interface EnqueueCaller {
   ownerKeyId: string;
   idempotencyKey: string | null;
+  origin: string;
+}
+
+/** A request's webhook fields as the task's webhook (none when absent); a bad one is a 400. */
+export function requestedWebhook(env: Env, caller: EnqueueCaller, fields: WebhookFields): NewTask["webhook"] {
+  const verdict = checkWebhookFields(fields, workerConfig(env).urlAllowlist);
+  if (!verdict.ok) throw new ApiError("bad_request", verdict.reason);
+  return verdict.target ? { target: verdict.target, baseUrl: caller.origin } : null;
 }
 
 async function submitTranscription(
@@ -34,6 +47,7 @@ async function submitTranscription(
   ownerKeyId: string,
   params: ResolvedTranscribeParams & ({ file_url: string } | { object_key: string }),
   source: TaskSource,
+  webhook: NewTask["webhook"],
 ): Promise<string> {
   const record = await submitTask(env, {
     ownerKeyId,
@@ -41,6 +55,7 @@ async function submitTranscription(
     lane: "batch",
     params: { ...params, task: "transcribe", word_timestamps: false },
     source,
+    webhook,
   });
   return record.task_id;
 }
@@ -71,6 +86,7 @@ export async function enqueueFromUrl(
 ): Promise<Enqueued> {
   return enqueueOnce(env, caller, `url:${JSON.stringify(request)}`, async () => {
     const params = resolveTranscribeParams(env, request);
+    const webhook = requestedWebhook(env, caller, request);
     await probeMediaUrl(request.file_url, { allowlist: workerConfig(env).urlAllowlist });
     // The node fetches the URL as given (its redirects may be short-lived signed links), guarding each hop.
     return submitTranscription(
@@ -78,6 +94,7 @@ export async function enqueueFromUrl(
       caller.ownerKeyId,
       { ...params, file_url: request.file_url },
       { type: "url", url: request.file_url },
+      webhook,
     );
   });
 }
@@ -93,6 +110,7 @@ export async function enqueueFromObject(
 ): Promise<Enqueued> {
   return enqueueOnce(env, caller, `object:${JSON.stringify(request)}`, async () => {
     const params = resolveTranscribeParams(env, request);
+    const webhook = requestedWebhook(env, caller, request);
     const upload = await findOwnUpload(env, request.object_key, caller.ownerKeyId);
     if (!upload) throw new ApiError("not_found", "no upload with this object_key for this API key");
     const head = await env.MEDIA.head(upload.objectKey);
@@ -104,6 +122,7 @@ export async function enqueueFromObject(
       caller.ownerKeyId,
       { ...params, object_key: upload.objectKey },
       { type: "object", object_key: upload.objectKey },
+      webhook,
     );
   });
 }
@@ -123,6 +142,7 @@ export async function enqueueFromUpload(
     const upload = await receiveUploadForm(env, request, caller.ownerKeyId);
     try {
       const params = resolveTranscribeParams(env, upload.fields);
+      const webhook = requestedWebhook(env, caller, upload.fields);
       await recordUpload(env, {
         objectKey: upload.objectKey,
         ownerKeyId: caller.ownerKeyId,
@@ -133,6 +153,7 @@ export async function enqueueFromUpload(
         caller.ownerKeyId,
         { ...params, object_key: upload.objectKey },
         { type: "object", object_key: upload.objectKey },
+        webhook,
       );
     } catch (cause) {
       await env.MEDIA.delete(upload.objectKey);

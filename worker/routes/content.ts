@@ -2,6 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { publicBaseUrl } from "../../platform/config.ts";
 import { readTask } from "../../platform/task-store.ts";
+import { readWebhookState } from "../../platform/webhook-store.ts";
 import type { ContentKind } from "../../protocol/content.ts";
 import { CONTENT_KINDS } from "../../protocol/task.ts";
 import { backgroundCatalog, servePreview, templateCatalog, voiceCatalog } from "../content/catalog.ts";
@@ -137,7 +138,11 @@ const deleteRoute = createRoute({
 /** Handler of the three create routes: read the form, create, answer the spec's acknowledgement. */
 const create = (kind: ContentKind) => async (c: Context<AppEnv>) => {
   const fields = await readCreateForm(c.req.raw);
-  const caller = { ownerKeyId: c.get("apiKey").id, idempotencyKey: c.req.header(IDEMPOTENCY_HEADER) ?? null };
+  const caller = {
+    ownerKeyId: c.get("apiKey").id,
+    idempotencyKey: c.req.header(IDEMPOTENCY_HEADER) ?? null,
+    origin: publicBaseUrl(c.env, c.req.url),
+  };
   const { accepted, replayed } = await createContentTask(c.env, caller, kind, fields);
   return c.json(accepted, 200, replayed ? { [REPLAYED_HEADER]: "true" } : {});
 };
@@ -179,7 +184,8 @@ export const createTaskRoutes = createRouter()
   .openapi(resultRoute, async (c) => {
     const record = await readTask(c.env, c.req.valid("param").task_id);
     if (!record || record.owner_key_id !== c.get("apiKey").id) throw taskNotFound();
-    return c.json(await toTaskResult(record, mediaUrlMinter(c.env, c.req.url)), 200);
+    const view = await toTaskResult(record, mediaUrlMinter(c.env, c.req.url));
+    return c.json({ ...view, ...(await readWebhookState(c.env, record.task_id)) }, 200);
   })
   .openapi(deleteRoute, async (c) => {
     const deleted = await deleteOwnedTask(

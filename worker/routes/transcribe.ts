@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { publicBaseUrl } from "../../platform/config.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
@@ -185,6 +186,7 @@ const subtitlesRoute = createRoute({
 const caller = (c: Context<AppEnv>): EnqueueCaller => ({
   ownerKeyId: c.get("apiKey").id,
   idempotencyKey: c.req.header(IDEMPOTENCY_HEADER) ?? null,
+  origin: publicBaseUrl(c.env, c.req.url),
 });
 
 const reply = (c: Context<AppEnv>, out: Enqueued) =>

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CONTENT_STEPS } from "../../protocol/content.ts";
+import { webhookStateFields } from "./tasks.ts";
+import { webhookFields } from "./transcribe.ts";
 
 /** Wire shapes of the content service: catalogs, the create acknowledgement, the task poll. */
 
@@ -48,7 +50,7 @@ export const CreateAccepted = z
   .meta({ id: "CreateAccepted" });
 export type CreateAccepted = z.infer<typeof CreateAccepted>;
 
-const Pending = z.object({ status: z.literal("PENDING") });
+const Pending = z.object({ status: z.literal("PENDING"), ...webhookStateFields });
 const Processing = z.object({
   status: z.literal("PROCESSING"),
   step: z
@@ -57,6 +59,7 @@ const Processing = z.object({
     .openapi({ description: `one of ${CONTENT_STEPS.join(", ")}` }),
   progress: z.number().min(0).max(100).optional().openapi({ description: "never goes back" }),
   estimated_time: z.number().min(0).optional().openapi({ description: "seconds left, from measured speeds" }),
+  ...webhookStateFields,
 });
 const SuccessData = z.looseObject({
   note_id: z.string().optional(),
@@ -73,12 +76,14 @@ const Success = z.object({
   status: z.literal("SUCCESS"),
   data: SuccessData,
   message: z.string().optional(),
+  ...webhookStateFields,
 });
 const Failure = z.object({
   status: z.literal("FAILURE"),
   error: z.string(),
   error_key: z.string().openapi({ description: "stable code; docs/api.md lists them" }),
   message: z.string(),
+  ...webhookStateFields,
 });
 
 export const TaskResultResponse = z
@@ -95,6 +100,7 @@ export const ShortsForm = z
     clip_duration: z.string().optional().openapi({ description: "seconds, 5..180 (default 30)" }),
     is_audio_only: boolText.optional(),
     bg_id: z.string().optional().openapi({ description: "from GET /v1/backgrounds" }),
+    ...webhookFields,
   })
   .meta({ id: "ShortsForm" });
 
@@ -107,6 +113,7 @@ export const QuizVideoForm = z
       .string()
       .optional()
       .openapi({ description: "a quiz_video template from GET /v1/templates" }),
+    ...webhookFields,
   })
   .meta({ id: "QuizVideoForm" });
 
@@ -120,6 +127,7 @@ export const SlideForm = z
       .optional()
       .openapi({ description: "a-b with 1 <= a <= b <= 30 (default 5-8)" }),
     community: boolText.optional(),
+    ...webhookFields,
   })
   .meta({ id: "SlideForm" });
 

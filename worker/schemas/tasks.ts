@@ -3,6 +3,16 @@ import { QueueStats, TaskStatus } from "../../protocol/task.ts";
 import { TaskFailureCode } from "../../protocol/task-failure.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 
+/** What a task view shows of its webhook; both absent when the task has none. */
+export const webhookStateFields = {
+  webhook_status: z.enum(["pending", "delivered", "failed"]).optional().openapi({
+    description: "the task's webhook: pending until delivered (2xx) or given up (docs/api.md Webhooks)",
+  }),
+  webhook_last_http_status: z.number().int().nullable().optional().openapi({
+    description: "HTTP status of the last delivery attempt (null: none yet, or no answer)",
+  }),
+};
+
 export const TaskAccepted = z
   .object({ task_id: z.string(), status: z.literal("queued") })
   .meta({ id: "TaskAccepted" });
@@ -21,6 +31,7 @@ export const TaskStatusResponse = z
     progress: z.number().min(0).max(100).optional().openapi({
       description: "0..100 as the node last reported it (never goes back); 100 once done",
     }),
+    ...webhookStateFields,
   })
   .meta({ id: "TaskStatusResponse" });
 export type TaskStatusResponse = z.infer<typeof TaskStatusResponse>;

@@ -1,4 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import {
+  MAX_WEBHOOK_HEADER_NAME_CHARS,
+  MAX_WEBHOOK_HEADER_VALUE_CHARS,
+  MAX_WEBHOOK_URL_CHARS,
+} from "../webhooks/limits.ts";
 
 /** Longest `context` (prompt) accepted, in characters. */
 export const MAX_CONTEXT_CHARS = 2000;
@@ -21,6 +26,22 @@ const context = z.string().max(MAX_CONTEXT_CHARS).default("").openapi({
   description: "context or hotword hint, given to decoding as its prompt",
 });
 
+/** The optional webhook of a task (docs/api.md "Webhooks"); checked further by worker/webhooks/target.ts. */
+export const webhookFields = {
+  webhook_url: z.string().min(1).max(MAX_WEBHOOK_URL_CHARS).nullable().optional().openapi({
+    description:
+      "http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed",
+    example: "https://example.com/hooks/voxedge",
+  }),
+  webhook_auth_header_name: z.string().max(MAX_WEBHOOK_HEADER_NAME_CHARS).nullable().optional().openapi({
+    description: "a header sent as given with every delivery (with webhook_auth_header_value)",
+    example: "Authorization",
+  }),
+  webhook_auth_header_value: z.string().max(MAX_WEBHOOK_HEADER_VALUE_CHARS).nullable().optional().openapi({
+    description: "its value; a credential, never shown back",
+  }),
+};
+
 export const TranscribeUrlRequest = z
   .strictObject({
     file_url: z.string().min(1).max(4096).openapi({
@@ -30,6 +51,7 @@ export const TranscribeUrlRequest = z
     language,
     model,
     context,
+    ...webhookFields,
   })
   .meta({ id: "TranscribeUrlRequest" });
 export type TranscribeUrlRequest = z.infer<typeof TranscribeUrlRequest>;
@@ -42,12 +64,13 @@ export const TranscribeObjectRequest = z
     language,
     model,
     context,
+    ...webhookFields,
   })
   .meta({ id: "TranscribeObjectRequest" });
 export type TranscribeObjectRequest = z.infer<typeof TranscribeObjectRequest>;
 
 /** The text fields of the upload form, checked once the whole form is read (other fields are ignored). */
-export const UploadFormFields = z.object({ language, model, context });
+export const UploadFormFields = z.object({ language, model, context, ...webhookFields });
 export type UploadFormFields = z.infer<typeof UploadFormFields>;
 
 /**

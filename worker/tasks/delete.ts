@@ -2,6 +2,7 @@ import { and, eq, inArray, isNotNull, isNull, ne, sql } from "drizzle-orm";
 import { db } from "../../platform/db.ts";
 import { jobs } from "../../platform/schema.ts";
 import { dispatcher, jobState } from "../../platform/stubs.ts";
+import { deleteWebhook } from "../../platform/webhook-store.ts";
 import type { TaskKind, TaskSource } from "../../protocol/task.ts";
 import { isUploadKey } from "../ingest/object-keys.ts";
 
@@ -62,6 +63,7 @@ async function finishDelete(env: Env, taskId: string): Promise<void> {
     .where(eq(jobs.task_id, taskId))
     .get();
   if (row) await deleteTaskMedia(env, taskId, row.source, row.owner);
+  await deleteWebhook(env, taskId);
   await db(env)
     .delete(jobs)
     .where(and(eq(jobs.task_id, taskId), isNotNull(jobs.deleted_at)));

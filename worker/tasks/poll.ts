@@ -1,5 +1,6 @@
 import { jobState } from "../../platform/stubs.ts";
 import { readPermanentTask } from "../../platform/task-store.ts";
+import { readWebhookState } from "../../platform/webhook-store.ts";
 import type { TaskRecord, TaskRecordOf } from "../../protocol/task.ts";
 import { ApiError } from "../errors.ts";
 import type { MediaUrlMinter } from "../media/media-url.ts";
@@ -19,7 +20,7 @@ export async function pollTask(
 ): Promise<TaskStatusResponse> {
   const polled = await jobState(env, taskId).poll();
   const record = ownedTranscription(polled ?? (await readPermanentTask(env, taskId)), ownerKeyId);
-  return toTaskStatus(record, polled?.queue ?? null, mintAudioUrl);
+  return toTaskStatus(record, polled?.queue ?? null, mintAudioUrl, await readWebhookState(env, taskId));
 }
 
 /**

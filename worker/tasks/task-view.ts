@@ -1,3 +1,4 @@
+import type { WebhookState } from "../../platform/webhook-store.ts";
 import type { QueueStats, TaskRecordOf } from "../../protocol/task.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import type { MediaUrlMinter } from "../media/media-url.ts";
@@ -13,6 +14,7 @@ export async function toTaskStatus(
   record: TranscriptionRecord,
   queue: QueueStats | null,
   mintAudioUrl: MediaUrlMinter,
+  webhook: WebhookState | null = null,
 ): Promise<TaskStatusResponse> {
   const active = record.status === "queued" || record.status === "processing";
   return {
@@ -23,6 +25,7 @@ export async function toTaskStatus(
     error_code: record.error_code,
     queue: active ? queue : null,
     progress: record.progress,
+    ...webhook,
   };
 }
 

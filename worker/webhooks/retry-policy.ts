@@ -1,0 +1,81 @@
+/**
+ * The decisions of a webhook delivery, as plain functions: what one attempt's outcome means, and when
+ * the next attempt runs (exponential backoff with full jitter, within 24 h of the task's end).
+ */
+
+/**
+ * How one attempt went: an HTTP answer (its status), no answer (timeout, refused connection, DNS), or
+ * not sent because the SSRF guard refuses the URL now.
+ */
+export type AttemptOutcome =
+  | { kind: "answered"; status: number }
+  | { kind: "no_answer"; error: string }
+  | { kind: "blocked"; reason: string };
+
+/** What an outcome means: delivered, worth retrying, or a refusal a retry would not change. */
+export type AttemptVerdict = "delivered" | "retry" | "refused";
+
+/**
+ * 2xx delivers; no answer, 5xx and 429 are retried; every other status (3xx included: redirects are
+ * not followed) is a refusal.
+ *
+ * @example classifyAttempt({ kind: "answered", status: 503 }) // "retry"
+ */
+export function classifyAttempt(outcome: AttemptOutcome): AttemptVerdict {
+  if (outcome.kind === "no_answer") return "retry";
+  if (outcome.kind === "blocked") return "refused";
+  const { status } = outcome;
+  if (status >= 200 && status < 300) return "delivered";
+  if (status >= 500 || status === 429) return "retry";
+  return "refused";
+}
+
+/** Retries stop this long after the task ended. */
+export const WEBHOOK_RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** No wait between attempts exceeds this (the Queue's own cap on a message delay is 12 h). */
+export const WEBHOOK_MAX_DELAY_MS = 60 * 60 * 1000;
+/** The shortest wait, so a zero draw of the jitter does not retry at once. */
+const MIN_DELAY_MS = 1000;
+
+/**
+ * The wait before attempt `attempt + 1`, after `attempt` attempts failed: a uniform draw ("full
+ * jitter") below min(cap, base × 2^(attempt-1)), at least a second.
+ *
+ * @example retryDelayMs(3, 10_000, () => 0.5) // 20_000 (half of 40 s)
+ */
+export function retryDelayMs(attempt: number, baseMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(WEBHOOK_MAX_DELAY_MS, baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.max(MIN_DELAY_MS, Math.floor(random() * ceiling));
+}
+
+/** A delivery's next state after an attempt. */
+export type NextStep =
+  | { status: "delivered" }
+  | { status: "failed"; reason: string }
+  | { status: "pending"; delayMs: number };
+
+/**
+ * Where a delivery goes after its `attempt`-th attempt: delivered, failed (refused, or the next try
+ * would fall past 24 h after the task ended), or pending again after a backoff delay.
+ *
+ * @example nextStep({ kind: "answered", status: 400 }, { attempt: 1, endedAt: 0, now: 0, baseMs: 1000 }) // failed
+ */
+export function nextStep(
+  outcome: AttemptOutcome,
+  context: { attempt: number; endedAt: number; now: number; baseMs: number; random?: () => number },
+): NextStep {
+  const verdict = classifyAttempt(outcome);
+  if (verdict === "delivered") return { status: "delivered" };
+  const what =
+    outcome.kind === "answered"
+      ? `HTTP ${outcome.status}`
+      : outcome.kind === "blocked"
+        ? outcome.reason
+        : outcome.error;
+  if (verdict === "refused") return { status: "failed", reason: `refused with ${what} (not retried)` };
+  const delayMs = retryDelayMs(context.attempt, context.baseMs, context.random);
+  if (context.now + delayMs > context.endedAt + WEBHOOK_RETRY_WINDOW_MS) {
+    return { status: "failed", reason: `gave up after ${context.attempt} attempts over 24 h: ${what}` };
+  }
+  return { status: "pending", delayMs };
+}

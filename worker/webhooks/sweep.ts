@@ -1,0 +1,40 @@
+import { and, eq, inArray, isNull, lte } from "drizzle-orm";
+import { db } from "../../platform/db.ts";
+import { jobs, webhookDeliveries } from "../../platform/schema.ts";
+import { markWebhookDue, sendWebhookMessage } from "../../platform/webhook-store.ts";
+
+/** Deliveries one cron run re-sends (the rest wait for the next minute). */
+const SWEEP_LIMIT = 100;
+/** A due delivery unclaimed this long lost its Queue message (a restart, a failed send). */
+const OVERDUE_MS = 5_000;
+
+/**
+ * The cron safety net of task webhooks: a delivery whose task ended but that was never made due (a
+ * crash between the two writes) is made due, and a due one whose Queue message was lost (locally the
+ * Queue lives in memory, so a restart drops it) gets a new message. A duplicate message is harmless:
+ * an attempt is claimed in D1 first. Returns how many were re-sent.
+ */
+export async function sweepWebhooks(env: Env, now = Date.now()): Promise<number> {
+  const undue = await db(env)
+    .select({ task_id: webhookDeliveries.task_id })
+    .from(webhookDeliveries)
+    .innerJoin(jobs, eq(jobs.task_id, webhookDeliveries.task_id))
+    .where(
+      and(
+        eq(webhookDeliveries.status, "pending"),
+        isNull(webhookDeliveries.due_at),
+        inArray(jobs.status, ["done", "failed"]),
+      ),
+    )
+    .limit(SWEEP_LIMIT);
+  for (const row of undue) await markWebhookDue(env, row.task_id, now);
+  const overdue = await db(env)
+    .select({ task_id: webhookDeliveries.task_id })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.due_at, now - OVERDUE_MS)))
+    .limit(SWEEP_LIMIT);
+  for (const row of overdue) await sendWebhookMessage(env, row.task_id);
+  const count = undue.length + overdue.length;
+  if (count > 0) console.log(JSON.stringify({ event: "webhooks_swept", count }));
+  return count;
+}
