@@ -6,19 +6,16 @@
  * - `clean`: as synthesised (a -60 dBFS white floor between utterances);
  * - `snr10`, `snr0`: pink noise added at 10 and 0 dB SNR, measured: the noise is scaled so its power
  *   is the speech power (mean square over the reference speech samples) less the SNR;
- * - `music`: a synthetic music bed (sox: plucked C-Am-F-G chords over a sine bass) at 10 dB below the
+ * - `music`: a synthetic music bed (test/helpers/music-bed.ts, sox chords) at 10 dB below the
  *   speech power;
  * - `silences`: 30 s of digital silence before the dialogue and 30 s of -60 dBFS white noise after it.
  *
  * Frame truth is on a 10 ms grid: a frame is speech when its centre lies inside a reference turn.
  */
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import type { SpeakerTurn } from "../protocol/transcription.ts";
 import type { Dialogue } from "../test/helpers/dialogue.ts";
 import { pinkNoise, seededRandom } from "../test/helpers/dialogue.ts";
 
-const run = promisify(execFile);
 export const RATE = 16_000;
 /** Scoring frame: 10 ms. */
 export const TRUTH_FRAME = 160;
@@ -72,46 +69,6 @@ export function whiteAt(seconds: number, rmsDb: number, seed: number): Float32Ar
 export function scaleTo(pcm: Float32Array, rmsDb: number): Float32Array {
   const gain = 10 ** (rmsDb / 20) / Math.sqrt(meanSquare(pcm));
   return pcm.map((x) => x * gain);
-}
-
-const CHORDS = [
-  ["C3", "E4", "G4", "C2"],
-  ["A2", "C4", "E4", "A1"],
-  ["F2", "A3", "C4", "F1"],
-  ["G2", "B3", "D4", "G1"],
-];
-
-/**
- * 8 s of synthetic music (sox `synth`): four chords of three plucked strings over a sine bass, 1 s
- * each, twice; sox writes one channel per note and we average them. Unnormalised.
- */
-export async function musicBed(): Promise<Float32Array> {
-  const parts: Float32Array[] = [];
-  for (let bar = 0; bar < 8; bar++) {
-    const [a, b, c, bass] = CHORDS[bar % CHORDS.length]!;
-    const { stdout } = await run(
-      "sox",
-      ["-n", "-r", String(RATE), "-c", "4", "-b", "32", "-e", "floating-point", "-t", "raw", "-"].concat([
-        "synth",
-        "1",
-        "pluck",
-        a!,
-        "pluck",
-        b!,
-        "pluck",
-        c!,
-        "sine",
-        bass!,
-      ]),
-      { encoding: "buffer", maxBuffer: 1 << 24 },
-    );
-    const quad = new Float32Array(stdout.buffer, stdout.byteOffset, stdout.byteLength / 4);
-    const mono = new Float32Array(quad.length / 4);
-    for (let s = 0; s < mono.length; s++)
-      mono[s] = (quad[4 * s]! + quad[4 * s + 1]! + quad[4 * s + 2]! + 0.5 * quad[4 * s + 3]!) / 4;
-    parts.push(mono);
-  }
-  return concat(parts);
 }
 
 export function concat(parts: readonly Float32Array[]): Float32Array {

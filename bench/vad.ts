@@ -42,12 +42,12 @@ import { loadModel, type WhisperModel } from "../native/index.ts";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
 import type { Dialogue } from "../test/helpers/dialogue.ts";
 import { evaluationCases } from "../test/helpers/diarize-sets.ts";
+import { musicBed } from "../test/helpers/music-bed.ts";
 import { median, percentile } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
 import {
   concat,
   type FrameScore,
-  musicBed,
   pinkAt,
   RATE,
   scaleTo,
