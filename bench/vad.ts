@@ -367,6 +367,8 @@ export const vad: BenchGroup = async () => {
     ];
     const times = new Map<string, number[]>();
     let skippedSec = 0;
+    /** whisper windows per configuration: each costs a full 30 s encoder pass however short it is */
+    const windows = new Map<string, number>();
     for (let round = 0; round < rounds; round++) {
       for (let i = 0; i < configs.length; i++) {
         const c = configs[(i + round) % configs.length]!;
@@ -382,6 +384,7 @@ export const vad: BenchGroup = async () => {
         });
         if (stream.timeMap) skippedSec = (stream.timeMap.originalSamples - stream.timeMap.keptSamples) / RATE;
         times.set(c.name, [...(times.get(c.name) ?? []), run.asrMs]);
+        windows.set(c.name, run.stages.windows);
       }
     }
     const sec = halfSilent.length / RATE;
@@ -392,8 +395,8 @@ export const vad: BenchGroup = async () => {
         median(times.get("all")!),
         "ms",
         `${sec.toFixed(0)} s file, half -60 dBFS silence; silero skipped ${skippedSec.toFixed(1)} s; reference = every ` +
-          `sample decoded; energy (never skips) ${median(times.get("energy")!).toFixed(0)} ms; median of ${rounds}, ` +
-          "synthetic base, 2 threads",
+          `sample decoded; energy (never skips) ${median(times.get("energy")!).toFixed(0)} ms; whisper windows ` +
+          `silero ${windows.get("silero")}, all ${windows.get("all")}; median of ${rounds}, synthetic base, 2 threads`,
       ),
     );
   } finally {
