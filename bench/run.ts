@@ -16,6 +16,7 @@ import { rooms } from "./rooms.ts";
 import { soak } from "./soak.ts";
 import { sync } from "./sync.ts";
 import type { BenchGroup, BenchResult } from "./types.ts";
+import { vad } from "./vad.ts";
 
 const GROUPS: Record<string, BenchGroup> = {
   api,
@@ -29,6 +30,7 @@ const GROUPS: Record<string, BenchGroup> = {
   multipart,
   reliability,
   soak,
+  vad,
 };
 
 function format(value: number | null): string {
@@ -53,7 +55,9 @@ function printTable(results: BenchResult[]): void {
   for (const row of rows) console.log(line(row));
 }
 
-async function main(names: string[]): Promise<void> {
+async function main(args: string[]): Promise<void> {
+  // `--group-option=value` arguments are read by their group (bench/vad.ts: `--vad-cases=16`)
+  const names = args.filter((arg) => !arg.startsWith("--"));
   const selected = names.length > 0 ? names : Object.keys(GROUPS);
   const unknown = selected.filter((name) => !(name in GROUPS));
   if (unknown.length > 0) {

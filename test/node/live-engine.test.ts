@@ -7,6 +7,7 @@ import type { VoiceActivity } from "../../inference-node/vad/voice-activity.ts";
 import { loadModel, type WhisperModel } from "../../native/index.ts";
 import type { ServerMessage } from "../../protocol/live.ts";
 import { pinkNoise, seededRandom } from "../helpers/dialogue.ts";
+import { musicBed } from "../helpers/music-bed.ts";
 import { SENTENCE, speechPcm } from "../native/audio.ts";
 import { microModelPath } from "../native/helpers.ts";
 import { concat, feed, quiet, SR, sleep } from "./live-helpers.ts";
@@ -93,6 +94,15 @@ describe("live engine on whisper.cpp", () => {
       true,
     );
     expect(finals).toEqual([]);
+    expect(messages.filter((m) => m.type === "error")).toEqual([]);
+  });
+
+  it("cuts no final and sends no text out of a music bed alone with the Silero VAD", async () => {
+    const bed = await musicBed();
+    const rms = Math.sqrt(bed.reduce((sum, x) => sum + x * x, 0) / bed.length);
+    const music = bed.map((x) => (x * 10 ** (-25 / 20)) / rms);
+    const { messages } = await stream(concat(quiet(500), music, quiet(1000)), silero, true);
+    expect(messages.filter((m) => m.type !== "error")).toEqual([]);
     expect(messages.filter((m) => m.type === "error")).toEqual([]);
   });
 

@@ -9,6 +9,7 @@ import {
   speechFrames,
 } from "../../inference-node/vad/voice-activity.ts";
 import { pinkNoise, seededRandom } from "../helpers/dialogue.ts";
+import { musicBed } from "../helpers/music-bed.ts";
 import { speechPcm } from "../native/audio.ts";
 import { concat, quiet, SR, tone } from "./live-helpers.ts";
 
@@ -81,6 +82,12 @@ describe("Silero VAD (real ONNX model)", () => {
     console.log(
       `440 Hz tone: ${share(flags)}, syllabic 220 Hz tone: ${share(syllabic)} of frames called speech`,
     );
+    expect(share(flags)).toBeLessThan(0.1);
+  });
+
+  it("does not take a music bed (plucked chords over a bass, no voice) for speech", async () => {
+    const flags = await speechFrames(vad, scaleTo(await musicBed(), -25));
+    console.log(`music bed: ${share(flags)} of frames called speech`);
     expect(share(flags)).toBeLessThan(0.1);
   });
 
