@@ -2700,11 +2700,8 @@ export interface components {
             language?: string | null;
             /** @description accepted and ignored: the deployment serves its registry's default model */
             model?: string | null;
-            /**
-             * @description context or hotword hint, given to decoding as its prompt
-             * @default
-             */
-            context: string;
+            /** @description context or hotword hint, given to decoding as its prompt */
+            context?: string;
             /**
              * Format: binary
              * @description audio or video file, at most 2 GB
@@ -2717,23 +2714,14 @@ export interface components {
              * @example whisper-1
              */
             model?: string;
-            /**
-             * @description text to condition decoding on (names, jargon); stored as the task's context
-             * @default
-             */
-            prompt: string;
-            /**
-             * @description json (default), verbose_json, text, srt or vtt; anything else is a 400
-             * @default json
-             */
-            response_format: string;
+            /** @description text to condition decoding on (names, jargon); stored as the task's context */
+            prompt?: string;
+            /** @description json (default), verbose_json, text, srt or vtt; anything else is a 400 */
+            response_format?: string;
             /** @description accepted and ignored: decoding is greedy from 0 with whisper's own fallback */
             temperature?: number | null;
-            /**
-             * @description `segment` and/or `word`, sent as `timestamp_granularities[]` (repeated) or `timestamp_granularities`; `word` adds top-level `words` to verbose_json
-             * @default []
-             */
-            timestamp_granularities: string[];
+            /** @description `segment` and/or `word`, sent as `timestamp_granularities[]` (repeated) or `timestamp_granularities`; `word` adds top-level `words` to verbose_json */
+            timestamp_granularities?: string[];
             /**
              * @description ISO-639-1 code or name; omitted means auto-detect; an unsupported one is a 400
              * @example en
@@ -2751,23 +2739,14 @@ export interface components {
              * @example whisper-1
              */
             model?: string;
-            /**
-             * @description text to condition decoding on (names, jargon); stored as the task's context
-             * @default
-             */
-            prompt: string;
-            /**
-             * @description json (default), verbose_json, text, srt or vtt; anything else is a 400
-             * @default json
-             */
-            response_format: string;
+            /** @description text to condition decoding on (names, jargon); stored as the task's context */
+            prompt?: string;
+            /** @description json (default), verbose_json, text, srt or vtt; anything else is a 400 */
+            response_format?: string;
             /** @description accepted and ignored: decoding is greedy from 0 with whisper's own fallback */
             temperature?: number | null;
-            /**
-             * @description `segment` and/or `word`, sent as `timestamp_granularities[]` (repeated) or `timestamp_granularities`; `word` adds top-level `words` to verbose_json
-             * @default []
-             */
-            timestamp_granularities: string[];
+            /** @description `segment` and/or `word`, sent as `timestamp_granularities[]` (repeated) or `timestamp_granularities`; `word` adds top-level `words` to verbose_json */
+            timestamp_granularities?: string[];
             /**
              * Format: binary
              * @description audio or video file, at most 2 GB
@@ -2859,11 +2838,8 @@ export interface components {
             language?: string | null;
             /** @description accepted and ignored: the deployment serves its registry's default model */
             model?: string | null;
-            /**
-             * @description context or hotword hint, given to decoding as its prompt
-             * @default
-             */
-            context: string;
+            /** @description context or hotword hint, given to decoding as its prompt */
+            context?: string;
         };
         TranscribeObjectRequest: {
             /** @description object_key from POST /uploads/presign, once the PUT to upload_url has completed */
@@ -2875,11 +2851,8 @@ export interface components {
             language?: string | null;
             /** @description accepted and ignored: the deployment serves its registry's default model */
             model?: string | null;
-            /**
-             * @description context or hotword hint, given to decoding as its prompt
-             * @default
-             */
-            context: string;
+            /** @description context or hotword hint, given to decoding as its prompt */
+            context?: string;
         };
         TaskStatusResponse: {
             task_id: string;
@@ -3000,10 +2973,9 @@ export interface components {
             filename: string;
             /**
              * @description the PUT must send exactly this Content-Type, parameters included (compared byte for byte)
-             * @default application/octet-stream
              * @example audio/webm;codecs=opus
              */
-            content_type: string;
+            content_type?: string;
         };
         SignedPutResponse: {
             object_key: string;
@@ -3195,11 +3167,8 @@ export interface components {
              * @enum {string}
              */
             scope: "live" | "translate";
-            /**
-             * @description seconds the token is valid for (a socket must be opened in that time)
-             * @default 60
-             */
-            expires_in: number;
+            /** @description seconds the token is valid for (a socket must be opened in that time) */
+            expires_in?: number;
         };
         OpenAITranscription: {
             text: string;
