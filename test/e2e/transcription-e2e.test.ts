@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unwrap } from "../../client/index.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 import { buildDialogue } from "../helpers/dialogue.ts";
 import { speechPcm } from "../native/audio.ts";
@@ -112,11 +113,7 @@ function post(path: string, body: BodyInit, headers: Record<string, string> = {}
 }
 
 async function enqueueUrl(url: string): Promise<string> {
-  const response = await post("/transcribe", JSON.stringify({ file_url: url }), {
-    "content-type": "application/json",
-  });
-  expect(response.status).toBe(200);
-  const accepted = (await response.json()) as { task_id: string; status: string };
+  const accepted = await unwrap(stack.client.POST("/transcribe", { body: { file_url: url } }));
   expect(accepted.status).toBe("queued");
   return accepted.task_id;
 }
@@ -247,17 +244,15 @@ describe("transcription end to end", () => {
     const taskId = await enqueueUrl(`${mediaOrigin}/stall/speech.wav`);
     await stalled.started;
     expect((await stack.poll(taskId)).status).toBe("processing");
-    const deleted = await fetch(`${stack.url}/transcribe/${taskId}`, {
-      method: "DELETE",
-      headers: { authorization: `Bearer ${stack.key}` },
-    });
+    const byId = { params: { path: { task_id: taskId } } };
+    const { response: deleted } = await stack.client.DELETE("/transcribe/{task_id}", byId);
     expect(deleted.status).toBe(204);
     // The node hangs up on the download once its heartbeat hears of the cancel (nothing else ends it).
     await stalled.closed;
-    const gone = await fetch(`${stack.url}/transcribe/${taskId}`, {
-      headers: { authorization: `Bearer ${stack.key}` },
+    await expect(stack.client.GET("/transcribe/{task_id}", byId)).rejects.toMatchObject({
+      status: 404,
+      code: "not_found",
     });
-    expect(gone.status).toBe(404);
     const next = await stack.settle(await enqueueUrl(`${mediaOrigin}/files/speech.wav`), 60_000);
     expect(next.status).toBe("done");
   });
