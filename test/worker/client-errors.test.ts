@@ -88,6 +88,24 @@ describe("typed client errors", () => {
     expect(page).toMatchObject({ jobs: [], total: 0, limit: 1 });
   });
 
+  it("sends UTF-8 intact: a Vietnamese note as JSON, and a form field as x-www-form-urlencoded", async () => {
+    const written = { title: "Sông Mê Kông", content: "Đồng bằng sông Cửu Long nuôi sống hàng triệu người." };
+    const note = await unwrap(voxedge.POST("/v1/notes", { body: written }));
+    const read = await unwrap(
+      voxedge.GET("/v1/notes/{note_id}", { params: { path: { note_id: note.note_id } } }),
+    );
+    expect(read).toMatchObject(written);
+    // the create route names a refused voice_id in its message: the field came through as sent
+    const error = await failureOf(
+      voxedge.POST("/v2/create/shorts", {
+        body: { note_id: note.note_id, voice_id: "giọng-Việt đẹp & lạ=1" },
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      }),
+    );
+    expect(error).toMatchObject({ status: 400, code: "unknown_voice" });
+    expect(error.message).toContain('voice_id "giọng-Việt đẹp & lạ=1"');
+  });
+
   it("keeps a body that is not JSON as text, with the status text as message", () => {
     const error = VoxedgeApiError.fromBody(502, "<html>bad gateway</html>", "Bad Gateway");
     expect(error).toMatchObject({ status: 502, code: null, message: "Bad Gateway" });
