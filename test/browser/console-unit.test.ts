@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { VoxedgeApiError } from "../../client/errors.ts";
 import { consolePageOf, consolePath, isConsolePath, KEYLESS_PAGES } from "../../protocol/console-routes.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
-import { failureFromBody } from "../../web/src/api/failure.ts";
 import { RateMeter } from "../../web/src/api/upload.ts";
 import { LIVE_RATE, levelOf, Pcm16Encoder } from "../../web/src/audio/pcm16.ts";
 import { exportFile, exportText } from "../../web/src/job/exports.ts";
@@ -244,30 +244,30 @@ describe("job estimates", () => {
 
 describe("API failures", () => {
   it("reads our {detail, code}, a 422's issue list, and OpenAI's envelope", () => {
-    expect(failureFromBody(401, { detail: "invalid API key", code: "unauthorized" })).toMatchObject({
+    expect(VoxedgeApiError.fromBody(401, { detail: "invalid API key", code: "unauthorized" })).toMatchObject({
       status: 401,
       code: "unauthorized",
-      detail: "invalid API key",
+      message: "invalid API key",
     });
     expect(
-      failureFromBody(422, {
+      VoxedgeApiError.fromBody(422, {
         detail: [
           { loc: ["body", "context"], msg: "too long", type: "too_big" },
           { loc: ["query"], msg: "bad", type: "x" },
         ],
         code: "validation_error",
-      }).detail,
+      }).message,
     ).toBe("context: too long; query: bad");
-    expect(failureFromBody(429, { error: { message: "slow down" } }, "", 7)).toMatchObject({
-      detail: "slow down",
+    expect(VoxedgeApiError.fromBody(429, { error: { message: "slow down" } }, "", 7)).toMatchObject({
+      message: "slow down",
       retryAfterSec: 7,
     });
-    expect(failureFromBody(502, null, "Bad Gateway").detail).toBe("Bad Gateway");
+    expect(VoxedgeApiError.fromBody(502, null, "Bad Gateway").message).toBe("Bad Gateway");
   });
 
   it("reads the content service's {error, error_key, message} and real-time translation's {error, code}", () => {
     expect(
-      failureFromBody(400, {
+      VoxedgeApiError.fromBody(400, {
         error: "invalid slide count range",
         error_key: "invalid_slide_count_range",
         message: 'slide_count_range must be "a-b" with 1 <= a <= b <= 30',
@@ -275,11 +275,11 @@ describe("API failures", () => {
     ).toMatchObject({
       status: 400,
       code: "invalid_slide_count_range",
-      detail: 'slide_count_range must be "a-b" with 1 <= a <= b <= 30',
+      message: 'slide_count_range must be "a-b" with 1 <= a <= b <= 30',
     });
     expect(
-      failureFromBody(404, { error: "conversation not found or expired", code: "not_found" }),
-    ).toMatchObject({ code: "not_found", detail: "conversation not found or expired" });
+      VoxedgeApiError.fromBody(404, { error: "conversation not found or expired", code: "not_found" }),
+    ).toMatchObject({ code: "not_found", message: "conversation not found or expired" });
   });
 });
 

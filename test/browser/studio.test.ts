@@ -187,15 +187,17 @@ describe("studio", () => {
   it("words a failed render by its error_key, and deletes a note after a confirming press", async () => {
     const { context, page } = await signedInPage(browser);
     await page.goto(`${stackInfo().url}/studio`);
-    await page.getByLabel("Title (optional)").fill("Too short");
+    // A Vietnamese title: UTF-8 through the client's JSON body, the note list and the task card.
+    await page.getByLabel("Title (optional)").fill("Quá ngắn");
     await page.getByLabel("Text", { exact: true }).fill("Far too short. Really.");
     await page.getByRole("button", { name: "Save note" }).click();
     const note = page.locator(".note-item").filter({ hasText: "Far too short" });
     await note.getByRole("button", { name: "In use" }).waitFor();
+    await note.getByText("Quá ngắn", { exact: true }).waitFor();
 
     await page.getByRole("radio", { name: "Slide deck" }).check();
     await page.getByRole("button", { name: "Make the deck" }).click();
-    const card = page.getByRole("article", { name: "Slide deck: Too short" });
+    const card = page.getByRole("article", { name: "Slide deck: Quá ngắn" });
     await card
       .getByRole("alert")
       .filter({ hasText: "Failed: The note is too short for this: add more text and try again." })

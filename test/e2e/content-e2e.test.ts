@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import JSZip from "jszip";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type components, unwrap } from "../../client/index.ts";
 import { speechPcm } from "../native/audio.ts";
 import { ENGLISH_NOTE, pdfPages, probe, VIETNAMESE_NOTE } from "../node/content-helpers.ts";
 import { type Stack, startStack, writeWav } from "./stack.ts";
@@ -19,43 +20,36 @@ let stack: Stack;
 let dir: string;
 let node: ChildProcess;
 
-type Poll = {
-  status: string;
-  step?: string;
-  progress?: number;
-  data?: Record<string, unknown>;
-  error_key?: string;
-};
+type Poll = components["schemas"]["CreateTaskResult"];
+type CreateFields = Record<string, string> & { note_id: string };
 
-const headers = () => ({ "x-api-key": stack.key });
-
-async function createNote(body: unknown): Promise<string> {
-  const response = await fetch(`${stack.url}/v1/notes`, {
-    method: "POST",
-    headers: { ...headers(), "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
+async function createNote(body: components["schemas"]["CreateNoteRequest"]): Promise<string> {
+  const { data, response } = await stack.client.POST("/v1/notes", { body });
   expect(response.status).toBe(201);
-  return ((await response.json()) as { note_id: string }).note_id;
+  return data!.note_id;
 }
 
-async function create(path: string, fields: Record<string, string>): Promise<string> {
-  const response = await fetch(`${stack.url}/v2/create/${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${stack.key}`, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields),
-  });
-  const body = (await response.json()) as { status: string; data: { task_id: string } };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  expect(body.status).toBe("PROCESSING");
-  return body.data.task_id;
+/** The create forms are application/x-www-form-urlencoded (the spec's): the client encodes the fields. */
+async function create(path: "shorts" | "quiz-video" | "slide", fields: CreateFields): Promise<string> {
+  const accepted = await unwrap(
+    stack.client.POST(`/v2/create/${path}`, {
+      // each form's schema differs; the route validates the fields
+      body: fields as never,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    }),
+  );
+  expect(accepted.status).toBe("PROCESSING");
+  return accepted.data.task_id;
 }
 
-async function poll(taskId: string): Promise<Poll> {
-  const response = await fetch(`${stack.url}/v1/create/tasks/${taskId}/result`, { headers: headers() });
-  expect(response.status).toBe(200);
-  return (await response.json()) as Poll;
+/** The outputs of a finished task; fails the test with the task's answer unless it succeeded. */
+function succeeded(result: Poll) {
+  if (result.status !== "SUCCESS") throw new Error(`task did not succeed: ${JSON.stringify(result)}`);
+  return result.data;
 }
+
+const poll = (taskId: string): Promise<Poll> =>
+  unwrap(stack.client.GET("/v1/create/tasks/{task_id}/result", { params: { path: { task_id: taskId } } }));
 
 /** Polls (as the spec asks, not several times a second) until SUCCESS or FAILURE. */
 async function settle(taskId: string, timeoutMs = 150_000, seen: Poll[] = []): Promise<Poll> {
@@ -69,7 +63,7 @@ async function settle(taskId: string, timeoutMs = 150_000, seen: Poll[] = []): P
   }
 }
 
-/** Downloads a result link (signed: no headers) into the test folder. */
+/** Downloads a result link (signed, outside the API: no key, no client) into the test folder. */
 async function download(url: string, name: string): Promise<string> {
   const response = await fetch(url);
   expect(response.status, url).toBe(200);
@@ -94,13 +88,11 @@ describe("content generation on the local stack", () => {
     const noteId = await createNote({ title: ENGLISH_NOTE.title, content: ENGLISH_NOTE.content });
     const taskId = await create("shorts", { note_id: noteId, voice_id: "en-female", clip_duration: "10" });
     const seen: Poll[] = [];
-    const done = await settle(taskId, 150_000, seen);
-    expect(done.status, JSON.stringify(done)).toBe("SUCCESS");
-    expect(done.data).toMatchObject({ note_id: noteId, title: ENGLISH_NOTE.title, type: "shorts" });
-    const steps = seen.filter((s) => s.status === "PROCESSING");
-    const progress = steps.map((s) => s.progress ?? 0);
+    const done = succeeded(await settle(taskId, 150_000, seen));
+    expect(done).toMatchObject({ note_id: noteId, title: ENGLISH_NOTE.title, type: "shorts" });
+    const progress = seen.flatMap((s) => (s.status === "PROCESSING" ? [s.progress ?? 0] : []));
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
-    const url = done.data?.video_url as string;
+    const url = done.video_url as string;
     const part = await fetch(url, { headers: { range: "bytes=0-99" } });
     expect(part.status).toBe(206);
     expect((await part.arrayBuffer()).byteLength).toBe(100);
@@ -113,30 +105,30 @@ describe("content generation on the local stack", () => {
 
   it("makes an audio-only short from a Vietnamese note, and a deck with its PDF", async () => {
     const noteId = await createNote({ content: VIETNAMESE_NOTE.content });
-    const audio = await settle(
-      await create("shorts", {
-        note_id: noteId,
-        voice_id: "vi-female",
-        clip_duration: "8",
-        is_audio_only: "true",
-      }),
+    const audio = succeeded(
+      await settle(
+        await create("shorts", {
+          note_id: noteId,
+          voice_id: "vi-female",
+          clip_duration: "8",
+          is_audio_only: "true",
+        }),
+      ),
     );
-    expect(audio.status, JSON.stringify(audio)).toBe("SUCCESS");
-    expect(audio.data).not.toHaveProperty("video_url");
-    const sound = probe(await download(audio.data?.audio_url as string, "short.m4a"));
+    expect(audio).not.toHaveProperty("video_url");
+    const sound = probe(await download(audio.audio_url as string, "short.m4a"));
     expect(sound.streams.map((s) => s.codec_type)).toEqual(["audio"]);
 
-    const deck = await settle(
-      await create("slide", { note_id: noteId, template_id: "slide-forest", slide_count_range: "4-6" }),
+    const deck = succeeded(
+      await settle(
+        await create("slide", { note_id: noteId, template_id: "slide-forest", slide_count_range: "4-6" }),
+      ),
     );
-    expect(deck.status, JSON.stringify(deck)).toBe("SUCCESS");
-    const pages = pdfPages(await download(deck.data?.slide_pdf_url as string, "deck.pdf"));
+    const pages = pdfPages(await download(deck.slide_pdf_url as string, "deck.pdf"));
     expect(pages).toBeGreaterThanOrEqual(4);
     expect(pages).toBeLessThanOrEqual(6);
-    expect(deck.data?.slide_count).toBe(pages);
-    const pptx = await JSZip.loadAsync(
-      readFileSync(await download(deck.data?.slide_url as string, "deck.pptx")),
-    );
+    expect(deck.slide_count).toBe(pages);
+    const pptx = await JSZip.loadAsync(readFileSync(await download(deck.slide_url as string, "deck.pptx")));
     expect(Object.keys(pptx.files).filter((name) => /^ppt\/slides\/slide\d+\.xml$/.test(name))).toHaveLength(
       pages,
     );
@@ -152,28 +144,21 @@ describe("content generation on the local stack", () => {
     const form = new FormData();
     form.append("file", new Blob([readFileSync(wav)], { type: "audio/wav" }), "speech.wav");
     form.append("language", "en");
-    const upload = await fetch(`${stack.url}/transcribe/upload`, {
-      method: "POST",
-      headers: headers(),
-      body: form,
-    });
-    const { task_id } = (await upload.json()) as { task_id: string };
+    // multipart: the schema types the form as an object, the client sends a FormData as it is
+    const { task_id } = await unwrap(stack.client.POST("/transcribe/upload", { body: form as never }));
     expect((await stack.settle(task_id)).status).toBe("done");
-    const fromTranscript = await fetch(`${stack.url}/v1/notes`, {
-      method: "POST",
-      headers: { ...headers(), "content-type": "application/json" },
-      body: JSON.stringify({ transcription_task_id: task_id }),
-    });
-    expect(fromTranscript.status).toBe(201);
-    expect(await fromTranscript.json()).toMatchObject({ source_task_id: task_id, language: "en" });
+    const fromTranscript = await stack.client.POST("/v1/notes", { body: { transcription_task_id: task_id } });
+    expect(fromTranscript.response.status).toBe(201);
+    expect(fromTranscript.data).toMatchObject({ source_task_id: task_id, language: "en" });
 
     const quizNote = await createNote({ content: ENGLISH_NOTE.content });
-    const quiz = await settle(
-      await create("quiz-video", { note_id: quizNote, voice_id: "en-male", template_id: "quiz-neon" }),
-      240_000,
+    const quiz = succeeded(
+      await settle(
+        await create("quiz-video", { note_id: quizNote, voice_id: "en-male", template_id: "quiz-neon" }),
+        240_000,
+      ),
     );
-    expect(quiz.status, JSON.stringify(quiz)).toBe("SUCCESS");
-    const info = probe(await download(quiz.data?.video_url as string, "quiz.mp4"));
+    const info = probe(await download(quiz.video_url as string, "quiz.mp4"));
     expect(info.streams.find((s) => s.codec_type === "video")).toMatchObject({ width: 1080, height: 1920 });
   }, 300_000);
 
@@ -187,14 +172,11 @@ describe("content generation on the local stack", () => {
     }
     node.kill("SIGKILL");
     node = await stack.startNode();
-    const done = await settle(taskId, 240_000);
-    expect(done.status, JSON.stringify(done)).toBe("SUCCESS");
+    succeeded(await settle(taskId, 240_000));
   }, 300_000);
 
   it("publishes the catalog previews a content node rendered", async () => {
-    const { voices } = (await (await fetch(`${stack.url}/v1/voices`, { headers: headers() })).json()) as {
-      voices: { sample_url: string }[];
-    };
+    const { voices } = await unwrap(stack.client.GET("/v1/voices"));
     let response: Response | null = null;
     for (let i = 0; i < 120 && response?.status !== 200; i++) {
       response = await fetch(voices[0]!.sample_url);

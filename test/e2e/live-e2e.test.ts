@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type components, unwrap } from "../../client/index.ts";
 import { LIVE_MAX_FRAME_BYTES } from "../../protocol/live.ts";
 import { speechPcm } from "../native/audio.ts";
 import { concat, quiet } from "../node/live-helpers.ts";
@@ -36,12 +37,12 @@ afterAll(async () => {
 
 const auth = () => ({ authorization: `Bearer ${stack.key}` });
 
-async function health(): Promise<{ busy: boolean; asr_loaded: boolean }> {
-  return (await (await fetch(`${stack.url}/health`)).json()) as { busy: boolean; asr_loaded: boolean };
-}
+type HealthResponse = components["schemas"]["HealthResponse"];
+
+const health = (): Promise<HealthResponse> => unwrap(stack.client.GET("/health"));
 
 /** Polls /health until `ok`; returns how long that took (ms). */
-async function healthWithin(ok: (h: { busy: boolean; asr_loaded: boolean }) => boolean, timeoutMs: number) {
+async function healthWithin(ok: (h: HealthResponse) => boolean, timeoutMs: number) {
   const started = performance.now();
   while (!ok(await health())) {
     if (performance.now() - started > timeoutMs)

@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unwrap } from "../../client/index.ts";
 import { TranslationError } from "../../inference-node/translate/translator.ts";
 import { WorkersAiTranslator } from "../../inference-node/translate/workers-ai.ts";
 import { LIVE_MAX_FRAME_BYTES } from "../../protocol/live.ts";
@@ -50,7 +51,11 @@ beforeAll(async () => {
   ]);
   // the node reports its pairs with its first lease call; the engine registers at the hub
   for (let i = 0; i < 120; i++) {
-    if ((await fetch(`${stack.url}/api/v1/languages`)).status === 200) break;
+    const listed = await stack.client.GET("/api/v1/languages").then(
+      () => true,
+      () => false,
+    );
+    if (listed) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }, 240_000);
@@ -75,13 +80,10 @@ async function apertium(text: string, langpair: "eng|spa" | "spa|eng"): Promise<
 }
 
 async function createSession(language: string, translate: string): Promise<string> {
-  const response = await fetch(`${stack.url}/api/v1/session/create`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${stack.key}`, "content-type": "application/json" },
-    body: JSON.stringify({ language, translate_language: translate }),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { conversation_id: string }).conversation_id;
+  const created = await unwrap(
+    stack.client.POST("/api/v1/session/create", { body: { language, translate_language: translate } }),
+  );
+  return created.conversation_id;
 }
 
 async function joinRoom(id: string, query: Record<string, string>): Promise<RoomClient> {
@@ -97,9 +99,7 @@ const transcripts = (client: RoomClient) =>
 
 describe("multi-device room", () => {
   it("lists the languages Apertium and the recogniser share, with en/es as defaults", async () => {
-    const response = await fetch(`${stack.url}/api/v1/languages`);
-    expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({
+    expect(await unwrap(stack.client.GET("/api/v1/languages"))).toMatchObject({
       supported_languages: [
         ["en", "English"],
         ["es", "Spanish"],
@@ -111,7 +111,7 @@ describe("multi-device room", () => {
         ["es", "en"],
       ],
     });
-    expect(await (await fetch(`${stack.url}/health`)).json()).toMatchObject({
+    expect(await unwrap(stack.client.GET("/health"))).toMatchObject({
       mt_loaded: true,
       mt_model: "apertium",
     });

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
+import { createVoxedgeClient, unwrap, type VoxedgeClient } from "../../client/index.ts";
 import { ensureSyntheticModel, type SyntheticSize } from "../../native/model/synthetic.ts";
 import { createKey } from "../../scripts/keys.ts";
 import { applyMigrations } from "../../scripts/lib/wrangler.ts";
@@ -11,6 +12,8 @@ import { type LocalWorker, startLocalWorker, tempState } from "../helpers/local-
 export interface Stack {
   url: string;
   key: string;
+  /** The typed client (client/) on this stack with its API key. */
+  client: VoxedgeClient;
   /** The NODE_TOKEN of this stack, for nodes run inside the test process (live bench). */
   token: string;
   /**
@@ -49,7 +52,7 @@ export async function startStack(options: {
   });
   const model = await ensureSyntheticModel(options.model ?? "micro");
   const nodes: ChildProcess[] = [];
-  const auth = { authorization: `Bearer ${key}` };
+  const client = createVoxedgeClient({ baseUrl: worker.url, apiKey: key });
 
   const startNode = async (extraEnv: Record<string, string> = {}) => {
     const node = spawn(
@@ -81,7 +84,7 @@ export async function startStack(options: {
     );
     nodes.push(node);
     for (let i = 0; i < 120; i++) {
-      const health = (await (await fetch(`${worker.url}/health`)).json()) as { asr_loaded: boolean };
+      const health = await unwrap(client.GET("/health"));
       if (health.asr_loaded) return node;
       if (node.exitCode !== null) throw new Error("inference node exited during start-up");
       await new Promise((r) => setTimeout(r, 250));
@@ -89,11 +92,8 @@ export async function startStack(options: {
     throw new Error("inference node did not report a loaded model within 30 s");
   };
 
-  const poll = async (taskId: string) => {
-    const response = await fetch(`${worker.url}/transcribe/${taskId}`, { headers: auth });
-    if (response.status !== 200) throw new Error(`poll ${taskId}: ${response.status}`);
-    return (await response.json()) as TaskStatusResponse;
-  };
+  const poll = (taskId: string): Promise<TaskStatusResponse> =>
+    unwrap(client.GET("/transcribe/{task_id}", { params: { path: { task_id: taskId } } }));
 
   const settle = async (taskId: string, timeoutMs = 60_000) => {
     const deadline = Date.now() + timeoutMs;
@@ -111,7 +111,7 @@ export async function startStack(options: {
     await worker.stop();
     state.remove();
   };
-  return { url: worker.url, key, token, startNode, poll, settle, stop };
+  return { url: worker.url, key, client, token, startNode, poll, settle, stop };
 }
 
 /** Writes 16 kHz mono Float32 samples as a 16-bit PCM WAV file. */

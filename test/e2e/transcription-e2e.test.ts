@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unwrap } from "../../client/index.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 import { buildDialogue } from "../helpers/dialogue.ts";
 import { speechPcm } from "../native/audio.ts";
@@ -103,20 +104,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function post(path: string, body: BodyInit, headers: Record<string, string> = {}) {
-  return fetch(`${stack.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${stack.key}`, ...headers },
-    body,
-  });
-}
+/** A multipart body as it is: the schema types the form as an object, openapi-fetch sends a FormData untouched. */
+const multipart = (form: FormData) => form as never;
 
 async function enqueueUrl(url: string): Promise<string> {
-  const response = await post("/transcribe", JSON.stringify({ file_url: url }), {
-    "content-type": "application/json",
-  });
-  expect(response.status).toBe(200);
-  const accepted = (await response.json()) as { task_id: string; status: string };
+  const accepted = await unwrap(stack.client.POST("/transcribe", { body: { file_url: url } }));
   expect(accepted.status).toBe("queued");
   return accepted.task_id;
 }
@@ -152,32 +144,25 @@ describe("transcription end to end", () => {
 
   it("runs a presigned upload to done and serves its audio back", async () => {
     const wav = readFileSync(join(dir, "speech.wav"));
-    const presign = await post(
-      "/uploads/presign",
-      JSON.stringify({ filename: "speech.wav", content_type: "audio/wav" }),
-      {
-        "content-type": "application/json",
-      },
+    const { object_key, upload_url } = await unwrap(
+      stack.client.POST("/uploads/presign", { body: { filename: "speech.wav", content_type: "audio/wav" } }),
     );
-    expect(presign.status).toBe(200);
-    const { object_key, upload_url } = (await presign.json()) as { object_key: string; upload_url: string };
+    // the signed URL is storage's, outside the API's paths: a plain PUT, as a browser would send it
     const put = await fetch(upload_url, {
       method: "PUT",
       headers: { "content-type": "audio/wav" },
       body: wav,
     });
     expect(put.ok).toBe(true);
-    const enqueue = await post("/transcribe/object", JSON.stringify({ object_key, language: "en" }), {
-      "content-type": "application/json",
-    });
-    expect(enqueue.status).toBe(200);
-    const { task_id } = (await enqueue.json()) as { task_id: string };
+    const { task_id } = await unwrap(
+      stack.client.POST("/transcribe/object", { body: { object_key, language: "en" } }),
+    );
     const done = await stack.settle(task_id);
     expect(done.status).toBe("done");
     const result = expectValidResult(done.result, speechSec);
     expect(result.language).toBe("English");
     expect(result.audio_url).toBeTruthy();
-    const audio = await fetch(result.audio_url!);
+    const audio = await fetch(result.audio_url!); // a signed link: no key, no client
     expect(Buffer.from(await audio.arrayBuffer()).equals(wav)).toBe(true);
   });
 
@@ -189,9 +174,7 @@ describe("transcription end to end", () => {
       new Blob([readFileSync(join(dir, "speech.wav"))], { type: "audio/wav" }),
       "speech.wav",
     );
-    const response = await post("/transcribe/upload", form);
-    expect(response.status).toBe(200);
-    const { task_id } = (await response.json()) as { task_id: string };
+    const { task_id } = await unwrap(stack.client.POST("/transcribe/upload", { body: multipart(form) }));
     const done = await stack.settle(task_id);
     expect(done.status).toBe("done");
     expect(expectValidResult(done.result, speechSec).language).toBe("Vietnamese");
@@ -216,9 +199,7 @@ describe("transcription end to end", () => {
   it("fails an uploaded HLS playlist naming a local file with unsupported_media, decoding nothing", async () => {
     const form = new FormData();
     form.append("file", new Blob([readFileSync(join(dir, "playlist.mp3"))], { type: "audio/mpeg" }), "a.mp3");
-    const response = await post("/transcribe/upload", form);
-    expect(response.status).toBe(200);
-    const { task_id } = (await response.json()) as { task_id: string };
+    const { task_id } = await unwrap(stack.client.POST("/transcribe/upload", { body: multipart(form) }));
     const failed = await stack.settle(task_id);
     expect(failed).toMatchObject({ status: "failed", error_code: "unsupported_media", result: null });
     expect(failed.error).toMatch(/HLS\/M3U playlist/);
@@ -235,10 +216,15 @@ describe("transcription end to end", () => {
     const form = new FormData();
     form.append("model", "whisper-1");
     form.append("file", new Blob([readFileSync(join(dir, "ten-hours.flac"))]), "ten-hours.flac");
-    const sync = await post("/v1/audio/transcriptions", form);
-    expect(sync.status).toBe(413);
-    expect(await sync.json()).toMatchObject({
-      error: { code: "audio_too_long", param: "file", message: expect.stringMatching(/14400 s limit/) },
+    await expect(
+      stack.client.POST("/v1/audio/transcriptions", { body: multipart(form) }),
+    ).rejects.toMatchObject({
+      status: 413,
+      code: "audio_too_long",
+      // the OpenAI envelope as sent
+      body: {
+        error: { code: "audio_too_long", param: "file", message: expect.stringMatching(/14400 s limit/) },
+      },
     });
   });
 
@@ -247,17 +233,15 @@ describe("transcription end to end", () => {
     const taskId = await enqueueUrl(`${mediaOrigin}/stall/speech.wav`);
     await stalled.started;
     expect((await stack.poll(taskId)).status).toBe("processing");
-    const deleted = await fetch(`${stack.url}/transcribe/${taskId}`, {
-      method: "DELETE",
-      headers: { authorization: `Bearer ${stack.key}` },
-    });
+    const byId = { params: { path: { task_id: taskId } } };
+    const { response: deleted } = await stack.client.DELETE("/transcribe/{task_id}", byId);
     expect(deleted.status).toBe(204);
     // The node hangs up on the download once its heartbeat hears of the cancel (nothing else ends it).
     await stalled.closed;
-    const gone = await fetch(`${stack.url}/transcribe/${taskId}`, {
-      headers: { authorization: `Bearer ${stack.key}` },
+    await expect(stack.client.GET("/transcribe/{task_id}", byId)).rejects.toMatchObject({
+      status: 404,
+      code: "not_found",
     });
-    expect(gone.status).toBe(404);
     const next = await stack.settle(await enqueueUrl(`${mediaOrigin}/files/speech.wav`), 60_000);
     expect(next.status).toBe("done");
   });

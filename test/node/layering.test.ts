@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 /**
  * The folders depend one way: worker/ → durable-objects/ → platform/ → protocol/, and the node
  * (inference-node/, native/) only on protocol/. A module that imports against that direction would
- * bring back the cycles the task contract removed.
+ * bring back the cycles the task contract removed. The typed client (client/) is a leaf: it imports
+ * only itself (its generated types included), so it can ship without the server's code.
  */
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -35,6 +36,7 @@ const ALLOWED: Record<string, string[]> = {
   platform: ["platform", "protocol"],
   "durable-objects": ["durable-objects", "platform", "protocol"],
   "inference-node": ["inference-node", "native", "protocol"],
+  client: ["client"],
 };
 
 describe("dependency direction", () => {

@@ -1,5 +1,5 @@
+import { createVoxedgeClient, unwrap } from "../../../client/index.ts";
 import { apiKey } from "../auth/key-store.ts";
-import { ApiFailure, failureFrom } from "./failure.ts";
 import type {
   Background,
   ContentTaskResult,
@@ -21,50 +21,11 @@ import type {
   Voice,
 } from "./types.ts";
 
-interface RequestOptions {
-  method?: string;
-  json?: unknown;
-  /** Fields sent as application/x-www-form-urlencoded (the content create endpoints). */
-  form?: Record<string, string>;
-  query?: Record<string, string | number | undefined>;
-  signal?: AbortSignal;
-  /** Another key than the signed-in one (the sign-in form checks a key before keeping it). */
-  key?: string;
-}
-
 /**
- * Calls the API on this origin with the signed-in key (none on a keyless page); resolves the JSON body
- * (undefined for 204 No Content), rejects an ApiFailure.
- *
- * @example const page = await request<HistoryPage>("/history", { query: { limit: 20 } });
+ * The typed client (client/) on this origin with the signed-in key (none on a keyless page). Every
+ * call resolves the route's body and rejects a VoxedgeApiError (status 0: the server was not reached).
  */
-export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const url = new URL(path, location.origin);
-  for (const [name, value] of Object.entries(options.query ?? {})) {
-    if (value !== undefined && value !== "") url.searchParams.set(name, String(value));
-  }
-  const headers: Record<string, string> = {};
-  const key = options.key ?? apiKey.value;
-  if (key) headers.authorization = `Bearer ${key}`;
-  let body: string | URLSearchParams | undefined;
-  if (options.json !== undefined) {
-    headers["content-type"] = "application/json";
-    body = JSON.stringify(options.json);
-  } else if (options.form !== undefined) {
-    // fetch sets application/x-www-form-urlencoded;charset=UTF-8 for a URLSearchParams body
-    body = new URLSearchParams(options.form);
-  }
-  let response: Response;
-  try {
-    response = await fetch(url, { method: options.method ?? "GET", headers, body, signal: options.signal });
-  } catch (error) {
-    if (options.signal?.aborted) throw error;
-    throw new ApiFailure(0, "network", error instanceof Error ? error.message : String(error));
-  }
-  if (!response.ok) throw await failureFrom(response);
-  if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
-}
+const voxedge = createVoxedgeClient({ baseUrl: location.origin, apiKey: () => apiKey.value });
 
 /** Options every enqueue call takes (speech-to-text spec); empty ones are left out. */
 export interface TranscribeOptions {
@@ -81,32 +42,34 @@ function enqueueFields(options: TranscribeOptions): { language?: string; context
 
 /** The speech-to-text API as the console uses it. */
 export const api = {
-  health: () => request<HealthResponse>("/health"),
-  models: () => request<ModelsResponse>("/models"),
-  history: (query: { limit: number; skip: number; status?: JobStatus }, signal?: AbortSignal) =>
-    request<HistoryPage>("/history", { query, signal }),
-  task: (taskId: string, signal?: AbortSignal) =>
-    request<TaskStatusResponse>(`/transcribe/${encodeURIComponent(taskId)}`, { signal }),
-  presign: (filename: string, contentType: string) =>
-    request<PresignResponse>("/uploads/presign", {
-      method: "POST",
-      json: { filename, content_type: contentType },
-    }),
-  transcribeObject: (objectKey: string, options: TranscribeOptions) =>
-    request<TaskAccepted>("/transcribe/object", {
-      method: "POST",
-      json: { object_key: objectKey, ...enqueueFields(options) },
-    }),
-  transcribeUrl: (fileUrl: string, options: TranscribeOptions) =>
-    request<TaskAccepted>("/transcribe", {
-      method: "POST",
-      json: { file_url: fileUrl, ...enqueueFields(options) },
-    }),
+  health: (): Promise<HealthResponse> => unwrap(voxedge.GET("/health")),
+  models: (): Promise<ModelsResponse> => unwrap(voxedge.GET("/models")),
+  history: (
+    query: { limit: number; skip: number; status?: JobStatus },
+    signal?: AbortSignal,
+  ): Promise<HistoryPage> => unwrap(voxedge.GET("/history", { params: { query }, signal })),
+  task: (taskId: string, signal?: AbortSignal): Promise<TaskStatusResponse> =>
+    unwrap(voxedge.GET("/transcribe/{task_id}", { params: { path: { task_id: taskId } }, signal })),
+  presign: (filename: string, contentType: string): Promise<PresignResponse> =>
+    unwrap(voxedge.POST("/uploads/presign", { body: { filename, content_type: contentType } })),
+  transcribeObject: (objectKey: string, options: TranscribeOptions): Promise<TaskAccepted> =>
+    unwrap(
+      voxedge.POST("/transcribe/object", { body: { object_key: objectKey, ...enqueueFields(options) } }),
+    ),
+  transcribeUrl: (fileUrl: string, options: TranscribeOptions): Promise<TaskAccepted> =>
+    unwrap(voxedge.POST("/transcribe", { body: { file_url: fileUrl, ...enqueueFields(options) } })),
   /** Cancels the job if it is still running and deletes it with its audio and transcript (204). */
-  deleteJob: (taskId: string) =>
-    request<void>(`/transcribe/${encodeURIComponent(taskId)}`, { method: "DELETE" }),
-  /** Checks a key before the console keeps it: the cheapest authenticated call. */
-  checkKey: (key: string) => request<HistoryPage>("/history", { query: { limit: 1 }, key }),
+  deleteJob: async (taskId: string): Promise<void> => {
+    await voxedge.DELETE("/transcribe/{task_id}", { params: { path: { task_id: taskId } } });
+  },
+  /** Checks a key before the console keeps it: the cheapest authenticated call, with that key. */
+  checkKey: (key: string): Promise<HistoryPage> =>
+    unwrap(
+      voxedge.GET("/history", {
+        params: { query: { limit: 1 } },
+        headers: { authorization: `Bearer ${key}` },
+      }),
+    ),
 };
 
 /**
@@ -114,8 +77,8 @@ export const api = {
  * /api/v1/ws/single with a short-lived token in the URL instead of the API key itself.
  */
 export const authApi = {
-  socketToken: (scope: "live" | "translate") =>
-    request<SocketToken>("/v1/auth/tokens", { method: "POST", json: { scope } }),
+  socketToken: (scope: "live" | "translate"): Promise<SocketToken> =>
+    unwrap(voxedge.POST("/v1/auth/tokens", { body: { scope } })),
 };
 
 /** The content kinds the studio creates, by their create path. */
@@ -123,34 +86,49 @@ export type ContentForm = "shorts" | "quiz-video" | "slide";
 
 /** Real-time translation (/api/v1): languages and rooms. The language list and a room's details need no key. */
 export const translationApi = {
-  languages: (signal?: AbortSignal) => request<LanguagesResponse>("/api/v1/languages", { signal }),
-  createSession: (language: string, translateLanguage: string) =>
-    request<SessionCreated>("/api/v1/session/create", {
-      method: "POST",
-      json: { language, translate_language: translateLanguage },
-    }),
-  session: (conversationId: string, signal?: AbortSignal) =>
-    request<SessionDetails>(`/api/v1/session/${encodeURIComponent(conversationId)}`, { signal }),
+  // openapi-fetch's answer types widen tuples to arrays; the route's schema sends [code, name] pairs.
+  languages: (signal?: AbortSignal): Promise<LanguagesResponse> =>
+    unwrap(voxedge.GET("/api/v1/languages", { signal })) as Promise<LanguagesResponse>,
+  createSession: (language: string, translateLanguage: string): Promise<SessionCreated> =>
+    unwrap(
+      voxedge.POST("/api/v1/session/create", { body: { language, translate_language: translateLanguage } }),
+    ),
+  session: (conversationId: string, signal?: AbortSignal): Promise<SessionDetails> =>
+    unwrap(
+      voxedge.GET("/api/v1/session/{conversation_id}", {
+        params: { path: { conversation_id: conversationId } },
+        signal,
+      }),
+    ),
 };
+
+/** The create forms are application/x-www-form-urlencoded (the spec's); openapi-fetch encodes the fields. */
+const FORM_ENCODED = { "content-type": "application/x-www-form-urlencoded" };
 
 /** Content generation: notes, the catalogs, the create forms and task polling. */
 export const contentApi = {
-  notes: (query: { limit: number; skip: number }, signal?: AbortSignal) =>
-    request<NotePage>("/v1/notes", { query, signal }),
-  note: (noteId: string) => request<Note>(`/v1/notes/${encodeURIComponent(noteId)}`),
+  notes: (query: { limit: number; skip: number }, signal?: AbortSignal): Promise<NotePage> =>
+    unwrap(voxedge.GET("/v1/notes", { params: { query }, signal })),
+  note: (noteId: string): Promise<Note> =>
+    unwrap(voxedge.GET("/v1/notes/{note_id}", { params: { path: { note_id: noteId } } })),
   createNote: (
     body: { title?: string; content: string; language?: string } | { transcription_task_id: string },
-  ) => request<Note>("/v1/notes", { method: "POST", json: body }),
-  deleteNote: (noteId: string) =>
-    request<void>(`/v1/notes/${encodeURIComponent(noteId)}`, { method: "DELETE" }),
-  voices: () => request<{ voices: Voice[] }>("/v1/voices"),
-  backgrounds: () => request<{ backgrounds: Background[] }>("/v1/backgrounds"),
-  templates: () => request<{ templates: Template[] }>("/v1/templates"),
-  create: (form: ContentForm, fields: Record<string, string>) =>
-    request<CreateAccepted>(`/v2/create/${form}`, { method: "POST", form: fields }),
-  task: (taskId: string, signal?: AbortSignal) =>
-    request<ContentTaskResult>(`/v1/create/tasks/${encodeURIComponent(taskId)}/result`, { signal }),
+  ): Promise<Note> => unwrap(voxedge.POST("/v1/notes", { body })),
+  deleteNote: async (noteId: string): Promise<void> => {
+    await voxedge.DELETE("/v1/notes/{note_id}", { params: { path: { note_id: noteId } } });
+  },
+  voices: (): Promise<{ voices: Voice[] }> => unwrap(voxedge.GET("/v1/voices")),
+  backgrounds: (): Promise<{ backgrounds: Background[] }> => unwrap(voxedge.GET("/v1/backgrounds")),
+  templates: (): Promise<{ templates: Template[] }> => unwrap(voxedge.GET("/v1/templates")),
+  create: (form: ContentForm, fields: Record<string, string>): Promise<CreateAccepted> =>
+    // The fields are the studio's form as typed; the route validates them (each form's schema differs).
+    unwrap(voxedge.POST(`/v2/create/${form}`, { body: fields as never, headers: FORM_ENCODED })),
+  task: (taskId: string, signal?: AbortSignal): Promise<ContentTaskResult> =>
+    unwrap(
+      voxedge.GET("/v1/create/tasks/{task_id}/result", { params: { path: { task_id: taskId } }, signal }),
+    ),
   /** Cancels the task if it is still running and deletes it with its outputs (204). */
-  deleteTask: (taskId: string) =>
-    request<void>(`/v1/create/tasks/${encodeURIComponent(taskId)}`, { method: "DELETE" }),
+  deleteTask: async (taskId: string): Promise<void> => {
+    await voxedge.DELETE("/v1/create/tasks/{task_id}", { params: { path: { task_id: taskId } } });
+  },
 };

@@ -1,6 +1,6 @@
+import { VoxedgeApiError } from "../../../client/errors.ts";
 import { t } from "../i18n/i18n.ts";
 import { en, type MessageKey } from "../i18n/messages.ts";
-import { ApiFailure } from "./failure.ts";
 
 /**
  * The sentence for a stable error code of the content service (`error_key`: a request error or why a
@@ -17,10 +17,10 @@ export function errorKeyText(key: string | null | undefined): string | null {
  * A sentence a person can act on, for anything an API call or the browser threw. The API's own
  * `detail` (English) follows where it adds something.
  *
- * @example describeError(new ApiFailure(401, "unauthorized", "invalid API key")) // "The API key was not accepted…"
+ * @example describeError(VoxedgeApiError.fromBody(401, { detail: "invalid API key", code: "unauthorized" })) // "The API key was not accepted…"
  */
 export function describeError(error: unknown): string {
-  if (!(error instanceof ApiFailure)) {
+  if (!(error instanceof VoxedgeApiError)) {
     if (error instanceof DOMException && error.name === "NotAllowedError") return t("error.micDenied");
     if (error instanceof DOMException && error.name === "NotFoundError") return t("error.micMissing");
     if (error instanceof DOMException && error.name === "SecurityError") return t("error.micInsecure");
@@ -28,7 +28,7 @@ export function describeError(error: unknown): string {
   }
   const keyed = errorKeyText(error.code);
   if (keyed) return keyed;
-  const detail = error.detail;
+  const detail = error.message;
   switch (error.status) {
     case 0:
       return t("error.network");

@@ -1,4 +1,4 @@
-import { ApiFailure, failureFromBody } from "./failure.ts";
+import { VoxedgeApiError } from "../../../client/errors.ts";
 
 /** How far an upload is: bytes sent of the total, and the recent rate in bytes per second. */
 export interface UploadProgress {
@@ -22,8 +22,8 @@ export class RateMeter {
 }
 
 /**
- * PUTs `body` to a presigned `url` with XMLHttpRequest, whose upload events (unlike fetch's) report
- * progress. Content-Type must be the one the URL was presigned for. Rejects an ApiFailure, or an
+ * PUTs `body` to a presigned `url` with XMLHttpRequest, whose upload events (unlike fetch's, so not
+ * the typed client's either) report progress. Content-Type must be the one the URL was presigned for. Rejects a VoxedgeApiError, or an
  * AbortError when `signal` aborts.
  *
  * @example await putWithProgress(presign.upload_url, file, file.type, (p) => draw(p.loaded / p.total));
@@ -52,9 +52,9 @@ export function putWithProgress(
       } catch {
         // storage answered something other than JSON; the status says enough
       }
-      reject(failureFromBody(xhr.status, parsed, xhr.statusText));
+      reject(VoxedgeApiError.fromBody(xhr.status, parsed, xhr.statusText));
     };
-    xhr.onerror = () => reject(new ApiFailure(0, "network", "upload failed"));
+    xhr.onerror = () => reject(VoxedgeApiError.network("upload failed"));
     xhr.onabort = () => reject(new DOMException("upload cancelled", "AbortError"));
     signal?.addEventListener("abort", () => xhr.abort(), { once: true });
     xhr.send(body);

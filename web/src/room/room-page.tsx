@@ -1,8 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import "../styles/translate.css";
 import { useRoute } from "preact-iso";
+import { VoxedgeApiError } from "../../../client/errors.ts";
 import { translationApi } from "../api/client.ts";
-import { ApiFailure } from "../api/failure.ts";
 import type { LanguagesResponse, SessionDetails } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
 import { loadTimeline, saveTimeline } from "../translate/timeline.ts";
@@ -70,7 +70,9 @@ export default function RoomPage() {
       (error: unknown) => {
         if (abort.signal.aborted) return;
         setLoaded(
-          error instanceof ApiFailure && error.status === 404 ? { kind: "ended" } : { kind: "error", error },
+          error instanceof VoxedgeApiError && error.status === 404
+            ? { kind: "ended" }
+            : { kind: "error", error },
         );
       },
     );

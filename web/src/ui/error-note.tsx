@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
+import { VoxedgeApiError } from "../../../client/errors.ts";
 import { describeError } from "../api/errors.ts";
-import { ApiFailure } from "../api/failure.ts";
 
 /**
  * An error as a readable sentence, announced to screen readers; `byStatus` words an API status for the
@@ -13,7 +13,7 @@ export function ErrorNote(props: {
 }) {
   const { error, action, byStatus } = props;
   if (!error) return null;
-  const specific = error instanceof ApiFailure ? byStatus?.[error.status] : undefined;
+  const specific = error instanceof VoxedgeApiError ? byStatus?.[error.status] : undefined;
   return (
     <div class="note note-error" role="alert">
       <p>{specific ?? describeError(error)}</p>
