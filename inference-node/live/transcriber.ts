@@ -336,6 +336,9 @@ export class LiveTranscriber {
     const transcript = await decoder.decode(audio, {
       language,
       audioCtx,
+      // one segment per decode, as whisper.cpp's stream example decodes its sliding window: no
+      // timestamp tokens to spend the token budget on, and none to make whisper seek within the buffer
+      timestamps: false,
       maxTokens: this.options.maxTokens,
       ...(prompt && { initialPrompt: prompt }),
       ...(signal && { signal }),
