@@ -86,6 +86,17 @@ export function fitAudioCtx(samples: number): number {
   return ctx >= 1500 ? 0 : ctx;
 }
 
+/**
+ * Tokens one live decode may produce for `samples` of audio: 16 plus 12 a second (speech runs at 3-5
+ * tokens a second in English, up to ~10 in Vietnamese), and never more than the node's own cap
+ * (`maxTokens`, 0 = none). Without timestamp tokens nothing else ends a decode that does not reach
+ * end-of-text (a looping decoder, a synthetic model), so this bounds its cost to the audio heard.
+ */
+export function liveTokenBudget(samples: number, maxTokens: number): number {
+  const budget = 16 + Math.ceil((samples / SAMPLE_RATE) * 12);
+  return maxTokens > 0 ? Math.min(maxTokens, budget) : budget;
+}
+
 /** Text carried from one final into the next utterance's prompt: its last 200 characters (~50 tokens). */
 const MAX_PROMPT_CHARS = 200;
 
@@ -339,7 +350,7 @@ export class LiveTranscriber {
       // one segment per decode, as whisper.cpp's stream example decodes its sliding window: no
       // timestamp tokens to spend the token budget on, and none to make whisper seek within the buffer
       timestamps: false,
-      maxTokens: this.options.maxTokens,
+      maxTokens: liveTokenBudget(audio.length, this.options.maxTokens),
       ...(prompt && { initialPrompt: prompt }),
       ...(signal && { signal }),
     });

@@ -3,6 +3,7 @@ import { DEFAULT_LIVE_OPTIONS, type LiveOptions } from "../../inference-node/liv
 import {
   fitAudioCtx,
   LiveTranscriber,
+  liveTokenBudget,
   MIN_AUDIO_CTX,
   type TranscriberSink,
 } from "../../inference-node/live/transcriber.ts";
@@ -163,6 +164,18 @@ describe("LiveTranscriber encodes only what was heard", () => {
     const offCalls = [...off.d.interim.calls, ...off.d.final.calls];
     expect(offCalls.length).toBeGreaterThan(1);
     expect(offCalls.every((call) => call.options.audioCtx === 0)).toBe(true);
+  });
+
+  it("bounds every decode's tokens to the audio heard, and to the node's own cap", async () => {
+    expect(liveTokenBudget(SR, 0)).toBe(28);
+    expect(liveTokenBudget(15 * SR, 0)).toBe(196);
+    expect(liveTokenBudget(15 * SR, 64)).toBe(64);
+    const { t, d } = engine();
+    await feed((c) => t.push(c), concat(quiet(300), tone(2500), quiet(900)));
+    await t.flush();
+    const calls = [...d.interim.calls, ...d.final.calls];
+    expect(calls.length).toBeGreaterThan(1);
+    for (const call of calls) expect(call.options.maxTokens).toBe(liveTokenBudget(call.samples, 0));
   });
 
   it("carries the previous final's text as the next utterance's prompt, only in the same language", async () => {
