@@ -177,10 +177,10 @@ export async function measureWs(url: string, key: string, speech: SpeechStream) 
  * base model, 2 threads) so its decode costs can be read.
  */
 export async function startBenchPlatform(
-  options: { translator?: Translator | null; capacity?: number } = {},
+  options: { translator?: Translator | null; capacity?: number; users?: number } = {},
 ) {
   const modelPath = await ensureSyntheticModel("base");
-  const stack = await startStack({ allowlist: "", leaseTtlSec: 60 });
+  const stack = await startStack({ allowlist: "", leaseTtlSec: 60, extraKeys: options.users ?? 0 });
   const model = await loadModel(modelPath, { threads: 2 });
   const decodes: DecodeStat[] = [];
   const service = startLiveService({

@@ -9,7 +9,11 @@
  *   final covering it (the 600 ms endpointing pause and the translation included);
  * - speaker interim latency: word end → the speaker's first interim covering the word;
  * - translation call latency: each call the engine made to APy;
- * - the same with 4 rooms at once (4 speakers on one engine node).
+ * - the same with 4 rooms at once (4 speakers on one engine node), each room made by its own API key
+ *   (four users), with the node's default live capacity (npm start's defaults throughout);
+ * - a muted speaker: the speaker's frames stop right after the first phrase (no trailing silence);
+ *   last frame sent -> the partner's final;
+ * - encoder ms per decode (the addon's own timing) and the encoder context asked for.
  *
  * Reference: the `/ws` final latency (same speech, same engine, no translation), measured in this run,
  * interleaved with the room runs. Target: partner final ≤ 1.5 s p50.
@@ -86,17 +90,22 @@ async function join(stack: Stack, id: string, language: string): Promise<RoomCli
   return client;
 }
 
-async function createRoom(stack: Stack): Promise<string> {
+async function createRoom(stack: Stack, key: string): Promise<string> {
   const response = await fetch(`${stack.url}/api/v1/session/create`, {
     method: "POST",
-    headers: { authorization: `Bearer ${stack.key}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify({ language: "en", translate_language: "es" }),
   });
   return ((await response.json()) as { conversation_id: string }).conversation_id;
 }
 
+/** A partner's final this long after the end of speech is too late for a conversation. */
+const DELIVERY_LIMIT_MS = 5_000;
+
 interface RoomRun {
   partnerFinals: number[];
+  /** Phrases spoken in the run (each should reach the partner as a final). */
+  phrases: number;
   speakerInterims: number[];
   finals: number;
   translationErrors: number;
@@ -105,8 +114,8 @@ interface RoomRun {
 /** `rooms` rooms at once: each speaker streams the speech; the partners' finals and the speakers' interims. */
 async function measureRooms(stack: Stack, speech: SpeechStream, rooms: number): Promise<RoomRun> {
   const pairs = await Promise.all(
-    Array.from({ length: rooms }, async () => {
-      const id = await createRoom(stack);
+    Array.from({ length: rooms }, async (_, i) => {
+      const id = await createRoom(stack, stack.keys[i] ?? stack.key);
       const speaker = await join(stack, id, "en");
       const partner = await join(stack, id, "es");
       return { speaker, partner };
@@ -115,7 +124,13 @@ async function measureRooms(stack: Stack, speech: SpeechStream, rooms: number): 
   const sent = await Promise.all(pairs.map(({ speaker }) => speaker.stream(speech.audio, 1, FRAME_MS)));
   const lastPhrase = speech.phrases.at(-1)?.end ?? 0;
   const offset = roomStreamOffset(speech.audio);
-  const out: RoomRun = { partnerFinals: [], speakerInterims: [], finals: 0, translationErrors: 0 };
+  const out: RoomRun = {
+    partnerFinals: [],
+    phrases: rooms * speech.phrases.length,
+    speakerInterims: [],
+    finals: 0,
+    translationErrors: 0,
+  };
   for (const [i, { speaker, partner }] of pairs.entries()) {
     await partner
       .waitUntil(
@@ -143,17 +158,42 @@ async function measureRooms(stack: Stack, speech: SpeechStream, rooms: number): 
   return out;
 }
 
+/** One room whose speaker says the first phrase and mutes at once: last frame -> the partner's final. */
+async function measureMuted(stack: Stack, speech: SpeechStream): Promise<number | null> {
+  const first = speech.phrases[0];
+  if (!first) return null;
+  const id = await createRoom(stack, stack.key);
+  const speaker = await join(stack, id, "en");
+  const partner = await join(stack, id, "es");
+  const audio = speech.audio.subarray(0, Math.ceil(((first.end * 1000) / FRAME_MS) * 1600));
+  const sentAt = await speaker.stream(audio, 1, FRAME_MS);
+  const last = sentAt.at(-1) ?? performance.now();
+  const final = await partner
+    .waitUntil((m) => m.type === "transcript" && !m.is_interim, "the muted speaker's final", 15_000)
+    .then(() => partner.received.find((r) => r.message.type === "transcript" && !r.message.is_interim))
+    .catch(() => null);
+  for (const client of [speaker, partner]) client.ws.close(1000, "bench over");
+  return final ? final.at - last : null;
+}
+
 export const rooms: BenchGroup = async () => {
   const speech = await buildStream();
   const apy = await startApertium();
   const translator = new TimedTranslator(new ApertiumTranslator({ url: apy.url }));
   await translator.pairs();
-  const { stack, stop } = await startBenchPlatform({ translator, capacity: 4 });
+  // npm start's defaults: the node's default live capacity; four users, one room each
+  const { stack, decodes, stop } = await startBenchPlatform({ translator, users: 4 });
   try {
     await fetch(`${stack.url}/health`);
     const ws: number[] = [];
     const wsInterims: number[] = [];
-    const room: RoomRun = { partnerFinals: [], speakerInterims: [], finals: 0, translationErrors: 0 };
+    const room: RoomRun = {
+      partnerFinals: [],
+      phrases: 0,
+      speakerInterims: [],
+      finals: 0,
+      translationErrors: 0,
+    };
     for (let round = 1; round <= ROUNDS; round++) {
       log(`round ${round}/${ROUNDS}: /ws (reference), then one room`);
       const reference = await measureWs(stack.url, stack.key, speech);
@@ -161,14 +201,19 @@ export const rooms: BenchGroup = async () => {
       wsInterims.push(...reference.interims);
       const run = await measureRooms(stack, speech, 1);
       room.partnerFinals.push(...run.partnerFinals);
+      room.phrases += run.phrases;
       room.speakerInterims.push(...run.speakerInterims);
       room.finals += run.finals;
       room.translationErrors += run.translationErrors;
     }
     const callsBefore4 = translator.calls.length;
     log("4 rooms at once");
+    const decodesBefore4 = decodes.length;
     const four = await measureRooms(stack, speech, 4);
+    const fourDecodes = decodes.slice(decodesBefore4);
     const after = await measureWs(stack.url, stack.key, speech);
+    log("a muted speaker");
+    const muted = await measureMuted(stack, speech);
     ws.push(...after.finals);
     wsInterims.push(...after.interims);
 
@@ -176,6 +221,10 @@ export const rooms: BenchGroup = async () => {
     const wsP95 = percentile(ws, 95);
     const calls = translator.calls.slice(0, callsBefore4);
     const phrases = speech.phrases.length;
+    const inTime = (run: RoomRun) => run.partnerFinals.filter((ms) => ms <= DELIVERY_LIMIT_MS).length;
+    const encoder = (list: typeof decodes, kind: "interim" | "final") =>
+      list.flatMap((d) => (d.kind === kind && d.encodeMs !== null ? [d.encodeMs] : []));
+    const ctxOf = (list: typeof decodes) => list.map((d) => (d.audioCtx === 0 ? 1500 : d.audioCtx));
     const out: BenchResult[] = [
       result(
         "room partner final latency p50",
@@ -233,6 +282,41 @@ export const rooms: BenchGroup = async () => {
         percentile(wsInterims, 50),
         "ms",
         `${four.speakerInterims.length}/${4 * speech.words.length} words (slow decoding thins interims); ref: /ws interim p50`,
+      ),
+      result(
+        "4 rooms partner final latency max",
+        four.partnerFinals.length ? Math.max(...four.partnerFinals) : Number.NaN,
+        DELIVERY_LIMIT_MS,
+        "ms",
+        `${inTime(four)}/${four.phrases} phrases reached their partner as a final within ${DELIVERY_LIMIT_MS} ms (1 room: ${inTime(room)}/${room.phrases})`,
+      ),
+      result(
+        "muted speaker partner final latency",
+        muted ?? Number.NaN,
+        1000,
+        "ms",
+        "the speaker's frames stop right after the phrase: last frame sent -> partner's final; target 1000 ms",
+      ),
+      result(
+        "encoder ms per interim decode p50",
+        percentile(encoder(decodes, "interim"), 50),
+        null,
+        "ms",
+        `${encoder(decodes, "interim").length} decodes, the whole run; encoder context p50 ${percentile(ctxOf(decodes), 50)} (1500 = 30 s)`,
+      ),
+      result(
+        "encoder ms per final decode p50",
+        percentile(encoder(decodes, "final"), 50),
+        null,
+        "ms",
+        `${encoder(decodes, "final").length} decodes, the whole run`,
+      ),
+      result(
+        "4 rooms encoder ms per decode p50",
+        percentile([...encoder(fourDecodes, "interim"), ...encoder(fourDecodes, "final")], 50),
+        null,
+        "ms",
+        `${fourDecodes.length} decodes while 4 speakers streamed at once`,
       ),
       result(
         "/ws final latency p50 (reference)",

@@ -3,14 +3,17 @@ import { z } from "zod";
 /**
  * Tuning of the streaming engine, from the environment:
  *
- *   VOXEDGE_LIVE_CAPACITY         live streams this node takes at once (default 2: two room speakers
- *                                 at once; each holds two whisper states; 0 = no live engine)
+ *   VOXEDGE_LIVE_CAPACITY         live streams this node takes at once (default 4: with encodes bounded
+ *                                 to the audio heard, base on two cores decodes four speakers within
+ *                                 real time; each holds two whisper states; 0 = no live engine)
  *   VOXEDGE_LIVE_VAD_SILENCE_MS   Silero VAD silence that ends an utterance (default 500)
  *   VOXEDGE_LIVE_SILENCE_MS       pause that ends an utterance with the energy VAD (default 600)
  *   VOXEDGE_LIVE_INTERIM_MS       audio between interim re-decodes (default 500)
  *   VOXEDGE_LIVE_MAX_UTTERANCE_MS an utterance is cut at this length (default 15000)
- *   VOXEDGE_LIVE_FINAL_CONTEXT    `fit` (encoder context sized to the utterance: fast) or `full`
- *                                 (whisper's 30 s context: slower, what file jobs use) for finals
+ *   VOXEDGE_LIVE_AUDIO_CTX        `auto` (whisper's encoder context sized to the audio heard, with a
+ *                                 floor: interims and finals cost a fraction of a 30 s window) or `off`
+ *                                 (the full 30 s context for every decode, as file jobs use: slower,
+ *                                 the accuracy of whisper's training set-up)
  */
 export const LiveOptions = z.object({
   capacity: z.coerce.number().int().min(0).max(64),
@@ -18,7 +21,7 @@ export const LiveOptions = z.object({
   silenceMs: z.coerce.number().int().min(100).max(5_000),
   interimMs: z.coerce.number().int().min(100).max(10_000),
   maxUtteranceMs: z.coerce.number().int().min(1_000).max(28_000),
-  finalContext: z.enum(["fit", "full"]),
+  audioCtx: z.enum(["auto", "off"]),
   /** Finals waiting for the decoder; past this the oldest is dropped (with an error message). */
   maxPendingFinals: z.number().int().min(1),
   /** Token cap per decode (0 = whisper's own), the node's VOXEDGE_MAX_TOKENS. */
@@ -28,12 +31,12 @@ export type LiveOptions = z.infer<typeof LiveOptions>;
 
 /** Defaults: ~600 ms endpointing and two interim decodes a second, as in the anchors we compare with. */
 export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
-  capacity: 2,
+  capacity: 4,
   vadSilenceMs: 500,
   silenceMs: 600,
   interimMs: 500,
   maxUtteranceMs: 15_000,
-  finalContext: "fit",
+  audioCtx: "auto",
   maxPendingFinals: 3,
   maxTokens: 0,
 };
@@ -47,7 +50,7 @@ export function liveOptionsFromEnv(env: NodeJS.ProcessEnv, maxTokens: number): L
     silenceMs: env.VOXEDGE_LIVE_SILENCE_MS ?? d.silenceMs,
     interimMs: env.VOXEDGE_LIVE_INTERIM_MS ?? d.interimMs,
     maxUtteranceMs: env.VOXEDGE_LIVE_MAX_UTTERANCE_MS ?? d.maxUtteranceMs,
-    finalContext: env.VOXEDGE_LIVE_FINAL_CONTEXT ?? d.finalContext,
+    audioCtx: env.VOXEDGE_LIVE_AUDIO_CTX ?? d.audioCtx,
     maxPendingFinals: d.maxPendingFinals,
     maxTokens,
   });

@@ -13,6 +13,12 @@
  *   decoding is slower than real time the interims thin out, not the finals. Waiting finals are capped
  *   (`maxPendingFinals`; the oldest is dropped with an error message) and so is each utterance, so the
  *   audio a session holds is bounded.
+ * - Encodes cover only what was heard (`audioCtx` auto): whisper's encoder context is sized to the
+ *   buffer (`fitAudioCtx`), and the previous final's text is carried as the prompt of the next
+ *   utterance's decodes, so a short encoder window still reads on from what was said.
+ * - Frames that stop (the speaker muted, or the link stalls) end the utterance after the VAD's silence
+ *   time on the wall clock: the segmenter runs on audio time and would otherwise wait for audio that
+ *   never comes.
  */
 import { AbortError, type DecodeOptions, type Transcript as NativeTranscript } from "../../native/index.ts";
 import type { FinalMessage, InterimMessage, ServerMessage } from "../../protocol/live.ts";
@@ -24,8 +30,10 @@ import { LocalAgreement } from "./local-agreement.ts";
 import type { LiveOptions } from "./options.ts";
 import { msToSamples, SAMPLE_RATE, type SegmentEvent, Segmenter, type Utterance } from "./segmenter.ts";
 
-/** The part of a decode result the engine reads (it times decodes itself). */
-export type Transcript = Omit<NativeTranscript, "timings">;
+/** The part of a decode result the engine reads (it times decodes itself; the encoder's share when given). */
+export type Transcript = Omit<NativeTranscript, "timings"> & {
+  timings?: Pick<NativeTranscript["timings"], "encodeMs">;
+};
 
 /** What the engine needs of a decoder (WhisperModel.createStream() gives one). */
 export interface LiveDecoder {
@@ -39,6 +47,10 @@ export interface DecodeStat {
   kind: "interim" | "final";
   audioSec: number;
   decodeMs: number;
+  /** Encoder context positions asked for (0: whisper's full 1500). */
+  audioCtx: number;
+  /** The encoder's part of decodeMs, when the decoder reports it. */
+  encodeMs: number | null;
 }
 
 /** An interim as the engine makes it: with its utterance and the language it was decoded in. */
@@ -57,13 +69,43 @@ interface FinalJob {
 }
 
 /**
- * Encoder context for `samples` of audio: 50 positions a second plus a margin, in steps of 64 (0 =
- * whisper's full 1500 once the audio nears 30 s). A short live buffer then costs a fraction of a full
- * 30 s window.
+ * The smallest encoder context a live decode gets (5.12 s of audio). whisper was trained on 30 s
+ * windows only, and whisper.cpp notes that a reduced `audio_ctx` can cost accuracy and make the
+ * decoder repeat itself; the shorter the window, the worse. The floor keeps the first interims of an
+ * utterance away from the smallest windows, at a cost that stays small (see docs/native.md).
+ */
+export const MIN_AUDIO_CTX = 256;
+
+/**
+ * Encoder context for `samples` of audio: 50 positions a second plus a margin, in steps of 64, at
+ * least MIN_AUDIO_CTX (0 = whisper's full 1500 once the audio nears 30 s). A short live buffer then
+ * costs a fraction of a full 30 s window.
  */
 export function fitAudioCtx(samples: number): number {
-  const ctx = Math.ceil(((samples / SAMPLE_RATE) * 50) / 64) * 64 + 64;
+  const ctx = Math.max(MIN_AUDIO_CTX, Math.ceil(((samples / SAMPLE_RATE) * 50) / 64) * 64 + 64);
   return ctx >= 1500 ? 0 : ctx;
+}
+
+/**
+ * Tokens one live decode may produce for `samples` of audio: 16 plus 12 a second (speech runs at 3-5
+ * tokens a second in English, up to ~10 in Vietnamese), and never more than the node's own cap
+ * (`maxTokens`, 0 = none). Without timestamp tokens nothing else ends a decode that does not reach
+ * end-of-text (a looping decoder, a synthetic model), so this bounds its cost to the audio heard.
+ */
+export function liveTokenBudget(samples: number, maxTokens: number): number {
+  const budget = 16 + Math.ceil((samples / SAMPLE_RATE) * 12);
+  return maxTokens > 0 ? Math.min(maxTokens, budget) : budget;
+}
+
+/** Text carried from one final into the next utterance's prompt: its last 200 characters (~50 tokens). */
+const MAX_PROMPT_CHARS = 200;
+
+/** The tail of `text` to carry as a prompt, cut at a word boundary. */
+export function promptTail(text: string): string {
+  if (text.length <= MAX_PROMPT_CHARS) return text;
+  const tail = text.slice(-MAX_PROMPT_CHARS);
+  const space = tail.indexOf(" ");
+  return space < 0 ? tail : tail.slice(space + 1);
 }
 
 /** Audio allowed to wait for the VAD (10 s); Silero labels audio ~100x faster than real time. */
@@ -92,6 +134,11 @@ export class LiveTranscriber {
   /** Session sample up to which the last interim decoded: a pause adds nothing worth re-decoding. */
   #interimHeard = 0;
   #closed = false;
+  /** Fires when frames stop arriving for the silence time: ends the utterance being spoken. */
+  #quietTimer: ReturnType<typeof setTimeout> | null = null;
+  readonly #quietMs: number;
+  /** The last final's text and language: the prompt of the next utterance's decodes in that language. */
+  #prompt: { text: string; language: string } | null = null;
   /** Per utterance: its id (interims and final share it) and the language asked for when it began. */
   readonly #began = new WeakMap<Utterance, { id: string; language: string }>();
 
@@ -102,8 +149,9 @@ export class LiveTranscriber {
     private language = "auto",
     vad: VoiceActivity = new EnergyVoiceActivity(),
   ) {
+    this.#quietMs = vad.kind === "silero" ? options.vadSilenceMs : options.silenceMs;
     this.#segmenter = new Segmenter({
-      silenceMs: vad.kind === "silero" ? options.vadSilenceMs : options.silenceMs,
+      silenceMs: this.#quietMs,
       maxUtteranceMs: options.maxUtteranceMs,
       vad: vad.stream(),
     });
@@ -120,6 +168,7 @@ export class LiveTranscriber {
       return;
     }
     this.#backlog += pcm.length;
+    this.#armQuietTimer();
     this.#segmenting = this.#segmenting
       .then(() => this.#segment(pcm))
       .catch((error: unknown) => {
@@ -145,9 +194,31 @@ export class LiveTranscriber {
     this.language = language;
   }
 
+  /**
+   * Frames stopped for the silence time: the utterance being spoken ends as a pause would end it, so a
+   * speaker who mutes right after a sentence still gets its final at once.
+   */
+  #armQuietTimer(): void {
+    if (this.#quietTimer) clearTimeout(this.#quietTimer);
+    this.#quietTimer = setTimeout(() => {
+      this.#quietTimer = null;
+      this.#segmenting = this.#segmenting.then(() => {
+        if (this.#closed) return;
+        for (const event of this.#segmenter.flush()) this.#onSegment(event);
+      });
+    }, this.#quietMs);
+    this.#quietTimer.unref?.();
+  }
+
+  #stopQuietTimer(): void {
+    if (this.#quietTimer) clearTimeout(this.#quietTimer);
+    this.#quietTimer = null;
+  }
+
   /** Ends the current utterance and resolves when every final is out. */
   async flush(): Promise<void> {
     if (this.#closed) return;
+    this.#stopQuietTimer();
     await this.#segmenting;
     for (const event of this.#segmenter.flush()) this.#onSegment(event);
     while (this.#finalLoop) await this.#finalLoop;
@@ -156,6 +227,7 @@ export class LiveTranscriber {
   /** Stops at once: the running interim is aborted, waiting finals dropped, nothing more is sent. */
   close(): void {
     this.#closed = true;
+    this.#stopQuietTimer();
     this.#interim?.abort();
     this.#finals.length = 0;
   }
@@ -189,7 +261,7 @@ export class LiveTranscriber {
   }
 
   async #final({ utterance, audio }: FinalJob): Promise<void> {
-    const context = this.options.finalContext === "fit" ? fitAudioCtx(audio.length) : 0;
+    const context = this.#audioCtx(audio.length);
     let transcript: Transcript;
     try {
       transcript = await this.#decode("final", this.decoders.final, audio, utterance, context);
@@ -202,6 +274,7 @@ export class LiveTranscriber {
     const segments = transcript.segments.map((s) => ({ ...s, start: offset + s.start, end: offset + s.end }));
     const text = cleanTranscript(segments, transcript.language).text;
     if (!text || this.#closed) return;
+    this.#prompt = { text: promptTail(text), language: transcript.language };
     this.sink.send({
       type: "final",
       text,
@@ -220,7 +293,7 @@ export class LiveTranscriber {
     this.#interim = controller;
     const audio = utterance.audio();
     this.#interimHeard = utterance.startSample + audio.length;
-    const context = fitAudioCtx(audio.length);
+    const context = this.#audioCtx(audio.length);
     this.#decode("interim", this.decoders.interim, audio, utterance, context, controller.signal)
       .then((transcript) => {
         if (controller.signal.aborted || this.#segmenter.current !== utterance) return;
@@ -253,6 +326,10 @@ export class LiveTranscriber {
       });
   }
 
+  #audioCtx(samples: number): number {
+    return this.options.audioCtx === "auto" ? fitAudioCtx(samples) : 0;
+  }
+
   async #decode(
     kind: DecodeStat["kind"],
     decoder: LiveDecoder,
@@ -263,17 +340,26 @@ export class LiveTranscriber {
   ): Promise<Transcript> {
     const asked = this.#began.get(utterance)?.language ?? this.language;
     const language = asked === "auto" ? (utterance.language ?? "auto") : asked;
+    // a prompt in another language would pull the decoder towards it
+    const carried = this.#prompt;
+    const prompt = carried && (language === "auto" || language === carried.language) ? carried.text : "";
     const started = performance.now();
     const transcript = await decoder.decode(audio, {
       language,
       audioCtx,
-      maxTokens: this.options.maxTokens,
+      // one segment per decode, as whisper.cpp's stream example decodes its sliding window: no
+      // timestamp tokens to spend the token budget on, and none to make whisper seek within the buffer
+      timestamps: false,
+      maxTokens: liveTokenBudget(audio.length, this.options.maxTokens),
+      ...(prompt && { initialPrompt: prompt }),
       ...(signal && { signal }),
     });
     this.sink.decoded?.({
       kind,
       audioSec: audio.length / SAMPLE_RATE,
       decodeMs: performance.now() - started,
+      audioCtx,
+      encodeMs: transcript.timings?.encodeMs ?? null,
     });
     utterance.language ??= transcript.language;
     return transcript;

@@ -14,6 +14,8 @@ export interface Stack {
   key: string;
   /** The typed client (client/) on this stack with its API key. */
   client: VoxedgeClient;
+  /** More API keys (`extraKeys` asked at start), one per simulated user. */
+  keys: string[];
   /** The NODE_TOKEN of this stack, for nodes run inside the test process (live bench). */
   token: string;
   /**
@@ -34,12 +36,16 @@ export async function startStack(options: {
   vars?: Record<string, string>;
   /** Synthetic model the nodes serve (default micro: fast; benches use base for real dimensions). */
   model?: SyntheticSize;
+  /** API keys to create besides `key`, for benches that act as several users. */
+  extraKeys?: number;
 }): Promise<Stack> {
   const state = tempState();
   const token = randomBytes(16).toString("hex");
   const target = { remote: false, persistTo: state.dir };
   applyMigrations(target);
   const { key } = await createKey("e2e", target);
+  const keys: string[] = [];
+  for (let i = 0; i < (options.extraKeys ?? 0); i++) keys.push((await createKey(`e2e-${i}`, target)).key);
   const worker: LocalWorker = await startLocalWorker({
     persistTo: state.dir,
     vars: {
@@ -111,7 +117,7 @@ export async function startStack(options: {
     await worker.stop();
     state.remove();
   };
-  return { url: worker.url, key, client, token, startNode, poll, settle, stop };
+  return { url: worker.url, key, keys, client, token, startNode, poll, settle, stop };
 }
 
 /** Writes 16 kHz mono Float32 samples as a 16-bit PCM WAV file. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fitAudioCtx } from "../../inference-node/live/transcriber.ts";
 import { loadModel, type Transcript, WhisperError, type WhisperModel } from "../../native/index.ts";
 import { repeatTo, SENTENCE, speechPcm } from "./audio.ts";
 import { microModelPath, rejectionOf } from "./helpers.ts";
@@ -62,6 +63,25 @@ describe("StreamDecoder", () => {
     expect((await running).segments.length).toBeGreaterThan(0);
     await disposed;
     await expect(stream.decode(speech)).rejects.toMatchObject({ code: "ERR_STREAM_DISPOSED" });
+    await stream.dispose();
+  });
+
+  it("decodes with the encoder context sized to the audio into what the full window gives, on the token budget", async () => {
+    // the live engine's decode (inference-node/live/transcriber.ts): one segment without timestamp
+    // tokens, as whisper.cpp's stream example, on a fixed token budget
+    const stream = await model.createStream({ language: "en", maxTokens: 16, timestamps: false });
+    for (const seconds of [1, 3, 6, 10, 15]) {
+      const pcm = repeatTo(speech, seconds);
+      const audioCtx = fitAudioCtx(pcm.length);
+      expect(audioCtx).toBeGreaterThan(0);
+      const fitted = await stream.decode(pcm, { audioCtx });
+      const full = await stream.decode(pcm, { audioCtx: 0 });
+      const tokens = (t: Transcript) => t.segments.reduce((n, s) => n + s.tokens.length, 0);
+      expect(fitted.segments.length, `${seconds} s at audio_ctx ${audioCtx}`).toBe(full.segments.length);
+      expect(tokens(fitted), `${seconds} s at audio_ctx ${audioCtx}`).toBe(tokens(full));
+      expect(fitted.segments[0]?.end).toBeCloseTo(full.segments[0]?.end ?? -1, 1);
+      expect(fitted.timings.encodes).toBe(1);
+    }
     await stream.dispose();
   });
 

@@ -85,6 +85,12 @@ describe("live engine on whisper.cpp", () => {
     expect(messages.some((m) => m.type === "interim")).toBe(true);
     expect(messages.filter((m) => m.type === "error")).toEqual([]);
     expect(stats.filter((s) => s.kind === "final")).toHaveLength(finals.length);
+    // every decode encodes only the audio heard (auto), and the addon reports the encoder's time
+    for (const stat of stats) {
+      expect(stat.audioCtx).toBeGreaterThan(0);
+      expect(stat.audioCtx).toBeLessThan(1500);
+      expect(stat.encodeMs).toBeGreaterThan(0);
+    }
   });
 
   it("cuts no final out of noise alone with the Silero VAD", async () => {
@@ -113,6 +119,14 @@ describe("live engine on whisper.cpp", () => {
     expect(last?.end).toBeGreaterThan(0.5 + speech.length / SR - 0.5);
     expect(last?.end).toBeLessThanOrEqual(0.5 + speech.length / SR + 0.1);
   });
+
+  it("sends the final of a speaker who mutes right after speaking (frames stop, no trailing silence)", async () => {
+    const started = performance.now();
+    const { finals } = await stream(concat(quiet(500), speech), silero, false);
+    expect(finals.length).toBeGreaterThanOrEqual(1);
+    expect(finals.at(-1)?.end).toBeGreaterThan(0.5 + speech.length / SR - 0.5);
+    expect(performance.now() - started).toBeLessThan(30_000); // not the 30 s the helper waits at most
+  }, 60_000);
 
   it("round-trips PCM16 little-endian samples", () => {
     const samples = new Float32Array([0, 0.5, -0.5, 0.999, -1, 2]);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LIVE_OPTIONS, type LiveOptions } from "../../inference-node/live/options.ts";
-import { fitAudioCtx, LiveTranscriber, type TranscriberSink } from "../../inference-node/live/transcriber.ts";
+import {
+  fitAudioCtx,
+  LiveTranscriber,
+  liveTokenBudget,
+  MIN_AUDIO_CTX,
+  type TranscriberSink,
+} from "../../inference-node/live/transcriber.ts";
 import type { ServerMessage } from "../../protocol/live.ts";
 import { concat, FakeDecoder, feed, quiet, SR, sleep, tone } from "./live-helpers.ts";
 
@@ -63,8 +69,9 @@ describe("LiveTranscriber", () => {
     expect(of("final")).toEqual([]);
   });
 
-  it("sizes the encoder context to the audio (fit) and uses the full window past ~28 s", () => {
-    expect(fitAudioCtx(SR)).toBe(128);
+  it("sizes the encoder context to the audio (auto), with a floor, and uses the full window past ~28 s", () => {
+    expect(fitAudioCtx(SR)).toBe(MIN_AUDIO_CTX);
+    expect(fitAudioCtx(6 * SR)).toBe(384);
     expect(fitAudioCtx(10 * SR)).toBe(576);
     expect(fitAudioCtx(29 * SR)).toBe(0);
   });
@@ -140,6 +147,72 @@ describe("LiveTranscriber", () => {
     await sleep(20);
     expect(messages.length).toBe(before);
   });
+});
+
+describe("LiveTranscriber encodes only what was heard", () => {
+  it("sizes every decode's encoder context to its buffer with auto, and asks for the full window with off", async () => {
+    const auto = engine();
+    await feed((c) => auto.t.push(c), concat(quiet(300), tone(2500), quiet(900)));
+    await auto.t.flush();
+    const calls = [...auto.d.interim.calls, ...auto.d.final.calls];
+    expect(calls.length).toBeGreaterThan(1);
+    for (const call of calls) expect(call.options.audioCtx).toBe(fitAudioCtx(call.samples));
+
+    const off = engine({ audioCtx: "off" });
+    await feed((c) => off.t.push(c), concat(quiet(300), tone(2500), quiet(900)));
+    await off.t.flush();
+    const offCalls = [...off.d.interim.calls, ...off.d.final.calls];
+    expect(offCalls.length).toBeGreaterThan(1);
+    expect(offCalls.every((call) => call.options.audioCtx === 0)).toBe(true);
+  });
+
+  it("bounds every decode's tokens to the audio heard, and to the node's own cap", async () => {
+    expect(liveTokenBudget(SR, 0)).toBe(28);
+    expect(liveTokenBudget(15 * SR, 0)).toBe(196);
+    expect(liveTokenBudget(15 * SR, 64)).toBe(64);
+    const { t, d } = engine();
+    await feed((c) => t.push(c), concat(quiet(300), tone(2500), quiet(900)));
+    await t.flush();
+    const calls = [...d.interim.calls, ...d.final.calls];
+    expect(calls.length).toBeGreaterThan(1);
+    for (const call of calls) expect(call.options.maxTokens).toBe(liveTokenBudget(call.samples, 0));
+  });
+
+  it("carries the previous final's text as the next utterance's prompt, only in the same language", async () => {
+    const { t, d, of } = engine();
+    t.setLanguage("en");
+    await feed((c) => t.push(c), concat(quiet(300), tone(1500), quiet(900)));
+    await t.flush();
+    expect(d.final.calls[0]?.options.initialPrompt).toBeUndefined();
+    const first = of("final")[0]?.text ?? "";
+    expect(first).not.toBe("");
+    await feed((c) => t.push(c), concat(tone(1500), quiet(900)));
+    await t.flush();
+    const second = [...d.interim.calls, ...d.final.calls].filter(
+      (c) => c.startedAt > (d.final.calls[0]?.startedAt ?? 0),
+    );
+    expect(second.length).toBeGreaterThan(0);
+    for (const call of second) expect(call.options.initialPrompt).toBe(first);
+
+    t.setLanguage("de");
+    await feed((c) => t.push(c), concat(tone(1500), quiet(900)));
+    await t.flush();
+    expect(d.final.calls.at(-1)?.options.initialPrompt).toBeUndefined();
+  });
+
+  it("ends the utterance when frames stop (the speaker muted) and sends its final without `end`", async () => {
+    const { t, of } = engine();
+    await feed((c) => t.push(c), concat(quiet(300), tone(1500)));
+    const lastFrameAt = performance.now();
+    for (let waited = 0; waited < 10_000 && of("final").length === 0; waited += 20) await sleep(20);
+    const finals = of("final");
+    console.log(
+      `muted speaker: final ${Math.round(performance.now() - lastFrameAt)} ms after the last frame`,
+    );
+    expect(finals).toHaveLength(1);
+    expect(finals[0]).toMatchObject({ start: expect.closeTo(0.3, 1), end: expect.closeTo(1.8, 1) });
+    t.close();
+  }, 20_000);
 });
 
 describe("LiveTranscriber back-pressure", () => {
