@@ -1,4 +1,4 @@
-import { createExecutionContext, createMessageBatch } from "cloudflare:test";
+import { createMessageBatch } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
@@ -7,6 +7,7 @@ import { db } from "../../platform/db.ts";
 import { apiKeys, webhookDeliveries } from "../../platform/schema.ts";
 import type { Lease } from "../../protocol/node.ts";
 import type { TaskKind } from "../../protocol/task.ts";
+import { newWebhookSecret } from "../../worker/auth/key-material.ts";
 import worker from "../../worker/index.ts";
 import type { PresignResponse } from "../../worker/schemas/uploads.ts";
 import { ROTATION_GRACE_MS } from "../../worker/webhooks/signing-secret.ts";
@@ -87,7 +88,7 @@ async function retryNow(taskId: string): Promise<void> {
       body: { webhook_task_id: taskId },
     },
   ]);
-  await worker.queue(batch, env, createExecutionContext());
+  await worker.queue(batch, env);
 }
 
 /** Leases `taskId` (failing stray tasks of earlier tests out of the way). */
@@ -245,7 +246,7 @@ describe("STT task webhooks", { timeout: TEST_TIMEOUT_MS }, () => {
       }),
     );
     expect(await sttView(fromUpload.task_id, key)).toMatchObject({ webhook_status: "pending" });
-    for (const bad of [
+    const badFields: Record<string, string>[] = [
       { webhook_url: "http://169.254.169.254/latest/meta-data/" },
       { webhook_url: "ftp://example.com/hook" },
       {
@@ -255,7 +256,8 @@ describe("STT task webhooks", { timeout: TEST_TIMEOUT_MS }, () => {
       },
       { webhook_url: hook.url, webhook_auth_header_name: "X-Token" },
       { webhook_auth_header_name: "X-Token", webhook_auth_header_value: "x" },
-    ]) {
+    ];
+    for (const bad of badFields) {
       expect((await errorOf(await upload(bad), 400)).code, JSON.stringify(bad)).toBe("bad_request");
     }
 
@@ -382,8 +384,8 @@ describe("content task webhooks", { timeout: TEST_TIMEOUT_MS }, () => {
 describe("webhook signing secret rotation", { timeout: TEST_TIMEOUT_MS }, () => {
   it("signs with both secrets during the grace after a rotation, with the new one alone after it", async () => {
     const { id, key } = await createKey();
-    const oldSecret = "whsec_" + btoa("old-secret-0123456789abc");
-    const newSecret = "whsec_" + btoa("new-secret-0123456789abc");
+    const oldSecret = newWebhookSecret();
+    const newSecret = newWebhookSecret();
     const rotate = (rotatedAt: number) =>
       db(env)
         .update(apiKeys)
