@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { d1Query, sqlString } from "../../scripts/lib/wrangler.ts";
 import { type LocalWorker, startLocalWorker, tempState } from "../helpers/local-stack.ts";
 
 const state = tempState();
@@ -50,5 +51,33 @@ describe("npm run keys", () => {
   it("refuses create without a name and revoke of an unknown id", () => {
     expect(() => keys("create")).toThrow(/needs --name/);
     expect(() => keys("revoke", "key_nope")).toThrow(/no active key/);
+  });
+
+  it("shows a key's webhook secret (the same one each time) and rotates it, keeping the previous one", () => {
+    const keyId = /created key (\S+)/.exec(keys("create", "--name", "webhook secret test"))?.[1];
+    if (!keyId) throw new Error("no key created");
+    const lastLine = (out: string) => out.trim().split("\n").at(-1) ?? "";
+
+    const first = lastLine(keys("webhook-secret", keyId));
+    expect(first).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(lastLine(keys("webhook-secret", keyId))).toBe(first);
+
+    const rotated = keys("webhook-secret", keyId, "--rotate");
+    expect(rotated).toContain("previous one still signs for 24 h");
+    const second = lastLine(rotated);
+    expect(second).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(second).not.toBe(first);
+    const [row] = d1Query<{ current: string; previous: string; rotated_at: number }>(
+      `SELECT webhook_secret AS current, webhook_secret_previous AS previous, webhook_secret_rotated_at AS rotated_at FROM api_keys WHERE id = ${sqlString(keyId)}`,
+      { remote: false, persistTo: state.dir },
+    );
+    expect(row).toMatchObject({ current: second, previous: first });
+    expect(Date.now() - (row?.rotated_at ?? 0)).toBeLessThan(10 * 60_000);
+    expect(lastLine(keys("webhook-secret", keyId))).toBe(second);
+
+    expect(() => keys("webhook-secret", "key_nope")).toThrow(/no active key/);
+    expect(() => keys("webhook-secret")).toThrow(/usage/);
+    keys("revoke", keyId);
+    expect(() => keys("webhook-secret", keyId, "--rotate")).toThrow(/no active key/);
   });
 });
