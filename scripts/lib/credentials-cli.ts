@@ -85,8 +85,9 @@ export async function runCredentialsCli(kind: CredentialKind, argv: string[]): P
   });
   const [command, id] = positionals;
   const usage = (problem: string): number => {
+    const extras = Object.keys(kind.extraCommands ?? {}).map((name) => ` | ${name} ID`);
     console.error(
-      `${problem}\nusage: npm run ${kind.script} -- create --name NAME | list | revoke ID  [--remote | --persist-to DIR]`,
+      `${problem}\nusage: npm run ${kind.script} -- create --name NAME | list | revoke ID${extras.join("")}  [--remote | --persist-to DIR]`,
     );
     return 2;
   };
