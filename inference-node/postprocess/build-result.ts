@@ -13,7 +13,7 @@ import { type HallucinationOptions, isSilenceHallucination } from "./hallucinati
 import { removeMarkers } from "./markers.ts";
 import { collapseRepeatedSegments, collapseRepetitions, type RepetitionOptions } from "./repetition.ts";
 import { joinPieces } from "./text.ts";
-import { formatTimestamp } from "./timestamp.ts";
+import { formatTimestamp } from "../../protocol/timestamp.ts";
 import { endsSentence, truecase } from "./truecase.ts";
 
 /** One decoded segment, already offset to seconds from the clip start. */
