@@ -54,11 +54,13 @@ export async function transcribeWithOpenAiEndpoint(
       method: "POST",
       body: form,
       headers: endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {},
-      redirect: "error",
+      // An endpoint is a fixed URL: a redirect is not followed (its answer reads as a failure status).
+      redirect: "manual",
       signal: AbortSignal.any([signal, AbortSignal.timeout(endpoint.timeoutSec * 1000)]),
     });
   } catch (cause) {
     if (signal.aborted) throw cause;
+    console.error(JSON.stringify({ remote_tier: tier, error: String(cause) }));
     throw remoteUnreachable(tier, cause, endpoint.timeoutSec);
   }
   const body = await boundedText(response, tier);
