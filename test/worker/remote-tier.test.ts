@@ -178,7 +178,7 @@ describe("Workers AI tier (fake binding, zero nodes)", { timeout: 30_000 }, () =
       [0, 60, "s0"],
       [60, 90, "s1"],
     ]);
-    expect(record?.result?.language).toBe("en");
+    expect(record?.result?.language).toBe("English");
     expect(ai.calls).toHaveLength(1);
     expect(ai.calls[0]?.input).toMatchObject({ task: "transcribe", language: "en", vad_filter: true });
     const history = await send(testEnv, "/history", { headers: bearer(key) });
@@ -287,7 +287,7 @@ describe("OpenAI-compatible endpoint tier (zero nodes)", { timeout: 30_000 }, ()
     const record = await readTranscription(taskId);
     expect(record?.status, record?.error ?? "").toBe("done");
     expect(record?.result?.text).toBe("Hello there. model=whisper-1 language=vi prompt=names bytes=2048");
-    expect(record?.result?.language).toBe("en");
+    expect(record?.result?.language).toBe("English");
     expect(record?.result?.segments[1]?.start_fmt).toBe("00:01.500");
     expect(record?.result?.duration_sec).toBe(4.5);
   });

@@ -1,10 +1,11 @@
+import { languageName } from "../../protocol/languages.ts";
 import { formatTimestamp } from "../../protocol/timestamp.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
 
 /** What every remote tier gives back, before it becomes our TranscriptionResult. Times in seconds. */
 export interface RemoteTranscript {
   text: string;
-  /** Detected or requested language as a short code; "" when the tier did not say. */
+  /** Detected or requested language as a short code (`en`); "" when the tier did not say. */
   language: string;
   /** The audio's length when the tier reported it, else the last segment's end. */
   durationSec: number | null;
@@ -50,7 +51,8 @@ export function toTranscriptionResult(
   return {
     text,
     raw_text: transcript.text.trim() || text,
-    language: transcript.language,
+    // Results name the language as nodes do (`English`).
+    language: languageName(transcript.language) ?? transcript.language,
     model: modelId,
     duration_sec: durationSec,
     asr_ms: elapsedMs,
