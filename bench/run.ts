@@ -15,6 +15,7 @@ import { reliability } from "./reliability.ts";
 import { rooms } from "./rooms.ts";
 import { soak } from "./soak.ts";
 import { sync } from "./sync.ts";
+import { tiers } from "./tiers.ts";
 import type { BenchGroup, BenchResult } from "./types.ts";
 
 const GROUPS: Record<string, BenchGroup> = {
@@ -23,6 +24,7 @@ const GROUPS: Record<string, BenchGroup> = {
   diarize,
   pipeline,
   sync,
+  tiers,
   live,
   rooms,
   content,
