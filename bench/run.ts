@@ -15,6 +15,7 @@ import { reliability } from "./reliability.ts";
 import { rooms } from "./rooms.ts";
 import { soak } from "./soak.ts";
 import { sync } from "./sync.ts";
+import { tiers } from "./tiers.ts";
 import type { BenchGroup, BenchResult } from "./types.ts";
 import { vad } from "./vad.ts";
 
@@ -24,6 +25,7 @@ const GROUPS: Record<string, BenchGroup> = {
   diarize,
   pipeline,
   sync,
+  tiers,
   live,
   rooms,
   content,

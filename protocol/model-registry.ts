@@ -5,13 +5,35 @@ import { z } from "zod";
  * nodes load `file` (relative to their models folder) for local kinds. The deployment always serves
  * `default_model`, whatever a request names.
  */
+/** Who answers an `http` entry: any OpenAI-compatible transcription endpoint, or Workers AI's binding. */
+export const REMOTE_PROVIDERS = ["openai", "workers_ai"] as const;
+
+/** The Workers AI speech model an entry of provider `workers_ai` runs unless it names another. */
+export const WORKERS_AI_WHISPER_MODEL = "@cf/openai/whisper-large-v3-turbo";
+
+/**
+ * One model. An `http` entry without an endpoint (for `workers_ai`: without the AI binding) is listed
+ * but not ready, and jobs for it get 503.
+ */
 export const RegistryEntry = z.object({
   id: z.string(),
   label: z.string(),
-  /** local: a fine-tuned local model (needs a language); local_base: multilingual base (auto-detect). */
+  /** local: a fine-tuned local model (needs a language); local_base: multilingual base (auto-detect); http: a remote tier. */
   kind: z.enum(["local", "local_base", "http"]),
   file: z.string().optional(),
-  endpoint: z.string().optional(),
+  /** http + openai: the full URL of the endpoint's `.../audio/transcriptions`. */
+  endpoint: z.url({ protocol: /^https?$/ }).optional(),
+  /** http: who answers (default `openai`: any OpenAI-compatible endpoint). */
+  provider: z.enum(REMOTE_PROVIDERS).default("openai"),
+  /** http: the model name sent to the endpoint (`model` form field, or the Workers AI model id). */
+  remote_model: z.string().min(1).max(200).optional(),
+  /** http + openai: the name of the Worker secret (or var) holding the endpoint's bearer key; none = no Authorization. */
+  api_key_env: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "an environment variable name (A-Z, 0-9, _)")
+    .optional(),
+  /** http: the longest one remote call may take before it counts as a (retryable) timeout. */
+  timeout_sec: z.number().int().min(1).max(900).default(300),
   supports_streaming: z.boolean().default(false),
   supports_timestamps: z.boolean().default(false),
   supports_context: z.boolean().default(false),

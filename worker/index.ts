@@ -1,5 +1,6 @@
 import { app } from "./app.ts";
 import { consumeTasks } from "./queue-consumer.ts";
+import { kickRemoteTier } from "./remote/remote-kick.ts";
 import { finishMarkedDeletes } from "./tasks/delete.ts";
 import { pruneIdempotencyKeys } from "./tasks/idempotency.ts";
 import { recoverOrphanedTasks } from "./tasks/recover.ts";
@@ -17,6 +18,7 @@ export default {
   queue: consumeTasks,
   scheduled: async (_controller, env, ctx) => {
     ctx.waitUntil(recoverOrphanedTasks(env));
+    ctx.waitUntil(kickRemoteTier(env));
     ctx.waitUntil(pruneIdempotencyKeys(env));
     ctx.waitUntil(finishMarkedDeletes(env));
     ctx.waitUntil(sweepExpiredMedia(env));

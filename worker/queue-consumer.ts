@@ -2,6 +2,8 @@ import { dispatcher } from "../platform/stubs.ts";
 import { changeTaskStatus, readTask } from "../platform/task-store.ts";
 import { WebhookMessage } from "../platform/webhook-store.ts";
 import { TaskMessage } from "../protocol/task.ts";
+import { drainRemoteTasks } from "./remote/edge-executor.ts";
+import { remoteDefaultEntry } from "./remote/remote-tier.ts";
 import { attemptWebhook } from "./webhooks/deliver.ts";
 
 const DEAD_LETTER_SUFFIX = "-dlq";
@@ -12,9 +14,14 @@ const DEAD_LETTER_SUFFIX = "-dlq";
  * failing lands in the dead-letter queue, whose consumer fails the task with a clear error.
  * The same queue carries webhook attempts (WebhookMessage); one that lands in the dead-letter queue
  * is dropped, since its due row in D1 is re-sent by the cron sweep.
+ *
+ * With a remote default model (registry kind `http`) the consumer is also the remote tier's executor:
+ * after the hand-off it runs leases until the Dispatcher grants no more, and only then acks, so a Worker
+ * that dies mid-call has its messages delivered again (the lease it held expires and goes back in line).
  */
 export async function consumeTasks(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const deadLetters = batch.queue.endsWith(DEAD_LETTER_SUFFIX);
+  const handedOver: Message<unknown>[] = [];
   for (const message of batch.messages) {
     const webhook = WebhookMessage.safeParse(message.body);
     if (webhook.success) {
@@ -33,7 +40,7 @@ export async function consumeTasks(batch: MessageBatch<unknown>, env: Env): Prom
     try {
       if (deadLetters) await failUndeliverable(env, parsed.data.task_id);
       else await handOver(env, parsed.data.task_id);
-      message.ack();
+      handedOver.push(message);
     } catch (cause) {
       console.error(
         JSON.stringify({ queue: batch.queue, task_id: parsed.data.task_id, error: String(cause) }),
@@ -41,6 +48,16 @@ export async function consumeTasks(batch: MessageBatch<unknown>, env: Env): Prom
       message.retry({ delaySeconds: 2 });
     }
   }
+  if (!deadLetters && handedOver.length > 0 && remoteDefaultEntry(env)) {
+    try {
+      await drainRemoteTasks(env);
+    } catch (cause) {
+      console.error(JSON.stringify({ queue: batch.queue, error: `remote tier executor: ${String(cause)}` }));
+      for (const message of handedOver) message.retry({ delaySeconds: 2 });
+      return;
+    }
+  }
+  for (const message of handedOver) message.ack();
 }
 
 async function handOver(env: Env, taskId: string): Promise<void> {

@@ -7,13 +7,13 @@
  * cleaned and, for Vietnamese, sentence starts capitalized → dropped when empty.
  */
 import { normalizeLanguage } from "../../protocol/languages.ts";
+import { formatTimestamp } from "../../protocol/timestamp.ts";
 import type { SpeakerTurn, TranscriptionResult } from "../../protocol/transcription.ts";
 import { assignSpeakers } from "../diarize/assign.ts";
 import { type HallucinationOptions, isSilenceHallucination } from "./hallucinations.ts";
 import { removeMarkers } from "./markers.ts";
 import { collapseRepeatedSegments, collapseRepetitions, type RepetitionOptions } from "./repetition.ts";
 import { joinPieces } from "./text.ts";
-import { formatTimestamp } from "./timestamp.ts";
 import { endsSentence, truecase } from "./truecase.ts";
 
 /** One decoded segment, already offset to seconds from the clip start. */

@@ -1,9 +1,11 @@
 /// <reference path="../worker/provided-context.d.ts" />
 /**
  * vitest globalSetup of the Worker tests: a real HTTP server on 127.0.0.1 standing in for the hosts a
- * file_url points at (found, missing, private, expired, HEAD refused, huge, redirecting), and a webhook
- * receiver (see WEBHOOK_PATH). Its origin reaches the tests through provide/inject, and the Worker's
- * URL_ALLOWLIST (see vitest.config.mts).
+ * file_url points at (found, missing, private, expired, HEAD refused, huge, redirecting), a webhook
+ * receiver (see WEBHOOK_PATH), and an OpenAI-compatible transcription endpoint for the remote
+ * recognition tier (a good one that checks the form it is sent, and ones answering a chosen HTTP
+ * status). Its origin reaches the tests through provide/inject, and the Worker's URL_ALLOWLIST (see
+ * vitest.config.mts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -73,10 +75,66 @@ const ROUTES: Record<string, Handler> = {
   // An S3 URL presigned for GET answers HEAD with 403 (the signature covers the method).
   "/signed-get": rangedGetOnly(403, 1234),
   "/redirect": (_req, res) => void res.writeHead(302, { Location: "/audio.mp3" }).end(),
+  "/openai/v1/audio/transcriptions": (req, res) => void openAiTranscriptions(req, res),
   "/redirect-loop": (_req, res) => void res.writeHead(302, { Location: "/redirect-loop" }).end(),
   "/redirect-metadata": (_req, res) =>
     void res.writeHead(302, { Location: "http://169.254.169.254/latest/meta-data/" }).end(),
 };
+
+/** The whole body of a request. */
+async function bodyOf(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * An OpenAI-compatible `POST .../audio/transcriptions`: refuses (400, OpenAI's envelope) a form without
+ * `file`, `model` or `response_format=verbose_json`, or one whose bearer is not `Bearer fixture-key`
+ * (401); otherwise answers verbose_json whose text names the model, language and prompt it was sent.
+ */
+async function openAiTranscriptions(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const refuse = (status: number, message: string) =>
+    void res
+      .writeHead(status, { "Content-Type": "application/json" })
+      .end(JSON.stringify({ error: { message } }));
+  if (req.headers.authorization !== "Bearer fixture-key") return refuse(401, "Incorrect API key provided");
+  const form = await new Request("http://fixture/", {
+    method: "POST",
+    headers: { "content-type": req.headers["content-type"] ?? "" },
+    body: await bodyOf(req),
+  }).formData();
+  const file = form.get("file");
+  if (!(file instanceof Blob) || file.size === 0) return refuse(400, "file is required");
+  if (form.get("response_format") !== "verbose_json") return refuse(400, "expected verbose_json");
+  const model = form.get("model");
+  if (typeof model !== "string" || !model) return refuse(400, "model is required");
+  const said = `model=${model} language=${form.get("language") ?? "auto"} prompt=${form.get("prompt") ?? ""} bytes=${file.size}`;
+  res.writeHead(200, { "Content-Type": "application/json" }).end(
+    JSON.stringify({
+      task: "transcribe",
+      language: "english",
+      duration: 4.5,
+      text: ` Hello there. ${said}`,
+      segments: [
+        { id: 0, start: 0, end: 1.5, text: " Hello there." },
+        { id: 1, start: 1.5, end: 4.5, text: ` ${said}` },
+      ],
+    }),
+  );
+}
+
+/** `/openai-status/<code>/audio/transcriptions`: an endpoint that answers HTTP <code> to everything. */
+function statusEndpoint(pathname: string): Handler | null {
+  const code = /^\/openai-status\/(\d{3})\/audio\/transcriptions$/.exec(pathname)?.[1];
+  if (!code) return null;
+  return (req, res) => {
+    req.resume();
+    res
+      .writeHead(Number(code), { "Content-Type": "application/json" })
+      .end(JSON.stringify({ error: { message: `fixture says ${code}` } }));
+  };
+}
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const server = createServer((req, res) => {
@@ -90,7 +148,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       res.writeHead(200, { "Content-Type": "application/json" });
       return void res.end(JSON.stringify(received.get(log[1]) ?? []));
     }
-    const route = ROUTES[pathname];
+    const route = ROUTES[pathname] ?? statusEndpoint(pathname);
     if (route) route(req, res);
     else res.writeHead(404).end();
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatTimestamp } from "../../inference-node/postprocess/timestamp.ts";
+import { formatTimestamp } from "../../protocol/timestamp.ts";
 
 describe("formatTimestamp", () => {
   it("prints MM:SS.mmm under one hour", () => {

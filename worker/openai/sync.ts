@@ -5,6 +5,8 @@ import type { TaskRecord } from "../../protocol/task.ts";
 import type { SpeechTask } from "../../protocol/transcribe-params.ts";
 import { receiveStreamedForm } from "../ingest/streamed-form.ts";
 import { recordUpload } from "../ingest/upload-registry.ts";
+import { drainRemoteTasks } from "../remote/edge-executor.ts";
+import { remoteDefaultEntry } from "../remote/remote-tier.ts";
 import { FAILURE_VIEWS } from "../tasks/failure-views.ts";
 import { cancelTask } from "../tasks/leasing.ts";
 import { submitTask } from "../tasks/submit.ts";
@@ -16,7 +18,10 @@ import { parseSyncRequest, type SyncRequest } from "./request.ts";
  * The synchronous compatible endpoints: stream the form's file into R2, create an ordinary
  * transcription task on the interactive lane (it shows in /history), wait on its JobState until it
  * ends, answer in the requested format. A caller that goes away cancels the task; a task that
- * outlasts SYNC_WAIT_MAX_SEC keeps running and the caller is sent to the asynchronous API.
+ * outlasts SYNC_WAIT_MAX_SEC keeps running and the caller is sent to the asynchronous API. With a
+ * remote default model (registry kind `http`) the request also runs the remote tier's executor for its
+ * slot (the same leases, limits and stores as the Queue consumer's), so the call does not wait for the
+ * Queue; the task is still the Queue's too, should this request's executor die.
  */
 
 /** Header naming the task behind a compatible call (for /transcribe/{task_id} and /history). */
@@ -63,6 +68,8 @@ export async function runSyncTranscription(env: Env, call: SyncCall): Promise<Sy
     await env.MEDIA.delete(form.objectKey);
     throw cause;
   }
+  // A remote default model runs here and now, not after the Queue's batch window: the call is waiting.
+  if (remoteDefaultEntry(env)) call.waitUntil(drainRemoteTasks(env, 1).catch(logExecutorFailure));
   const waitSec = workerConfig(env).syncWaitMaxSec;
   const record = await waitWhileConnected(env, taskId, call, waitSec * 1000);
   return { taskId, ...(await reply(env, record, request, waitSec)) };
@@ -169,4 +176,8 @@ function failure(record: TaskRecord, headers: Record<string, string>): OpenAIErr
         : `the transcription failed: ${error} (task ${record.task_id})`;
   const fields = { openaiCode: view.openaiCode, param: view.param, retryable: false };
   return new OpenAIError(view.error, message, fields, headers);
+}
+
+function logExecutorFailure(error: unknown): void {
+  console.error(JSON.stringify({ remote_tier: "sync executor failed", error: String(error) }));
 }

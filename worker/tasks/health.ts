@@ -2,6 +2,7 @@ import type { LiveStatus } from "../../durable-objects/live/live-hub.ts";
 import { workerConfig } from "../../platform/config.ts";
 import { dispatcher, liveHub } from "../../platform/stubs.ts";
 import { modelFixCommand, syntheticModelNotice } from "../../protocol/model-registry.ts";
+import { remoteEntryReady } from "../remote/remote-tier.ts";
 import type { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
 import { servedAsrModel } from "./served-model.ts";
 
@@ -60,7 +61,8 @@ export async function readHealth(
 }
 
 /**
- * The registry as /models shows it: each entry, whether a node can serve it now, and for one a node
+ * The registry as /models shows it: each entry, whether it can serve now (a node serves it; an http
+ * entry has its endpoint, or for Workers AI the binding), and for one a node
  * serves from a synthetic file, a label that says so and how to fix it.
  */
 export async function readModels(env: Env): Promise<ModelsResponse> {
@@ -72,7 +74,7 @@ export async function readModels(env: Env): Promise<ModelsResponse> {
       id: model.id,
       label: synthetic ? syntheticModelNotice(model) : model.label,
       kind: model.kind,
-      ready: model.kind === "http" ? Boolean(model.endpoint) : modelsReady.includes(model.id),
+      ready: model.kind === "http" ? remoteEntryReady(env, model) : modelsReady.includes(model.id),
       synthetic,
       supports_streaming: model.supports_streaming,
       supports_timestamps: model.supports_timestamps,

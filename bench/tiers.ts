@@ -1,0 +1,158 @@
+/**
+ * `tiers` bench group: the registry's `http` remote tier on the local stack with **zero nodes**
+ * (wrangler dev whose MODEL_REGISTRY default is an http entry pointing at whisper.cpp's whisper-server,
+ * built from the addon's own tree, synthetic `base` model, 2 threads), against the same whisper-server
+ * called directly with the same multipart request on its OpenAI path.
+ *
+ * - `tiers.sync_vs_direct`: POST /v1/audio/transcriptions (verbose_json) through the tier (upload to R2,
+ *   task, the request's own executor takes the lease, the Worker reads R2 and calls whisper-server,
+ *   result stored, reply) against a direct POST to whisper-server, 20 each, interleaved ABBA, 1 client.
+ * - `tiers.file_job`: POST /transcribe/upload → polled until done (the Queue consumer's executor).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import { loadavg } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureSyntheticModel } from "../native/model/synthetic.ts";
+import { createKey } from "../scripts/keys.ts";
+import { applyMigrations } from "../scripts/lib/wrangler.ts";
+import { startLocalWorker, tempState } from "../test/helpers/local-stack.ts";
+import { startWhisperServer } from "../test/helpers/whisper-server.ts";
+import { speechWav } from "../test/native/audio.ts";
+import { median, percentile } from "./stats.ts";
+import { type BenchGroup, type BenchResult, result } from "./types.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CACHE = path.join(ROOT, "bench", ".cache");
+const THREADS = 2;
+const SEQUENTIAL = 20;
+const FILE_JOBS = 5;
+const log = (msg: string) => process.stderr.write(`tiers: ${msg}\n`);
+
+/** A 5 s 16 kHz mono WAV of speech (espeak-ng, padded with ffmpeg), cached. */
+async function prepareClip(): Promise<Buffer> {
+  const dir = path.join(CACHE, "audio");
+  await mkdir(dir, { recursive: true });
+  const out = path.join(dir, "tiers-clip-5s.wav");
+  if (!existsSync(out)) {
+    const speech = await speechWav("A remote recognition tier answers while the caller waits for it.");
+    const args = ["-v", "error", "-y", "-i", speech, "-af", "apad", "-t", "5", "-ar", "16000", "-ac", "1"];
+    const res = spawnSync("ffmpeg", [...args, "-c:a", "pcm_s16le", out], { stdio: "inherit" });
+    if (res.status !== 0) throw new Error("ffmpeg failed to make the 5 s clip");
+  }
+  return readFile(out);
+}
+
+function form(wav: Buffer, fields: Record<string, string>): FormData {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  body.append("file", new Blob([wav], { type: "audio/wav" }), "clip.wav");
+  return body;
+}
+
+async function timedPost(url: string, body: FormData, headers: Record<string, string> = {}): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url, { method: "POST", body, headers });
+  const text = await response.text();
+  const ms = performance.now() - started;
+  if (response.status !== 200) throw new Error(`HTTP ${response.status} from ${url}: ${text.slice(0, 300)}`);
+  return ms;
+}
+
+export const tiers: BenchGroup = async (): Promise<BenchResult[]> => {
+  const [model, wav] = await Promise.all([ensureSyntheticModel("base"), prepareClip()]);
+  const loadAtStart = loadavg()[0] ?? 0;
+  log("starting whisper-server and wrangler dev (registry default: http → whisper-server, no node)");
+  const whisper = await startWhisperServer(model, THREADS);
+  const state = tempState();
+  const target = { remote: false, persistTo: state.dir };
+  applyMigrations(target);
+  const { key } = await createKey("bench-tiers", target);
+  const registry = {
+    default_model: "remote-whisper",
+    models: [
+      { id: "remote-whisper", label: "whisper-server", kind: "http", endpoint: whisper.transcriptionsUrl },
+    ],
+  };
+  const worker = await startLocalWorker({
+    persistTo: state.dir,
+    vars: { MODEL_REGISTRY: JSON.stringify(registry) },
+  });
+  const auth = { authorization: `Bearer ${key}` };
+  const fields = { model: "whisper-1", response_format: "verbose_json", language: "en" };
+  const viaTier = () => timedPost(`${worker.url}/v1/audio/transcriptions`, form(wav, fields), auth);
+  const direct = () => timedPost(whisper.transcriptionsUrl, form(wav, fields));
+  try {
+    await viaTier(); // warm-up: R2, D1, Durable Objects, the model's first decode
+    await direct();
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    for (let i = 0; i < SEQUENTIAL; i++) {
+      if (i % 2 === 0) {
+        ours.push(await viaTier());
+        theirs.push(await direct());
+      } else {
+        theirs.push(await direct());
+        ours.push(await viaTier());
+      }
+      if ((i + 1) % 5 === 0) log(`sequential ${i + 1}/${SEQUENTIAL}`);
+    }
+    const jobs: number[] = [];
+    for (let i = 0; i < FILE_JOBS; i++) {
+      const started = performance.now();
+      const accepted = await fetch(`${worker.url}/transcribe/upload`, {
+        method: "POST",
+        headers: auth,
+        body: form(wav, { language: "en" }),
+      });
+      const { task_id } = (await accepted.json()) as { task_id: string };
+      for (;;) {
+        const poll = (await (
+          await fetch(`${worker.url}/transcribe/${task_id}`, { headers: auth })
+        ).json()) as {
+          status: string;
+          error?: string;
+        };
+        if (poll.status === "done") break;
+        if (poll.status === "failed") throw new Error(`file job failed: ${poll.error}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      jobs.push(performance.now() - started);
+    }
+    const setup =
+      `5 s clip, synthetic base, whisper-server ${THREADS} threads, zero nodes; ` +
+      `load avg ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]?.toFixed(1)} at the end (shared machine)`;
+    return [
+      result(
+        "tiers.sync_vs_direct",
+        percentile(ours, 50),
+        percentile(theirs, 50),
+        "ms",
+        `p50 of ${SEQUENTIAL} sequential, interleaved, 1 client; ours: /v1/audio/transcriptions through the http ` +
+          `tier (upload to R2, task, lease, R2 read, remote call, stores, reply); theirs: the same request straight to ` +
+          `whisper-server's OpenAI path; ${setup}; target ratio <= 1.05`,
+      ),
+      result(
+        "tiers.sync_vs_direct.p95",
+        percentile(ours, 95),
+        percentile(theirs, 95),
+        "ms",
+        "p95 of the same requests",
+      ),
+      result(
+        "tiers.file_job",
+        median(jobs),
+        median(theirs),
+        "ms",
+        `median of ${FILE_JOBS} file jobs, POST /transcribe/upload → polled (100 ms) until done, through the ` +
+          `Queue consumer's executor; reference: the direct whisper-server call's p50; ${setup}`,
+      ),
+    ];
+  } finally {
+    await worker.stop();
+    state.remove();
+    await whisper.stop();
+  }
+};

@@ -1,0 +1,184 @@
+import { z } from "zod";
+import { normalizeLanguage } from "../../protocol/languages.ts";
+import { RemoteTierError, remoteGarbled, remoteUnreachable } from "./remote-failure.ts";
+import type { RemoteAsk, RemoteAudio, RemoteTranscript } from "./remote-transcript.ts";
+import { readPcmWav, splitPcmWav } from "./wav-chunks.ts";
+
+/** The part of the Workers AI binding this tier uses (tests pass a fake that checks the request). */
+export interface SpeechModelBinding {
+  run(model: string, input: WorkersAiWhisperInput): Promise<unknown>;
+}
+
+/** The documented input of @cf/openai/whisper-large-v3-turbo that we send. */
+export interface WorkersAiWhisperInput {
+  /** The audio file, base64. */
+  audio: string;
+  task: "transcribe" | "translate";
+  language?: string;
+  initial_prompt?: string;
+  vad_filter: boolean;
+}
+
+/**
+ * Largest audio sent in one call. The model takes a whole file as base64 in a JSON body; we keep each
+ * call under 10 MiB of audio (≈ 13.4 MiB as base64), which a 16 kHz mono 16-bit WAV reaches at ~5.5 min.
+ */
+export const WORKERS_AI_MAX_PIECE_BYTES = 10 * 1024 * 1024;
+/** A WAV is cut into pieces of at most this long (and WORKERS_AI_MAX_PIECE_BYTES), each heard with… */
+export const WORKERS_AI_PIECE_SEC = 300;
+/** …this much of the audio before it, so a word on a boundary is heard whole once. */
+export const WORKERS_AI_OVERLAP_SEC = 1;
+
+const Output = z.object({
+  text: z.string(),
+  transcription_info: z
+    .object({ language: z.string().optional(), duration: z.number().optional() })
+    .partial()
+    .optional(),
+  segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() }).partial()).default([]),
+});
+
+/**
+ * Transcribes with Workers AI's whisper: a PCM WAV of any length is cut into pieces (with a small
+ * overlap) and the pieces' segments stitched back on one timeline; another format is sent whole when
+ * it fits one call, and refused (`media_too_large`, permanent) otherwise, with how to fix it.
+ *
+ * @example await transcribeWithWorkersAi(env.AI, "@cf/openai/whisper-large-v3-turbo", audio, ask, signal)
+ */
+export async function transcribeWithWorkersAi(
+  ai: SpeechModelBinding,
+  model: string,
+  audio: RemoteAudio,
+  ask: RemoteAsk,
+  signal: AbortSignal,
+  timeoutSec: number,
+  onPiece: (done: number, total: number) => Promise<void>,
+): Promise<RemoteTranscript> {
+  const pieces = piecesOf(audio.bytes);
+  const segments: RemoteTranscript["segments"] = [];
+  const texts: string[] = [];
+  let language = ask.language ?? "";
+  let durationSec = 0;
+  for (const [index, piece] of pieces.entries()) {
+    const output = await runOnce(ai, model, piece.bytes, ask, signal, timeoutSec);
+    const kept = output.segments.flatMap((s) => {
+      if (s.start === undefined || s.end === undefined || s.text === undefined) return [];
+      const start = s.start + piece.offsetSec;
+      const end = s.end + piece.offsetSec;
+      const middle = (start + end) / 2;
+      return middle >= piece.ownedFrom && middle < piece.ownedTo ? [{ start, end, text: s.text }] : [];
+    });
+    segments.push(...kept);
+    texts.push(pieces.length === 1 ? output.text : kept.map((s) => s.text.trim()).join(" "));
+    const detected = normalizeLanguage(output.transcription_info?.language);
+    if (!language && detected.kind === "language") language = detected.code;
+    durationSec = Math.max(durationSec, piece.ownedTo, output.transcription_info?.duration ?? 0);
+    await onPiece(index + 1, pieces.length);
+  }
+  return { text: texts.join(" ").trim(), language, durationSec, segments };
+}
+
+interface Piece {
+  bytes: Uint8Array;
+  offsetSec: number;
+  ownedFrom: number;
+  ownedTo: number;
+}
+
+function piecesOf(bytes: Uint8Array): Piece[] {
+  const wav = readPcmWav(bytes);
+  if (wav) {
+    const bytesPerSec = wav.format.sampleRate * wav.format.blockAlign;
+    const pieceSec = Math.min(
+      WORKERS_AI_PIECE_SEC,
+      WORKERS_AI_MAX_PIECE_BYTES / bytesPerSec - WORKERS_AI_OVERLAP_SEC,
+    );
+    return splitPcmWav(wav.format, wav.data, pieceSec, WORKERS_AI_OVERLAP_SEC).map((p) => ({
+      bytes: p.wav,
+      offsetSec: p.offsetSec,
+      ownedFrom: p.ownedFrom,
+      ownedTo: p.ownedTo,
+    }));
+  }
+  if (bytes.byteLength > WORKERS_AI_MAX_PIECE_BYTES) {
+    throw new RemoteTierError(
+      {
+        code: "media_too_large",
+        message:
+          `the Workers AI tier sends compressed audio whole and takes at most ${WORKERS_AI_MAX_PIECE_BYTES / 1024 / 1024} MiB of it ` +
+          `(this file: ${(bytes.byteLength / 1024 / 1024).toFixed(1)} MiB). Fix: send a 16-bit PCM WAV (any length; it is split), ` +
+          "or a shorter or lower-bitrate file",
+      },
+      false,
+    );
+  }
+  return [{ bytes, offsetSec: 0, ownedFrom: 0, ownedTo: Number.POSITIVE_INFINITY }];
+}
+
+async function runOnce(
+  ai: SpeechModelBinding,
+  model: string,
+  bytes: Uint8Array,
+  ask: RemoteAsk,
+  signal: AbortSignal,
+  timeoutSec: number,
+): Promise<z.infer<typeof Output>> {
+  const input: WorkersAiWhisperInput = {
+    audio: base64(bytes),
+    task: ask.task,
+    vad_filter: true,
+    ...(ask.language ? { language: ask.language } : {}),
+    ...(ask.prompt ? { initial_prompt: ask.prompt } : {}),
+  };
+  let answer: unknown;
+  try {
+    // The binding takes no signal: the call is raced against the task's cancel and the entry's timeout.
+    const stop = AbortSignal.any([signal, AbortSignal.timeout(timeoutSec * 1000)]);
+    answer = await Promise.race([ai.run(model, input), abortion(stop)]);
+  } catch (cause) {
+    if (signal.aborted) throw cause;
+    throw workersAiFailure(cause, timeoutSec);
+  }
+  const parsed = Output.safeParse(answer);
+  if (!parsed.success) throw remoteGarbled("Workers AI", "sent an answer without text");
+  return parsed.data;
+}
+
+/**
+ * The binding throws an Error whose message carries the failure; an input error (`AiError: 5006 …` style,
+ * "invalid input", bad audio) is permanent, everything else (capacity, 429, 5xx, timeouts) transient.
+ */
+function workersAiFailure(cause: unknown, timeoutSec: number): RemoteTierError {
+  const text = cause instanceof Error ? cause.message : String(cause);
+  if (cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError")) {
+    return remoteUnreachable("Workers AI", cause, timeoutSec);
+  }
+  if (/invalid|malformed|unsupported|could not (?:decode|process) audio|bad input/i.test(text)) {
+    return new RemoteTierError(
+      { code: "media_unreadable", message: `Workers AI refused the audio: ${text.slice(0, 300)}` },
+      false,
+    );
+  }
+  return new RemoteTierError(
+    { code: "decoder_error", message: `Workers AI failed: ${text.slice(0, 300)}` },
+    true,
+  );
+}
+
+/** Rejects with the signal's reason once it aborts. */
+function abortion(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}
+
+/** Base64 of bytes, built in slices so a long file never makes one huge argument list. */
+function base64(bytes: Uint8Array): string {
+  const SLICE = 0x8000;
+  let binary = "";
+  for (let at = 0; at < bytes.byteLength; at += SLICE) {
+    binary += String.fromCharCode(...bytes.subarray(at, at + SLICE));
+  }
+  return btoa(binary);
+}
