@@ -52,6 +52,16 @@ export const TASK_FAILURES = {
     meaning: "the job queue could not deliver the task to the scheduler",
   },
   internal_error: { retryable: true, meaning: "an unexpected error on the inference node" },
+  remote_unavailable: {
+    retryable: true,
+    meaning:
+      "the remote recognition tier did not answer in time, could not be reached, was overloaded (HTTP 408, 429, 5xx) or answered something unusable",
+  },
+  remote_refused: {
+    retryable: false,
+    meaning:
+      "the remote recognition tier refused the deployment's own request (its key, model name or endpoint: HTTP 401, 403, 404 and other 4xx), or its key secret is unset",
+  },
   note_too_short: {
     retryable: false,
     meaning: "the note has too little text for what was asked (e.g. fewer key sentences than questions)",

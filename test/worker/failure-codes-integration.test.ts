@@ -44,6 +44,9 @@ const SYNC_STATUS: Record<TaskFailureCode, number> = {
   queue_unavailable: 503,
   queue_undeliverable: 503,
   internal_error: 500,
+  // The remote tier's trouble is the deployment's, not a crash: as a lost node.
+  remote_unavailable: 503,
+  remote_refused: 503,
   // Content-render codes never end a transcription; if one did, it is the server's fault.
   note_too_short: 500,
   tts_unavailable: 500,

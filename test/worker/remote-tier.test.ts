@@ -295,8 +295,8 @@ describe("OpenAI-compatible endpoint tier (zero nodes)", { timeout: 30_000 }, ()
   it.each([
     [400, "media_unreadable"],
     [413, "media_too_large"],
-    [401, "invalid_params"],
-    [404, "invalid_params"],
+    [401, "remote_refused"],
+    [404, "remote_refused"],
   ])("an endpoint answering %i fails the task %s at once (permanent)", async (status, code) => {
     const { key } = await createKey();
     const testEnv = openAiEnv(`/openai-status/${status}/audio/transcriptions`);
@@ -309,23 +309,46 @@ describe("OpenAI-compatible endpoint tier (zero nodes)", { timeout: 30_000 }, ()
 
   it.each([
     429, 503,
-  ])("an endpoint answering %i is retried with backoff, then fails decoder_error (retryable) when attempts run out", async (status) => {
+  ])("an endpoint answering %i is retried with backoff, then fails remote_unavailable (retryable) when attempts run out", async (status) => {
     const { key } = await createKey();
     const testEnv = openAiEnv(`/openai-status/${status}/audio/transcriptions`, { MAX_TASK_ATTEMPTS: "1" });
     const taskId = await uploadJob(testEnv, key, pcmWav(1), "a.wav");
     await deliverUnder(testEnv, taskId);
     const record = await readTranscription(taskId);
-    expect([record?.status, record?.error_code]).toEqual(["failed", "decoder_error"]);
+    expect([record?.status, record?.error_code]).toEqual(["failed", "remote_unavailable"]);
     expect(record?.error).toContain(`HTTP ${status}`);
   }, 30_000);
 
-  it("a missing bearer secret fails the task invalid_params, naming the secret", async () => {
+  it.each([
+    [503, "remote_unavailable"],
+    [401, "remote_refused"],
+  ])("the sync route answers an endpoint's %i with 503 (%s), never a 500", async (status, code) => {
+    const { key } = await createKey();
+    const testEnv = openAiEnv(`/openai-status/${status}/audio/transcriptions`, { MAX_TASK_ATTEMPTS: "1" });
+    const form = new FormData();
+    form.append("file", new File([pcmWav(1)], "a.wav", { type: "audio/wav" }));
+    form.append("model", "whisper-1");
+    const response = await send(testEnv, "/v1/audio/transcriptions", {
+      method: "POST",
+      headers: bearer(key),
+      body: form,
+    });
+    expect(response.status, await response.clone().text()).toBe(503);
+    const body = (await response.json()) as { error: { message: string } };
+    expect(body.error.message).toContain(`HTTP ${status}`);
+    const history = (await (await send(testEnv, "/history?limit=1", { headers: bearer(key) })).json()) as {
+      jobs: { status: string; error_code: string | null }[];
+    };
+    expect(history.jobs[0]).toMatchObject({ status: "failed", error_code: code });
+  }, 30_000);
+
+  it("a missing bearer secret fails the task remote_refused, naming the secret", async () => {
     const { key } = await createKey();
     const testEnv = openAiEnv("/openai/v1/audio/transcriptions", { REMOTE_ASR_KEY: "" });
     const taskId = await uploadJob(testEnv, key, pcmWav(1), "a.wav");
     await deliverUnder(testEnv, taskId);
     const record = await readTranscription(taskId);
-    expect([record?.status, record?.error_code]).toEqual(["failed", "invalid_params"]);
+    expect([record?.status, record?.error_code]).toEqual(["failed", "remote_refused"]);
     expect(record?.error).toContain("REMOTE_ASR_KEY");
   });
 });

@@ -80,7 +80,7 @@ function bearerSecret(env: Env, name: string): string | null {
 /** A registry entry that cannot be called: the deployment's fault, permanent for this task. */
 function configFault(entry: RegistryEntry, why: string): RemoteTierError {
   return new RemoteTierError(
-    { code: "invalid_params", message: `the remote recognition tier ${entry.id} cannot be called: ${why}` },
+    { code: "remote_refused", message: `the remote recognition tier ${entry.id} cannot be called: ${why}` },
     false,
   );
 }

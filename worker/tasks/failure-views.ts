@@ -57,6 +57,9 @@ export const FAILURE_VIEWS: Record<TaskFailureCode, FailureView> = {
   queue_unavailable: { sync: noCapacity, content: "job queue unavailable" },
   queue_undeliverable: { sync: noCapacity, content: "job queue undeliverable" },
   internal_error: { sync: serverFault, content: "internal error" },
+  // The remote tier's trouble is the deployment's, not the request's, and no crash: 503 like a lost node.
+  remote_unavailable: { sync: noCapacity, content: "remote recognition unavailable" },
+  remote_refused: { sync: noCapacity, content: "remote recognition refused" },
   note_too_short: { sync: serverFault, content: "note too short" },
   tts_unavailable: { sync: serverFault, content: "speech engine unavailable" },
   tts_failed: { sync: serverFault, content: "speech synthesis failed" },
