@@ -13,24 +13,24 @@ const registry = ModelRegistry.parse({
 
 describe("servedAsrModel", () => {
   it("nothing served: the registry default (what would be loaded)", () => {
-    expect(servedAsrModel(registry, [])).toBe("whisper-base");
-    expect(servedAsrModel(registry, [""])).toBe("whisper-base");
+    expect(servedAsrModel(registry, [], null)).toBe("whisper-base");
+    expect(servedAsrModel(registry, [""], null)).toBe("whisper-base");
   });
 
   it("the default when any node serves it", () => {
-    expect(servedAsrModel(registry, ["vi-ft", "whisper-small", "whisper-base"])).toBe("whisper-base");
+    expect(servedAsrModel(registry, ["vi-ft", "whisper-small", "whisper-base"], null)).toBe("whisper-base");
   });
 
   it("else the first served entry in registry order, whatever order the nodes report in", () => {
-    expect(servedAsrModel(registry, ["vi-ft", "whisper-small"])).toBe("whisper-small");
-    expect(servedAsrModel(registry, ["whisper-small", "vi-ft"])).toBe("whisper-small");
+    expect(servedAsrModel(registry, ["vi-ft", "whisper-small"], null)).toBe("whisper-small");
+    expect(servedAsrModel(registry, ["whisper-small", "vi-ft"], null)).toBe("whisper-small");
   });
 
   it("else a served model the registry does not list, the alphabetically first", () => {
-    expect(servedAsrModel(defaultRegistry, ["whisper-tiny", "ggml-medium"])).toBe("ggml-medium");
+    expect(servedAsrModel(defaultRegistry, ["whisper-tiny", "ggml-medium"], null)).toBe("ggml-medium");
   });
 
-  it("a default http entry with an endpoint is served by the remote tier, nodes or not", () => {
+  it("a default http entry that can be called is served by the remote tier, nodes or not", () => {
     const remote = ModelRegistry.parse({
       default_model: "remote",
       models: [
@@ -38,16 +38,16 @@ describe("servedAsrModel", () => {
         ...registry.models,
       ],
     });
-    expect(servedAsrModel(remote, [])).toBe("remote");
-    expect(servedAsrModel(remote, ["whisper-base"])).toBe("remote");
+    expect(servedAsrModel(remote, [], "remote")).toBe("remote");
+    expect(servedAsrModel(remote, ["whisper-base"], "remote")).toBe("remote");
   });
 
-  it("a default http entry without an endpoint serves nothing: what the nodes serve", () => {
+  it("a default http entry that cannot be called serves nothing: what the nodes serve", () => {
     const unset = ModelRegistry.parse({
       default_model: "remote",
       models: [{ id: "remote", label: "Remote", kind: "http" }, ...registry.models],
     });
-    expect(servedAsrModel(unset, ["vi-ft"])).toBe("vi-ft");
-    expect(servedAsrModel(unset, [])).toBe("remote");
+    expect(servedAsrModel(unset, ["vi-ft"], null)).toBe("vi-ft");
+    expect(servedAsrModel(unset, [], null)).toBe("remote");
   });
 });

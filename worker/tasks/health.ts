@@ -2,7 +2,7 @@ import type { LiveStatus } from "../../durable-objects/live/live-hub.ts";
 import { workerConfig } from "../../platform/config.ts";
 import { dispatcher, liveHub } from "../../platform/stubs.ts";
 import { modelFixCommand, syntheticModelNotice } from "../../protocol/model-registry.ts";
-import { remoteEntryReady } from "../remote/remote-tier.ts";
+import { remoteDefaultEntry, remoteEntryReady } from "../remote/remote-tier.ts";
 import type { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
 import { servedAsrModel } from "./served-model.ts";
 
@@ -41,7 +41,12 @@ export async function readHealth(
   const syntheticModels = [
     ...new Set(asrNodes.filter((node) => node.asr_synthetic).map((node) => node.asr_model)),
   ];
-  const asrModel = servedAsrModel(registry, [...asrNodes.map((node) => node.asr_model), ...live.models]);
+  const remote = remoteDefaultEntry(env);
+  const asrModel = servedAsrModel(
+    registry,
+    [...asrNodes.map((node) => node.asr_model), ...live.models],
+    remote && remoteEntryReady(env, remote) ? remote.id : null,
+  );
   const asrEntry = registry.models.find((entry) => entry.id === asrModel);
   const synthetic = syntheticModels.includes(asrModel);
   const health: HealthResponse = {

@@ -5,8 +5,8 @@ import type { ModelRegistry } from "../../protocol/model-registry.ts";
  * (`served`: what connected batch nodes and live engines report loaded), so it never names a model
  * nobody serves while something does:
  *
- * 1. the registry default when it is an `http` entry with an endpoint (the Worker's remote tier
- *    serves it, whatever the nodes load);
+ * 1. `remoteServing`: the registry default when it is an `http` entry that can be called (an
+ *    endpoint, or for Workers AI the binding): the Worker's remote tier serves it, whatever nodes load;
  * 2. else the registry default when some node serves it;
  * 3. else the first registry entry (registry order) some node serves, then any other served id
  *    (alphabetical: a node may load a file the registry does not list);
@@ -14,12 +14,15 @@ import type { ModelRegistry } from "../../protocol/model-registry.ts";
  *    `asr_model` is always the configured base model), with `asr_loaded` false.
  *
  * @example
- * servedAsrModel(defaultRegistry, ["whisper-small"]); // "whisper-small": nobody serves whisper-base
- * servedAsrModel(defaultRegistry, []); // "whisper-base"
+ * servedAsrModel(defaultRegistry, ["whisper-small"], null); // "whisper-small": nobody serves whisper-base
+ * servedAsrModel(defaultRegistry, [], null); // "whisper-base"
  */
-export function servedAsrModel(registry: ModelRegistry, served: readonly string[]): string {
-  const defaultEntry = registry.models.find((entry) => entry.id === registry.default_model);
-  if (defaultEntry?.kind === "http" && defaultEntry.endpoint) return defaultEntry.id;
+export function servedAsrModel(
+  registry: ModelRegistry,
+  served: readonly string[],
+  remoteServing: string | null,
+): string {
+  if (remoteServing) return remoteServing;
   const servedIds = new Set(served.filter((id) => id !== ""));
   if (servedIds.has(registry.default_model)) return registry.default_model;
   const registered = registry.models.find((entry) => servedIds.has(entry.id));
