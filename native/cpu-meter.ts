@@ -1,13 +1,13 @@
 /**
  * Cores' worth of CPU that other processes are using, for the per-decode thread decision
  * (thread-policy.ts): the machine's busy time (os.cpus()) minus this process's own (its decodes
- * included), over the last ~WINDOW_MS. Sampled by an unref'd timer so a decision never waits.
+ * included), over the last ~METER_WINDOW_MS. Sampled by an unref'd timer so a decision never waits.
  */
 import { availableParallelism, cpus } from "node:os";
 
 const SAMPLE_MS = 250;
 /** Long enough to smooth the kernel's tick accounting, short enough to follow a neighbour starting. */
-const WINDOW_MS = 1000;
+export const METER_WINDOW_MS = 1000;
 
 export interface Sample {
   at: number;
@@ -33,19 +33,21 @@ export function foreignBusyBetween(from: Sample, to: Sample): number {
 let samples: Sample[] = [];
 let timer: ReturnType<typeof setInterval> | null = null;
 
-function start(): void {
+/** Starts sampling (idempotent): a model starts it when it loads, so its first decode has a window. */
+export function startCpuMeter(): void {
+  if (timer) return;
   samples = [sample()];
   timer = setInterval(() => {
     samples.push(sample());
-    const keep = Math.ceil(WINDOW_MS / SAMPLE_MS) + 1;
+    const keep = Math.ceil(METER_WINDOW_MS / SAMPLE_MS) + 1;
     if (samples.length > keep) samples = samples.slice(-keep);
   }, SAMPLE_MS);
   timer.unref();
 }
 
-/** Other processes' busy cores over the last ~second (0 right after the first call: nothing seen yet). */
+/** Other processes' busy cores over the last ~second (0 when sampling has only just started). */
 export function foreignBusyCores(): number {
-  if (!timer) start();
+  startCpuMeter();
   const first = samples[0];
   return first ? foreignBusyBetween(first, sample()) : 0;
 }

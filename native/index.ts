@@ -16,7 +16,7 @@ import type {
   NativeModelInfo,
   NativeStateStats,
 } from "./addon-types.ts";
-import { foreignBusyCores, usableCores } from "./cpu-meter.ts";
+import { foreignBusyCores, startCpuMeter, usableCores } from "./cpu-meter.ts";
 import { runDecode } from "./run-decode.ts";
 import { StreamDecoder } from "./stream.ts";
 import { chooseThreading, fixedThreading, type Threading, type ThreadPolicy } from "./thread-policy.ts";
@@ -140,6 +140,7 @@ export async function loadModel(path: string, options: LoadModelOptions = {}): P
   if (threadPolicy !== "adaptive" && threadPolicy !== "fixed") {
     throw new TypeError("threadPolicy must be 'adaptive' or 'fixed'");
   }
+  if (threadPolicy === "adaptive") startCpuMeter();
   const native = await binding()
     .loadModel(path, flags)
     .catch((err: unknown) => Promise.reject(toWhisperError(err)));
