@@ -31,8 +31,9 @@ export interface Threading {
   pollLevel: number;
 }
 
+/** `requested` is a positive integer (toNativeOptions leaves others to the addon's option check). */
 export function chooseThreading(input: ThreadingInput): Threading {
-  const requested = Math.max(1, Math.floor(input.requested));
+  const { requested } = input;
   const idleCores = Math.floor(input.cores - Math.max(0, input.foreignBusyCores) + IDLE_SLACK);
   if (idleCores >= requested) return { threads: requested, pollLevel: SPIN_POLL_LEVEL };
   return { threads: Math.max(1, idleCores), pollLevel: 0 };
@@ -40,7 +41,7 @@ export function chooseThreading(input: ThreadingInput): Threading {
 
 /** The `fixed` policy: the threads asked for, polling as ggml does by default, whatever the load. */
 export function fixedThreading(requested: number): Threading {
-  return { threads: Math.max(1, Math.floor(requested)), pollLevel: SPIN_POLL_LEVEL };
+  return { threads: requested, pollLevel: SPIN_POLL_LEVEL };
 }
 
 export type ThreadPolicy = "adaptive" | "fixed";

@@ -117,9 +117,12 @@ export function toNativeOptions(
     throw new TypeError("options 'greedy: true' and 'beamSize > 1' conflict");
   }
   const { onProgress: _p, signal: _s, greedy: _g, ...rest } = opts;
+  const requested = opts.threads ?? threads;
+  // an invalid count goes to the addon as given: its option check refuses it with a TypeError
+  const valid = Number.isInteger(requested) && requested >= 1;
   const native: NativeDecodeOptions = {
     ...rest,
-    ...threading(opts.threads ?? threads),
+    ...(valid ? threading(requested) : { threads: requested }),
     beamSize: opts.beamSize ?? 1,
   };
   if (opts.language === undefined) native.language = "auto";
