@@ -34,8 +34,9 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CACHE = path.join(ROOT, "bench", ".cache");
 const THREADS = 2;
-const ROUNDS = 3;
-const CLIPS = 20;
+/** DECODE_BENCH_ROUNDS / DECODE_BENCH_CLIPS shorten a run (a loaded machine, a smoke run). */
+const ROUNDS = Number(process.env.DECODE_BENCH_ROUNDS ?? 3);
+const CLIPS = Number(process.env.DECODE_BENCH_CLIPS ?? 20);
 /** The addon's equivalent of `whisper-cli -nf -bs 1 -nt -t 2 -l en` (no_context is whisper-cli's default). */
 const OURS_OPTS = {
   language: "en",
