@@ -7,14 +7,22 @@
  * count. Runs are interleaved (ours, cli, cli, ours...) because the machine is shared; figures are
  * medians. Each decode's stages come from whisper's own counters on both sides (whisper-cli prints
  * them; the addon returns them per decode), so the table shows where any difference sits.
+ *
+ * Two passes: quiet (nothing started beside the runs) and loaded, beside a neighbour process the
+ * bench starts that keeps one core busy; the loaded figures carry `.loaded` in their names. The
+ * addon decides its threads per decode from other processes' CPU use over the last second
+ * (native/thread-policy.ts), so every run starts after a pause of that second: the previous run
+ * (a whisper-cli process) is not counted as a neighbour, and both sides start alike.
  */
-import { type ChildProcess, execFile, fork } from "node:child_process";
+import { type ChildProcess, execFile, fork, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { METER_WINDOW_MS } from "../native/cpu-meter.ts";
 import type { DecodeTimings } from "../native/index.ts";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
 import { parseWav, speechWav } from "../test/native/audio.ts";
@@ -26,8 +34,9 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CACHE = path.join(ROOT, "bench", ".cache");
 const THREADS = 2;
-const ROUNDS = 3;
-const CLIPS = 20;
+/** DECODE_BENCH_ROUNDS / DECODE_BENCH_CLIPS shorten a run (a loaded machine, a smoke run). */
+const ROUNDS = Number(process.env.DECODE_BENCH_ROUNDS ?? 3);
+const CLIPS = Number(process.env.DECODE_BENCH_CLIPS ?? 20);
 /** The addon's equivalent of `whisper-cli -nf -bs 1 -nt -t 2 -l en` (no_context is whisper-cli's default). */
 const OURS_OPTS = {
   language: "en",
@@ -102,6 +111,8 @@ interface Run {
   /** Cores other processes kept busy during the run (see otherCores). */
   others: number;
   rssMb?: number | null;
+  /** ours: the child's CPU time over the wall time, i.e. the threads the decode got. */
+  cores?: number;
 }
 
 /** A run counts as quiet when other processes used less than this many cores meanwhile. */
@@ -136,7 +147,11 @@ function ourStages(t: DecodeTimings, wallMs: number, setupMs = t.stateMs): Stage
   };
 }
 
+/** Lets the addon's CPU meter window pass without the previous run in it (see the header). */
+const settle = () => sleep(METER_WINDOW_MS + 100);
+
 async function runCli(bin: string, model: string, wav: string): Promise<Run> {
+  await settle();
   const timeBin = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
   const [cmd, args] = timeBin
     ? [timeBin, ["-v", bin, "-m", model, "-f", wav, ...CLI_FLAGS]]
@@ -194,6 +209,7 @@ interface TranscribeReply {
 
 /** One transcribe request to a child, with the machine's other load measured around it. */
 async function transcribeIn(child: AddonChild, wav: string): Promise<TranscribeReply> {
+  await settle();
   const [busy, self] = [machineBusyMs(), processCpuMs()];
   const started = performance.now();
   const reply = await child.request<TranscribeReply>({ op: "transcribe", wav });
@@ -238,15 +254,38 @@ function medianStages(runs: Run[]): Stages {
   ) as unknown as Stages;
 }
 
+type Pass = "quiet" | "loaded";
+
+/** A process that keeps one core busy until killed: the loaded pass's neighbour. */
+function startNeighbour(): ChildProcess {
+  return spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
+}
+
 export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
   const [tools, model, audio] = await Promise.all([
     whisperTools(log),
     ensureSyntheticModel("base"),
     prepareAudio(),
   ]);
-  const cli = tools.cli;
+  await runCli(tools.cli, model, audio.clips[0] ?? ""); // warm the page cache and check the binary
+  const quiet = await measure(tools.cli, model, audio, "quiet");
+  log("loaded pass: beside a neighbour process that keeps one core busy");
+  const neighbour = startNeighbour();
+  try {
+    return [...quiet, ...(await measure(tools.cli, model, audio, "loaded"))];
+  } finally {
+    neighbour.kill("SIGKILL");
+  }
+};
+
+async function measure(
+  cli: string,
+  model: string,
+  audio: { long: string; clips: string[] },
+  pass: Pass,
+): Promise<BenchResult[]> {
+  const suffix = pass === "loaded" ? ".loaded" : "";
   const loadAtStart = loadavg()[0] ?? 0;
-  await runCli(cli, model, audio.clips[0] ?? ""); // warm the page cache and check the binary
 
   // one 60 s file: ours = model load + transcribe inside a fresh child; cli = whole process wall time
   const ours: Run[] = [];
@@ -270,10 +309,11 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
       ms,
       stages: ourStages(dec.timings, ms, load.ms + dec.timings.stateMs),
       others: dec.others,
+      cores: dec.cpuMs / dec.ms,
     });
   };
   for (let r = 0; r < ROUNDS; r++) {
-    log(`60 s file, round ${r + 1}/${ROUNDS}`);
+    log(`${pass}: 60 s file, round ${r + 1}/${ROUNDS}`);
     // ABBA: the order flips each round so a drift in the machine's load hits both sides alike
     if (r % 2 === 0) {
       await oursLong();
@@ -285,7 +325,7 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
   }
 
   // 20 short files: our resident model vs one whisper-cli process per file, interleaved per clip
-  log(`${CLIPS} clips of 5 s through a resident model vs whisper-cli per file`);
+  log(`${pass}: ${CLIPS} clips of 5 s through a resident model vs whisper-cli per file`);
   const service = new AddonChild();
   await service.request({ op: "load", model });
   await service.request({ op: "transcribe", wav: audio.clips[0] }); // warm-up, like a service that has run before
@@ -293,7 +333,12 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
   const cliClip: Run[] = [];
   const oursOnce = async (clip: string) => {
     const reply = await transcribeIn(service, clip);
-    oursClip.push({ ms: reply.ms, stages: ourStages(reply.timings, reply.ms), others: reply.others });
+    oursClip.push({
+      ms: reply.ms,
+      stages: ourStages(reply.timings, reply.ms),
+      others: reply.others,
+      cores: reply.cpuMs / reply.ms,
+    });
   };
   for (const [i, clip] of audio.clips.entries()) {
     if (i % 2 === 0) {
@@ -316,7 +361,7 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
   const cliStagesMedian = medianStages(cliClip);
   const stageRows = STAGES.map((stage) =>
     result(
-      `decode.clip_stage.${stage}`,
+      `decode.clip_stage.${stage}${suffix}`,
       oursStages[stage],
       cliStagesMedian[stage],
       "ms",
@@ -330,15 +375,17 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
   const longStages = medianStages(ours);
   const refLongStages = medianStages(ref);
   // pairs measured back to back where neither run had another tenant's work beside it
-  const quiet = oursClip.flatMap((o, i) => {
+  const quietPairs = oursClip.flatMap((o, i) => {
     const c = cliClip[i];
     return c && o.others < QUIET_CORES && c.others < QUIET_CORES ? [[o, c] as const] : [];
   });
   const busyNote = (runs: Run[]) =>
     `other load ${median(runs.map((r) => r.others)).toFixed(2)} cores (median)`;
-  return [
+  const coresNote = (runs: Run[]) =>
+    `ours used ${median(runs.map((r) => r.cores ?? Number.NaN)).toFixed(2)} cores (CPU/wall, median)`;
+  const headline = [
     result(
-      "decode.addon_vs_cli",
+      `decode.addon_vs_cli${suffix}`,
       median(ms(ours)),
       median(ms(ref)),
       "ms",
@@ -346,26 +393,31 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
         `cli: process wall time incl. load; ${setup}; median of ${ROUNDS}, ABBA; ` +
         `encode ${longStages.encode.toFixed(0)} vs ${refLongStages.encode.toFixed(0)} ms, ` +
         `decode ${longStages.decode.toFixed(0)} vs ${refLongStages.decode.toFixed(0)} ms; ` +
-        `${busyNote([...ours, ...ref])}; ${loadNote}`,
+        `${coresNote(ours)}; ${busyNote([...ours, ...ref])}; ${loadNote}`,
     ),
     result(
-      "decode.service_vs_cli_per_file",
+      `decode.service_vs_cli_per_file${suffix}`,
       median(ms(oursClip)),
       median(ms(cliClip)),
       "ms",
       `${CLIPS} clips of 5 s; ours: resident model, transcribe only (${range(ms(oursClip))}); ` +
         `cli: one process per file (${range(ms(cliClip))}); per-file median, interleaved per clip (ABBA); ` +
-        `${busyNote([...oursClip, ...cliClip])}; ${quiet.length}/${CLIPS} pairs quiet; ${loadNote}`,
-    ),
-    result(
-      "decode.service_vs_cli_per_file.quiet",
-      quiet.length >= 3 ? median(quiet.map(([o]) => o.ms)) : Number.NaN,
-      quiet.length >= 3 ? median(quiet.map(([, c]) => c.ms)) : null,
-      "ms",
-      `the same clips, only the ${quiet.length} pairs where other processes used < ${QUIET_CORES} cores during ` +
-        "both runs (whisper's OpenMP threads spin at barriers: beside other work a run can take several times as long)",
+        `${coresNote(oursClip)}; ${busyNote([...oursClip, ...cliClip])}; ` +
+        `${quietPairs.length}/${CLIPS} pairs quiet; ${loadNote}`,
     ),
     ...stageRows,
+  ];
+  if (pass === "loaded") return headline;
+  return [
+    ...headline,
+    result(
+      "decode.service_vs_cli_per_file.quiet",
+      quietPairs.length >= 3 ? median(quietPairs.map(([o]) => o.ms)) : Number.NaN,
+      quietPairs.length >= 3 ? median(quietPairs.map(([, c]) => c.ms)) : null,
+      "ms",
+      `the same clips, only the ${quietPairs.length} pairs where other processes used < ${QUIET_CORES} cores ` +
+        "during both runs (whisper-cli's OpenMP threads spin at barriers: beside other work a run can take several times as long)",
+    ),
     result(
       "decode.peak_rss",
       median(oursRss),
@@ -382,6 +434,6 @@ export const decode: BenchGroup = async (): Promise<BenchResult[]> => {
       `ours, transcribe only / audio duration, 60 s file; cli wall RTF ${(median(ms(ref)) / 60_000).toFixed(3)}`,
     ),
   ];
-};
+}
 
 if (process.argv.includes("--voxedge-decode-child")) await childMain();

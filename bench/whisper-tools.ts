@@ -1,7 +1,9 @@
 /**
  * whisper.cpp's own whisper-cli and whisper-server, the references of the `decode` and `sync` bench
  * groups: built once into bench/.cache from the addon's source tree with the addon's portability
- * flags (Release, static, AVX2/FMA/F16C, OpenMP on as in the addon).
+ * flags (Release, static, AVX2/FMA/F16C) and whisper.cpp's own threading default, OpenMP with
+ * libgomp's default spin: the whisper-cli people run and compare against. The addon builds ggml's
+ * threadpool instead (docs/native.md "Decode threads"); the bench measures it against that default.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";

@@ -7,6 +7,7 @@ import { parseAllowlist } from "../protocol/url-policy.ts";
  * Node configuration from flags, then environment, then defaults.
  *
  *   npm run node -- --worker-url URL --token T [--model PATH] [--concurrency N] [--threads N]
+ *                   [--thread-policy adaptive|fixed]
  */
 export const NodeConfig = z.object({
   workerUrl: z.url(),
@@ -19,6 +20,11 @@ export const NodeConfig = z.object({
   /** Content renders at once (their own loop); 0 = this node renders none. */
   contentConcurrency: z.coerce.number().int().min(0).max(16),
   threads: z.coerce.number().int().min(1).max(64),
+  /**
+   * adaptive: a decode gets its threads only while that many cores are idle (shared machines);
+   * fixed: always `threads`, spinning (a node whose cores are its own). native/thread-policy.ts.
+   */
+  threadPolicy: z.enum(["adaptive", "fixed"]),
   heartbeatMs: z.coerce.number().int().min(200),
   diarize: z.boolean(),
   /** Voice activity detector: the Silero model (default) or the energy detector it falls back to. */
@@ -55,6 +61,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       "models-dir": { type: "string" },
       concurrency: { type: "string" },
       threads: { type: "string" },
+      "thread-policy": { type: "string" },
       "no-diarize": { type: "boolean" },
     },
   });
@@ -67,6 +74,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     concurrency: values.concurrency ?? env.VOXEDGE_CONCURRENCY ?? 1,
     contentConcurrency: env.VOXEDGE_CONTENT_CONCURRENCY ?? 1,
     threads: values.threads ?? env.VOXEDGE_THREADS ?? Math.max(1, Math.min(4, availableParallelism())),
+    threadPolicy: values["thread-policy"] ?? env.VOXEDGE_THREAD_POLICY ?? "adaptive",
     heartbeatMs: env.VOXEDGE_HEARTBEAT_MS ?? 5000,
     diarize: values["no-diarize"] ? false : bool(env.VOXEDGE_DIARIZE, true),
     vad: env.VOXEDGE_VAD ?? "silero",

@@ -33,6 +33,10 @@ export async function loadResidentModel(config: NodeConfig): Promise<ResidentMod
       `model file ${path} not found: run \`npm run model:download -- base\` or pass --model PATH`,
     );
   }
-  const whisper = await loadModel(path, { threads: config.threads, concurrency: config.concurrency });
+  const whisper = await loadModel(path, {
+    threads: config.threads,
+    concurrency: config.concurrency,
+    threadPolicy: config.threadPolicy,
+  });
   return { id: entry.id, entry, path, synthetic: await isSyntheticModelFile(path), whisper };
 }

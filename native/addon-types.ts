@@ -49,6 +49,8 @@ export interface NativeDecodeOptions {
   noContext?: boolean;
   singleSegment?: boolean;
   threads?: number;
+  /** ggml threadpool polling level 0..100 (default 50); OpenMP builds ignore it. */
+  pollLevel?: number;
   /** 1 = greedy, 2..8 = beam search. */
   beamSize?: number;
   bestOf?: number;

@@ -17,8 +17,10 @@ import type {
   NativeModelInfo,
   NativeStateStats,
 } from "./addon-types.ts";
+import { foreignBusyCores, startCpuMeter, usableCores } from "./cpu-meter.ts";
 import { runDecode } from "./run-decode.ts";
 import { StreamDecoder } from "./stream.ts";
+import { chooseThreading, fixedThreading, type Threading, type ThreadPolicy } from "./thread-policy.ts";
 import {
   type DecodeOptions,
   type Transcript,
@@ -47,13 +49,12 @@ const LOG_LEVELS: Record<LogLevel, NativeLogLevel> = { silent: 0, error: 1, warn
 let loaded: NativeBinding | null = null;
 
 /**
- * libgomp's spin before a waiting thread sleeps, unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set.
- * ggml's threads meet at a barrier after every operation, thousands of times per decode; libgomp's
- * default spins ~300k rounds there, so beside any other work (the node's own diarizer and ffmpeg,
- * another process) a thread whose partner is descheduled burns the CPU that partner needs: measured
- * here with base on 2 busy cores, 200-430 ms per token instead of 11. 100 rounds is the spin libgomp
- * itself falls back to when it runs more threads than there are CPUs. On idle cores it costs ~5 % per
- * decode (the decoder passes sleep at barriers), so dedicated nodes set GOMP_SPINCOUNT=300000.
+ * libgomp's spin before a waiting thread sleeps, for builds with VOXEDGE_OPENMP=1 (the default build
+ * uses ggml's own threadpool and ignores it), unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set.
+ * ggml's threads meet at a barrier after every operation; libgomp's default spins ~300k rounds there,
+ * so beside other work a thread whose partner is descheduled burns the CPU that partner needs (base
+ * on 2 busy cores: 200-430 ms per token instead of 11). 100 rounds is the spin libgomp itself falls
+ * back to when it runs more threads than there are CPUs.
  */
 const OMP_SPIN_ROUNDS = "100";
 
@@ -130,7 +131,19 @@ export interface LoadModelOptions {
    * memory stays bounded however many calls arrive. Streams hold their own states besides.
    */
   concurrency?: number;
+  /**
+   * `adaptive` (default): each decode gets its threads only while that many cores are idle, else
+   * one per idle core (at least one) and no polling (thread-policy.ts). `fixed`: always `threads`,
+   * polling as ggml does by default: for a node whose cores are its own.
+   */
+  threadPolicy?: ThreadPolicy;
 }
+
+const THREADING: Record<ThreadPolicy, (requested: number) => Threading> = {
+  adaptive: (requested) =>
+    chooseThreading({ requested, cores: usableCores(), foreignBusyCores: foreignBusyCores() }),
+  fixed: fixedThreading,
+};
 
 /**
  * Loads a ggml whisper model on a worker thread. Rejects with WhisperError `ERR_MODEL_NOT_FOUND`,
@@ -147,10 +160,15 @@ export async function loadModel(path: string, options: LoadModelOptions = {}): P
     throw new TypeError("concurrency must be an integer 1..256");
   }
   const flags = { gpu: options.gpu ?? true, flashAttn: options.flashAttn ?? true, concurrency };
+  const threadPolicy = options.threadPolicy ?? "adaptive";
+  if (threadPolicy !== "adaptive" && threadPolicy !== "fixed") {
+    throw new TypeError("threadPolicy must be 'adaptive' or 'fixed'");
+  }
+  if (threadPolicy === "adaptive") startCpuMeter();
   const native = await binding()
     .loadModel(path, flags)
     .catch((err: unknown) => Promise.reject(toWhisperError(err)));
-  return new WhisperModel(path, native, options.threads ?? defaultThreads());
+  return new WhisperModel(path, native, options.threads ?? defaultThreads(), THREADING[threadPolicy]);
 }
 
 /**
@@ -161,6 +179,7 @@ export class WhisperModel {
   readonly info: ModelInfo;
   readonly #native: NativeModel;
   readonly #threads: number;
+  readonly #threading: (requested: number) => Threading;
   readonly #inflight = new Set<Promise<unknown>>();
   readonly #streams = new Set<StreamDecoder>();
   #disposed: Promise<void> | null = null;
@@ -170,9 +189,11 @@ export class WhisperModel {
     readonly path: string,
     native: NativeModel,
     threads: number,
+    threading: (requested: number) => Threading,
   ) {
     this.#native = native;
     this.#threads = threads;
+    this.#threading = threading;
     this.info = native.info();
   }
 
@@ -216,7 +237,12 @@ export class WhisperModel {
     return runDecode(
       newControl,
       (control, progress) =>
-        this.#native.transcribe(pcm, toNativeOptions(options, this.#threads), control, progress),
+        this.#native.transcribe(
+          pcm,
+          toNativeOptions(options, this.#threads, this.#threading),
+          control,
+          progress,
+        ),
       options,
       (p) => this.#track(p),
     );
@@ -243,6 +269,7 @@ export class WhisperModel {
     const merged = { temperatureInc: 0, noContext: true, singleSegment: true, ...defaults };
     const stream = new StreamDecoder(native, merged, {
       threads: this.#threads,
+      threading: this.#threading,
       newControl,
       track: (p) => this.#track(p),
       onDispose: (st) => this.#streams.delete(st),

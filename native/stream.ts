@@ -1,11 +1,13 @@
 /** StreamDecoder: repeated low-latency decodes on one kept whisper_state. */
 import type { NativeDecodeControl, NativeStream } from "./addon-types.ts";
 import { runDecode } from "./run-decode.ts";
+import type { Threading } from "./thread-policy.ts";
 import { type DecodeOptions, type Transcript, toNativeOptions, WhisperError } from "./transcript.ts";
 
 /** What a stream needs from the model that made it. */
 export interface StreamContext {
   threads: number;
+  threading: (requested: number) => Threading;
   newControl: () => NativeDecodeControl;
   /** Sees every native decode promise (the model waits for them on dispose). */
   track: (p: Promise<unknown>) => void;
@@ -46,7 +48,12 @@ export class StreamDecoder {
     return runDecode(
       this.#ctx.newControl,
       (control, progress) =>
-        this.#native.decode(pcm, toNativeOptions(opts, this.#ctx.threads), control, progress),
+        this.#native.decode(
+          pcm,
+          toNativeOptions(opts, this.#ctx.threads, this.#ctx.threading),
+          control,
+          progress,
+        ),
       opts,
       (p) => {
         this.#ctx.track(p);

@@ -2,8 +2,10 @@
  * Public decode options and results of the whisper addon, and their mapping to the raw binding.
  */
 import type { NativeDecodeOptions, NativeErrorCode, NativeResult, NativeTimings } from "./addon-types.ts";
+import type { Threading } from "./thread-policy.ts";
 
 /** Where a decode's time went, in milliseconds (see NativeTimings). */
+
 export type DecodeTimings = NativeTimings;
 
 export interface DecodeOptions {
@@ -102,15 +104,25 @@ export class AbortError extends Error {
   }
 }
 
-/** Maps public options onto the binding's; `threads` is the model default. */
-export function toNativeOptions(opts: DecodeOptions, threads: number): NativeDecodeOptions {
+/**
+ * Maps public options onto the binding's. `threads` (the call's, else the model's) is the most the
+ * decode may use; `threading` says how many it gets now and how hard they poll (thread-policy.ts).
+ */
+export function toNativeOptions(
+  opts: DecodeOptions,
+  threads: number,
+  threading: (requested: number) => Threading,
+): NativeDecodeOptions {
   if (opts.greedy === true && (opts.beamSize ?? 1) > 1) {
     throw new TypeError("options 'greedy: true' and 'beamSize > 1' conflict");
   }
   const { onProgress: _p, signal: _s, greedy: _g, ...rest } = opts;
+  const requested = opts.threads ?? threads;
+  // an invalid count goes to the addon as given: its option check refuses it with a TypeError
+  const valid = Number.isInteger(requested) && requested >= 1;
   const native: NativeDecodeOptions = {
     ...rest,
-    threads: opts.threads ?? threads,
+    ...(valid ? threading(requested) : { threads: requested }),
     beamSize: opts.beamSize ?? 1,
   };
   if (opts.language === undefined) native.language = "auto";

@@ -5,7 +5,8 @@
  * matches: a hash of our CMake/C++ sources, the whisper.cpp source tree identity and the flags.
  *
  * Environment: WHISPER_CPP_DIR (use that whisper.cpp checkout), VOXEDGE_CUDA=1 (CUDA backend),
- * VOXEDGE_NATIVE=1 (-march=native, not portable), VOXEDGE_SKIP_NATIVE=1 (do nothing).
+ * VOXEDGE_NATIVE=1 (-march=native, not portable), VOXEDGE_OPENMP=1 (OpenMP instead of ggml's
+ * threadpool), VOXEDGE_SKIP_NATIVE=1 (do nothing).
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -89,6 +90,7 @@ const config = {
   whisper: whisperIdentity(dir),
   cuda: flag("VOXEDGE_CUDA"),
   native: flag("VOXEDGE_NATIVE"),
+  openmp: flag("VOXEDGE_OPENMP"),
   platform: `${process.platform}-${process.arch}`,
   napi: 8,
   nodeAddonApi: require("node-addon-api/package.json").version,
@@ -123,10 +125,11 @@ const defines = [
   `--CDWHISPER_CPP_DIR=${dir}`,
   `--CDVOXEDGE_CUDA=${config.cuda ? "ON" : "OFF"}`,
   `--CDVOXEDGE_NATIVE=${config.native ? "ON" : "OFF"}`,
+  `--CDVOXEDGE_OPENMP=${config.openmp ? "ON" : "OFF"}`,
 ];
 const common = ["--directory", nativeDir, "--config", "Release", "--log-level", "warn"];
 log(
-  `building whisper.cpp ${config.whisper.version} from ${dir} (cuda=${config.cuda}, native=${config.native}, ` +
+  `building whisper.cpp ${config.whisper.version} from ${dir} (cuda=${config.cuda}, native=${config.native}, openmp=${config.openmp}, ` +
     `${jobs} jobs); the first build takes a few minutes`,
 );
 const started = Date.now();

@@ -1,5 +1,7 @@
 #include "decode.h"
 
+#include "ggml-cpu.h"
+
 #include <algorithm>
 #include <exception>
 #include <new>
@@ -17,6 +19,48 @@ bool abort_cb(void * user_data) {
 bool encoder_begin_cb(whisper_context * /*ctx*/, whisper_state * /*state*/, void * user_data) {
     return !abort_cb(user_data);
 }
+
+#ifdef VOXEDGE_GGML_THREADPOOL
+// The ggml threadpool of the calling thread: a state's decodes all run on its decoder's own thread,
+// so this is one pool per state. Its workers stay between graphs (without one ggml starts and joins
+// threads around every decoder pass); made again only when a decode asks for other threads or
+// another polling level, which ggml fixes when it makes the pool.
+struct thread_pool_holder {
+    ggml_threadpool *       pool = nullptr;
+    ggml_threadpool_params  params{};
+
+    ~thread_pool_holder() {
+        if (pool != nullptr) {
+            ggml_threadpool_free(pool);
+        }
+    }
+
+    ggml_threadpool * get(int n_threads, int poll_level) {
+        ggml_threadpool_params want = ggml_threadpool_params_default(n_threads);
+        want.poll                   = static_cast<uint32_t>(poll_level);
+        if (pool != nullptr && ggml_threadpool_params_match(&params, &want)) {
+            return pool;
+        }
+        if (pool != nullptr) {
+            ggml_threadpool_free(pool);
+        }
+        pool   = ggml_threadpool_new(&want);
+        params = want;
+        return pool;
+    }
+};
+
+thread_local thread_pool_holder thread_pool;
+
+// A threadpool the state's CPU backend computes with for this decode; null leaves ggml to make one
+// per graph, as it does when the pool cannot be made.
+void use_thread_pool(whisper_state * state, const decode_params & p) {
+    state_set_threadpool(state, thread_pool.get(p.n_threads, p.poll_level));
+}
+#else
+// OpenMP builds: libgomp's team computes every graph, and its spin was fixed when it loaded.
+void use_thread_pool(whisper_state * /*state*/, const decode_params & /*p*/) {}
+#endif
 
 // Forwards whisper's per-window progress to JS through a thread-safe function.
 struct progress_sink {
@@ -154,6 +198,7 @@ op_error run_decode(whisper_context * ctx, whisper_state * state, const pcm_view
     if (aborted.load()) {
         return aborted_error();
     }
+    use_thread_pool(state, p);
     bool mel_ready = false;
     op_error err = resolve_language(ctx, state, pcm, p, aborted, out, mel_ready);
     if (!err.ok()) {

@@ -30,6 +30,7 @@ struct decode_params {
     bool        no_context      = false;
     bool        single_segment  = false;
     int         n_threads       = 4;
+    int         poll_level      = 50;  // ggml threadpool polling, 0 (sleep at once) .. 100; ggml's default
     int         beam_size       = 1;  // 1 = greedy
     int         best_of         = 5;
     int         audio_ctx       = 0;

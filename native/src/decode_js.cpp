@@ -75,6 +75,7 @@ decode_params parse_decode_params(Napi::Env env, Napi::Object o, whisper_context
     p.no_context       = get_bool(env, o, "noContext", p.no_context);
     p.single_segment   = get_bool(env, o, "singleSegment", p.single_segment);
     p.n_threads        = get_int(env, o, "threads", p.n_threads, 1, 256);
+    p.poll_level       = get_int(env, o, "pollLevel", p.poll_level, 0, 100);
     p.beam_size        = get_int(env, o, "beamSize", p.beam_size, 1, 8);  // WHISPER_MAX_DECODERS
     p.best_of          = get_int(env, o, "bestOf", p.best_of, 1, 8);
     p.audio_ctx        = get_int(env, o, "audioCtx", p.audio_ctx, 0, whisper_n_audio_ctx(ctx));

@@ -14,7 +14,7 @@ decoder::~decoder() {
         stopping = true;
     }
     cv.notify_all();
-    th.join();  // the OpenMP team of this thread goes with it
+    th.join();  // the thread's ggml threadpool (or OpenMP team) goes with it
     whisper_free_state(st);
 }
 

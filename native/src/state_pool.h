@@ -17,12 +17,11 @@
 
 namespace voxedge {
 
-// A whisper_state and the OS thread its decodes run on. ggml computes through OpenMP, whose worker
-// team belongs to the thread that starts it. libuv hands work to any of its pool threads, and every
-// one that ever decodes keeps a docked team; once libgomp manages more threads than there are CPUs it
-// spins only ~100 rounds at each barrier before sleeping, and a decode passes thousands of barriers.
-// One fixed thread per state keeps one team per concurrent decode, as whisper-cli and a single
-// worker have.
+// A whisper_state and the OS thread its decodes run on. That thread owns the ggml threadpool the
+// state computes with (decode.cpp), so a pool's workers serve one state and outlive its graphs. In
+// OpenMP builds it keeps one team per state: libuv hands work to any of its pool threads, and every
+// one that ever decodes would keep a docked team; once libgomp manages more threads than there are
+// CPUs it spins only ~100 rounds at each barrier before sleeping, and a decode passes thousands.
 class decoder {
 public:
     explicit decoder(whisper_state * state);

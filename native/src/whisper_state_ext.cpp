@@ -5,6 +5,8 @@
 
 #include "whisper_state_ext.h"
 
+#include "ggml-cpu.h"
+
 namespace voxedge {
 
 state_timings state_get_timings(const whisper_state * s) {
@@ -37,6 +39,14 @@ void state_reset(whisper_state * s) {
     s->lang_id = 0;
     // whisper_full re-seeds decoders 1..n on every call but decoder 0 only in whisper_init_state
     s->decoders[0].rng = std::mt19937(0);
+}
+
+void state_set_threadpool(whisper_state * s, ggml_threadpool * pool) {
+    for (ggml_backend_t backend : s->backends) {
+        if (ggml_backend_is_cpu(backend)) {
+            ggml_backend_cpu_set_threadpool(backend, pool);
+        }
+    }
 }
 
 } // namespace voxedge

@@ -1,11 +1,13 @@
 // What the public whisper.h does not offer for a whisper_state we own: its own timing counters
-// (whisper_get_timings reads only the context's default state) and a reset for reuse.
+// (whisper_get_timings reads only the context's default state), a reset for reuse, and the ggml
+// threadpool its CPU backend computes with.
 // Implemented in whisper_state_ext.cpp, compiled inside whisper.cpp's own translation unit.
 #pragma once
 
 #include <cstdint>
 
 struct whisper_state;
+struct ggml_threadpool;
 
 namespace voxedge {
 
@@ -34,5 +36,10 @@ void state_reset_timings(whisper_state * state);
 // Makes a used state decode as a fresh one would: counters zeroed, no text context carried from the
 // previous owner, sampling RNG re-seeded as whisper_init_state seeds it, language back to its default.
 void state_reset(whisper_state * state);
+
+// Makes the state's CPU backend compute every graph (encoder, decoder passes) on `pool` instead of
+// a threadpool ggml would start and stop around each graph; null goes back to that. Builds with
+// OpenMP ignore the pool's threads (libgomp's team runs the graph).
+void state_set_threadpool(whisper_state * state, ggml_threadpool * pool);
 
 } // namespace voxedge
