@@ -322,25 +322,29 @@ describe("OpenAI-compatible endpoint tier (zero nodes)", { timeout: 30_000 }, ()
   it.each([
     [503, "remote_unavailable"],
     [401, "remote_refused"],
-  ])("the sync route answers an endpoint's %i with 503 (%s), never a 500", async (status, code) => {
-    const { key } = await createKey();
-    const testEnv = openAiEnv(`/openai-status/${status}/audio/transcriptions`, { MAX_TASK_ATTEMPTS: "1" });
-    const form = new FormData();
-    form.append("file", new File([pcmWav(1)], "a.wav", { type: "audio/wav" }));
-    form.append("model", "whisper-1");
-    const response = await send(testEnv, "/v1/audio/transcriptions", {
-      method: "POST",
-      headers: bearer(key),
-      body: form,
-    });
-    expect(response.status, await response.clone().text()).toBe(503);
-    const body = (await response.json()) as { error: { message: string } };
-    expect(body.error.message).toContain(`HTTP ${status}`);
-    const history = (await (await send(testEnv, "/history?limit=1", { headers: bearer(key) })).json()) as {
-      jobs: { status: string; error_code: string | null }[];
-    };
-    expect(history.jobs[0]).toMatchObject({ status: "failed", error_code: code });
-  }, 30_000);
+  ])(
+    "the sync route answers an endpoint's %i with 503 (%s), never a 500",
+    async (status, code) => {
+      const { key } = await createKey();
+      const testEnv = openAiEnv(`/openai-status/${status}/audio/transcriptions`, { MAX_TASK_ATTEMPTS: "1" });
+      const form = new FormData();
+      form.append("file", new File([pcmWav(1)], "a.wav", { type: "audio/wav" }));
+      form.append("model", "whisper-1");
+      const response = await send(testEnv, "/v1/audio/transcriptions", {
+        method: "POST",
+        headers: bearer(key),
+        body: form,
+      });
+      expect(response.status, await response.clone().text()).toBe(503);
+      const body = (await response.json()) as { error: { message: string } };
+      expect(body.error.message).toContain(`HTTP ${status}`);
+      const history = (await (await send(testEnv, "/history?limit=1", { headers: bearer(key) })).json()) as {
+        jobs: { status: string; error_code: string | null }[];
+      };
+      expect(history.jobs[0]).toMatchObject({ status: "failed", error_code: code });
+    },
+    30_000,
+  );
 
   it("a missing bearer secret fails the task remote_refused, naming the secret", async () => {
     const { key } = await createKey();

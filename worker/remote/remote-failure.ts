@@ -57,7 +57,10 @@ export function remoteUnreachable(tier: string, cause: unknown, timeoutSec: numb
 /** An answer the tier gave with success status but a body we cannot read: transient (a proxy's page, a cut body). */
 export function remoteGarbled(tier: string, what: string): RemoteTierError {
   return new RemoteTierError(
-    { code: "remote_unavailable", message: `remote recognition answered something unusable: ${tier} ${what}` },
+    {
+      code: "remote_unavailable",
+      message: `remote recognition answered something unusable: ${tier} ${what}`,
+    },
     true,
   );
 }
