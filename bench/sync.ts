@@ -17,25 +17,19 @@
  * the node has the lease (upload through wrangler dev to R2, task, queue, lease hand-off), then the
  * node's fetch, PCM read, whisper stages, post-processing and `complete`, then the Worker's reply.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
 import { createKey } from "../scripts/keys.ts";
 import { applyMigrations } from "../scripts/lib/wrangler.ts";
 import { freePort, startLocalWorker, tempState } from "../test/helpers/local-stack.ts";
-import { speechWav } from "../test/native/audio.ts";
 import { NodeLog, nodeStages, type TASK_STAGES } from "./node-log.ts";
 import { median, percentile } from "./stats.ts";
+import { clipForm, prepareClip } from "./sync-clip.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
 import { whisperTools } from "./whisper-tools.ts";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const CACHE = path.join(ROOT, "bench", ".cache");
 const THREADS = 2;
 const SEQUENTIAL = 20;
 const CLIENTS = 4;
@@ -50,27 +44,6 @@ const SERVER_FIELDS = {
   suppress_nst: "true",
 };
 const log = (msg: string) => process.stderr.write(`sync: ${msg}\n`);
-
-/** A 5 s 16 kHz mono WAV of speech (espeak-ng, padded with ffmpeg), cached. */
-async function prepareClip(): Promise<Buffer> {
-  const dir = path.join(CACHE, "audio");
-  await mkdir(dir, { recursive: true });
-  const out = path.join(dir, "sync-clip-5s.wav");
-  if (!existsSync(out)) {
-    const speech = await speechWav("The synchronous endpoint answers while the caller waits for it.");
-    const args = ["-v", "error", "-y", "-i", speech, "-af", "apad", "-t", "5", "-ar", "16000", "-ac", "1"];
-    const res = spawnSync("ffmpeg", [...args, "-c:a", "pcm_s16le", out], { stdio: "inherit" });
-    if (res.status !== 0) throw new Error("ffmpeg failed to make the 5 s clip");
-  }
-  return readFile(out);
-}
-
-function form(wav: Buffer, fields: Record<string, string>): FormData {
-  const body = new FormData();
-  for (const [name, value] of Object.entries(fields)) body.append(name, value);
-  body.append("file", new Blob([wav], { type: "audio/wav" }), "clip.wav");
-  return body;
-}
 
 interface Side {
   name: string;
@@ -159,7 +132,7 @@ async function startOurs(
         fetch(`${worker.url}/v1/audio/transcriptions`, {
           method: "POST",
           headers: { authorization: `Bearer ${keys[client] ?? keys[0]}` },
-          body: form(wav, fields),
+          body: clipForm(wav, fields),
         }),
       );
       lastSpan = { startedAt, endedAt: Date.now() };
@@ -248,7 +221,7 @@ async function startTheirs(
     name: "whisper-server",
     once: async () => {
       const run = await timed(() =>
-        fetch(`${url}/inference`, { method: "POST", body: form(wav, SERVER_FIELDS) }),
+        fetch(`${url}/inference`, { method: "POST", body: clipForm(wav, SERVER_FIELDS) }),
       );
       requests++;
       return { ms: run.ms, text: run.text };
@@ -275,7 +248,7 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
   const [tools, model, wav] = await Promise.all([
     whisperTools(log),
     ensureSyntheticModel("base"),
-    prepareClip(),
+    prepareClip("sync-clip-5s.wav", "The synchronous endpoint answers while the caller waits for it."),
   ]);
   const bin = tools.server;
   const loadAtStart = loadavg()[0] ?? 0;

@@ -9,48 +9,20 @@
  *   result stored, reply) against a direct POST to whisper-server, 20 each, interleaved ABBA, 1 client.
  * - `tiers.file_job`: POST /transcribe/upload → polled until done (the Queue consumer's executor).
  */
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
 import { createKey } from "../scripts/keys.ts";
 import { applyMigrations } from "../scripts/lib/wrangler.ts";
 import { startLocalWorker, tempState } from "../test/helpers/local-stack.ts";
 import { startWhisperServer } from "../test/helpers/whisper-server.ts";
-import { speechWav } from "../test/native/audio.ts";
 import { median, percentile } from "./stats.ts";
+import { clipForm, prepareClip } from "./sync-clip.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const CACHE = path.join(ROOT, "bench", ".cache");
 const THREADS = 2;
 const SEQUENTIAL = 20;
 const FILE_JOBS = 5;
 const log = (msg: string) => process.stderr.write(`tiers: ${msg}\n`);
-
-/** A 5 s 16 kHz mono WAV of speech (espeak-ng, padded with ffmpeg), cached. */
-async function prepareClip(): Promise<Buffer> {
-  const dir = path.join(CACHE, "audio");
-  await mkdir(dir, { recursive: true });
-  const out = path.join(dir, "tiers-clip-5s.wav");
-  if (!existsSync(out)) {
-    const speech = await speechWav("A remote recognition tier answers while the caller waits for it.");
-    const args = ["-v", "error", "-y", "-i", speech, "-af", "apad", "-t", "5", "-ar", "16000", "-ac", "1"];
-    const res = spawnSync("ffmpeg", [...args, "-c:a", "pcm_s16le", out], { stdio: "inherit" });
-    if (res.status !== 0) throw new Error("ffmpeg failed to make the 5 s clip");
-  }
-  return readFile(out);
-}
-
-function form(wav: Buffer, fields: Record<string, string>): FormData {
-  const body = new FormData();
-  for (const [name, value] of Object.entries(fields)) body.append(name, value);
-  body.append("file", new Blob([wav], { type: "audio/wav" }), "clip.wav");
-  return body;
-}
 
 async function timedPost(url: string, body: FormData, headers: Record<string, string> = {}): Promise<number> {
   const started = performance.now();
@@ -62,7 +34,10 @@ async function timedPost(url: string, body: FormData, headers: Record<string, st
 }
 
 export const tiers: BenchGroup = async (): Promise<BenchResult[]> => {
-  const [model, wav] = await Promise.all([ensureSyntheticModel("base"), prepareClip()]);
+  const [model, wav] = await Promise.all([
+    ensureSyntheticModel("base"),
+    prepareClip("tiers-clip-5s.wav", "A remote recognition tier answers while the caller waits for it."),
+  ]);
   const loadAtStart = loadavg()[0] ?? 0;
   log("starting whisper-server and wrangler dev (registry default: http → whisper-server, no node)");
   const whisper = await startWhisperServer(model, THREADS);
@@ -82,8 +57,8 @@ export const tiers: BenchGroup = async (): Promise<BenchResult[]> => {
   });
   const auth = { authorization: `Bearer ${key}` };
   const fields = { model: "whisper-1", response_format: "verbose_json", language: "en" };
-  const viaTier = () => timedPost(`${worker.url}/v1/audio/transcriptions`, form(wav, fields), auth);
-  const direct = () => timedPost(whisper.transcriptionsUrl, form(wav, fields));
+  const viaTier = () => timedPost(`${worker.url}/v1/audio/transcriptions`, clipForm(wav, fields), auth);
+  const direct = () => timedPost(whisper.transcriptionsUrl, clipForm(wav, fields));
   try {
     await viaTier(); // warm-up: R2, D1, Durable Objects, the model's first decode
     await direct();
@@ -105,7 +80,7 @@ export const tiers: BenchGroup = async (): Promise<BenchResult[]> => {
       const accepted = await fetch(`${worker.url}/transcribe/upload`, {
         method: "POST",
         headers: auth,
-        body: form(wav, { language: "en" }),
+        body: clipForm(wav, { language: "en" }),
       });
       const { task_id } = (await accepted.json()) as { task_id: string };
       for (;;) {
