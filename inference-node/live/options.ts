@@ -3,9 +3,8 @@ import { z } from "zod";
 /**
  * Tuning of the streaming engine, from the environment:
  *
- *   VOXEDGE_LIVE_CAPACITY         live streams this node takes at once (default 4: with encodes bounded
- *                                 to the audio heard, base on two cores decodes four speakers within
- *                                 real time; each holds two whisper states; 0 = no live engine)
+ *   VOXEDGE_LIVE_CAPACITY         live streams this node takes at once (default 2, sized from the rooms
+ *                                 bench on two cores; each holds two whisper states; 0 = no live engine)
  *   VOXEDGE_LIVE_VAD_SILENCE_MS   Silero VAD silence that ends an utterance (default 500)
  *   VOXEDGE_LIVE_SILENCE_MS       pause that ends an utterance with the energy VAD (default 600)
  *   VOXEDGE_LIVE_INTERIM_MS       audio between interim re-decodes (default 500)
@@ -31,7 +30,10 @@ export type LiveOptions = z.infer<typeof LiveOptions>;
 
 /** Defaults: ~600 ms endpointing and two interim decodes a second, as in the anchors we compare with. */
 export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
-  capacity: 4,
+  // Measured (npm run bench -- rooms, quiet 2 cores): four streams at once took 21 s to a partner's
+  // final and lost most phrases; two keep finals near a second and a third speaker gets `no_engine`
+  // at once. docs/native.md "Capacity".
+  capacity: 2,
   vadSilenceMs: 500,
   silenceMs: 600,
   interimMs: 500,
