@@ -90,20 +90,28 @@ async function main(): Promise<void> {
     logger,
   };
   // Two loops, so a long render never holds a transcription slot and the other way round.
-  const loops = [
-    new LeaseLoop({
-      client,
-      health,
-      kinds: ["transcribe"],
-      concurrency: config.concurrency,
-      heartbeatMs: config.heartbeatMs,
-      logger,
-      run: async (lease, context) => {
-        if (lease.kind !== "transcribe") throw unsupported(lease.kind);
-        return { kind: "transcribe", result: await transcribe(lease, deps, context) };
-      },
-    }),
-  ];
+  const loops: LeaseLoop[] = [];
+  if (model.takesFileJobs) {
+    loops.push(
+      new LeaseLoop({
+        client,
+        health,
+        kinds: ["transcribe"],
+        concurrency: config.concurrency,
+        heartbeatMs: config.heartbeatMs,
+        logger,
+        run: async (lease, context) => {
+          if (lease.kind !== "transcribe") throw unsupported(lease.kind);
+          return { kind: "transcribe", result: await transcribe(lease, deps, context) };
+        },
+      }),
+    );
+  } else {
+    logger.info(
+      { live_model: model.id },
+      "the registry default is served by the Worker's remote tier: this node takes no file jobs",
+    );
+  }
   if (config.contentConcurrency > 0) {
     const content = contentDepsFromEnv(
       process.env,

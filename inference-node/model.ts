@@ -12,20 +12,32 @@ export interface ResidentModel {
   path: string;
   /** The file is a synthetic stand-in (random weights): the node reports it in its health. */
   synthetic: boolean;
+  /**
+   * Whether this node takes file jobs: not when the registry default is an `http` entry, whose jobs the
+   * Worker's remote tier runs; the node then serves what only nodes give (live engines, content renders).
+   */
+  takesFileJobs: boolean;
   whisper: WhisperModel;
 }
 
 /**
- * Loads the registry's default model once; every task shares it. The model keeps one whisper state
+ * Loads the registry's default model once (or, when the default is an `http` entry, the registry's
+ * first local model, for the live engine: file jobs then go to the Worker's remote tier); every task shares it. The model keeps one whisper state
  * per concurrent task (`--concurrency`), made on first use and reused by later tasks, so memory does
  * not grow with the number of tasks run. MODEL_REGISTRY is the same JSON the Worker reads, so both
  * sides agree on the default.
  */
 export async function loadResidentModel(config: NodeConfig): Promise<ResidentModel> {
   const registry = parseRegistry(process.env.MODEL_REGISTRY || undefined);
-  const entry = registry.models.find((m) => m.id === registry.default_model);
-  if (!entry || entry.kind === "http") {
-    throw new Error(`the default model ${registry.default_model} is not a local model this node can load`);
+  const defaultEntry = registry.models.find((m) => m.id === registry.default_model);
+  const takesFileJobs = defaultEntry?.kind !== "http";
+  const entry = takesFileJobs ? defaultEntry : registry.models.find((m) => m.kind !== "http");
+  if (!entry) {
+    throw new Error(
+      takesFileJobs
+        ? `the default model ${registry.default_model} is not in the registry`
+        : `the default model ${registry.default_model} is served by the Worker's remote tier, and the registry lists no local model for this node's live engine`,
+    );
   }
   const path = config.modelPath ?? join(config.modelsDir, entry.file ?? `${entry.id}.bin`);
   if (!existsSync(path)) {
@@ -38,5 +50,5 @@ export async function loadResidentModel(config: NodeConfig): Promise<ResidentMod
     concurrency: config.concurrency,
     threadPolicy: config.threadPolicy,
   });
-  return { id: entry.id, entry, path, synthetic: await isSyntheticModelFile(path), whisper };
+  return { id: entry.id, entry, path, synthetic: await isSyntheticModelFile(path), takesFileJobs, whisper };
 }

@@ -183,7 +183,7 @@ describe("a cancelled task on the real pipeline", () => {
     );
     const entry = defaultRegistry.models[0]!;
     const deps = {
-      model: { id: entry.id, entry, path: "synthetic", synthetic: true, whisper },
+      model: { id: entry.id, entry, path: "synthetic", synthetic: true, takesFileJobs: true, whisper },
       translator: null,
       diarize: false,
       vad: new EnergyVoiceActivity(),
