@@ -13,7 +13,10 @@
  *   (four users), with the node's default live capacity (npm start's defaults throughout);
  * - a muted speaker: the speaker's frames stop right after the first phrase (no trailing silence);
  *   last frame sent -> the partner's final;
- * - encoder ms per decode (the addon's own timing) and the encoder context asked for.
+ * - encoder ms per decode (the addon's own timing) and the encoder context asked for; and, on the quiet
+ *   engine after the runs, one 3 s live decode with the encoder context sized to it (the default)
+ *   against the full 30 s window (`VOXEDGE_LIVE_AUDIO_CTX=off`, how live decodes ran before),
+ *   interleaved.
  *
  * Reference: the `/ws` final latency (same speech, same engine, no translation), measured in this run,
  * interleaved with the room runs. Target: partner final ≤ 1.5 s p50.
@@ -21,8 +24,10 @@
 
 import { frameLevelDb, VOICE_DB } from "../durable-objects/rooms/room-protocol.ts";
 import { float32ToPcm16 } from "../inference-node/live/pcm.ts";
+import { type DecodeStat, fitAudioCtx, liveTokenBudget } from "../inference-node/live/transcriber.ts";
 import { ApertiumTranslator } from "../inference-node/translate/apertium.ts";
 import type { LanguagePair, Translator } from "../inference-node/translate/translator.ts";
+import type { WhisperModel } from "../native/index.ts";
 import { RoomServerMessage } from "../protocol/rooms.ts";
 import { startApertium } from "../scripts/lib/apertium.ts";
 import { type LiveClient, openLive } from "../test/e2e/live-client.ts";
@@ -176,13 +181,43 @@ async function measureMuted(stack: Stack, speech: SpeechStream): Promise<number 
   return final ? final.at - last : null;
 }
 
+/**
+ * Encoder ms of one live decode of `seconds` of the speech, with the context the engine asks for
+ * (auto) and with the full 30 s window, interleaved; each decode as the engine makes it.
+ */
+async function encoderAutoVsFull(model: WhisperModel, speech: SpeechStream, seconds: number) {
+  const audio = speech.audio.subarray(0, seconds * 16_000);
+  const stream = await model.createStream();
+  const auto: number[] = [];
+  const full: number[] = [];
+  try {
+    for (let round = 0; round < 5; round++) {
+      for (const [ctx, into] of [
+        [fitAudioCtx(audio.length), auto],
+        [0, full],
+      ] as const) {
+        const t = await stream.decode(audio, {
+          language: "en",
+          audioCtx: ctx,
+          timestamps: false,
+          maxTokens: liveTokenBudget(audio.length, 0),
+        });
+        into.push(t.timings.encodeMs);
+      }
+    }
+  } finally {
+    await stream.dispose();
+  }
+  return { auto: percentile(auto, 50), full: percentile(full, 50), ctx: fitAudioCtx(audio.length) };
+}
+
 export const rooms: BenchGroup = async () => {
   const speech = await buildStream();
   const apy = await startApertium();
   const translator = new TimedTranslator(new ApertiumTranslator({ url: apy.url }));
   await translator.pairs();
   // npm start's defaults: the node's default live capacity; four users, one room each
-  const { stack, decodes, stop } = await startBenchPlatform({ translator, users: 4 });
+  const { stack, decodes, model, stop } = await startBenchPlatform({ translator, users: 4 });
   try {
     await fetch(`${stack.url}/health`);
     const ws: number[] = [];
@@ -214,6 +249,8 @@ export const rooms: BenchGroup = async () => {
     const after = await measureWs(stack.url, stack.key, speech);
     log("a muted speaker");
     const muted = await measureMuted(stack, speech);
+    log("encoder: a 3 s live decode, context sized to it vs the full window");
+    const encoder3s = await encoderAutoVsFull(model, speech, 3);
     ws.push(...after.finals);
     wsInterims.push(...after.interims);
 
@@ -222,8 +259,10 @@ export const rooms: BenchGroup = async () => {
     const calls = translator.calls.slice(0, callsBefore4);
     const phrases = speech.phrases.length;
     const inTime = (run: RoomRun) => run.partnerFinals.filter((ms) => ms <= DELIVERY_LIMIT_MS).length;
-    const encoder = (list: typeof decodes, kind: "interim" | "final") =>
-      list.flatMap((d) => (d.kind === kind && d.encodeMs !== null ? [d.encodeMs] : []));
+    const encoder = (list: typeof decodes, kinds: readonly DecodeStat["kind"][]) =>
+      list.flatMap((d) => (kinds.includes(d.kind) && d.encodeMs !== null ? [d.encodeMs] : []));
+    const finalEncodes = encoder(decodes, ["tentative", "final"]);
+    const tentative = decodes.filter((d) => d.kind === "tentative" && d.encodeMs !== null).length;
     const ctxOf = (list: typeof decodes) => list.map((d) => (d.audioCtx === 0 ? 1500 : d.audioCtx));
     const out: BenchResult[] = [
       result(
@@ -299,21 +338,28 @@ export const rooms: BenchGroup = async () => {
       ),
       result(
         "encoder ms per interim decode p50",
-        percentile(encoder(decodes, "interim"), 50),
+        percentile(encoder(decodes, ["interim"]), 50),
         null,
         "ms",
-        `${encoder(decodes, "interim").length} decodes, the whole run; encoder context p50 ${percentile(ctxOf(decodes), 50)} (1500 = 30 s)`,
+        `${encoder(decodes, ["interim"]).length} decodes, the whole run; encoder context p50 ${percentile(ctxOf(decodes), 50)} (1500 = 30 s)`,
       ),
       result(
         "encoder ms per final decode p50",
-        percentile(encoder(decodes, "final"), 50),
+        percentile(finalEncodes, 50),
         null,
         "ms",
-        `${encoder(decodes, "final").length} decodes, the whole run`,
+        `${finalEncodes.length} decodes, the whole run (${tentative} at a pause, ${finalEncodes.length - tentative} at the end of an utterance)`,
+      ),
+      result(
+        "encoder ms per 3 s live decode (auto context)",
+        encoder3s.auto,
+        encoder3s.full,
+        "ms",
+        `context ${encoder3s.ctx} (VOXEDGE_LIVE_AUDIO_CTX=auto, the default) vs the full 30 s window (off), quiet engine, 5 each interleaved`,
       ),
       result(
         "4 rooms encoder ms per decode p50",
-        percentile([...encoder(fourDecodes, "interim"), ...encoder(fourDecodes, "final")], 50),
+        percentile(encoder(fourDecodes, ["interim", "tentative", "final"]), 50),
         null,
         "ms",
         `${fourDecodes.length} decodes while 4 speakers streamed at once`,

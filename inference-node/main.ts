@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     { worker: config.workerUrl, node_id: config.nodeId, concurrency: config.concurrency },
     "pulling work",
   );
-  const liveOptions = liveOptionsFromEnv(process.env, config.maxTokens);
+  const liveOptions = liveOptionsFromEnv(process.env, config.maxTokens, config.threads);
   const live =
     liveOptions.capacity > 0
       ? startLiveService({

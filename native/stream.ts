@@ -62,6 +62,14 @@ export class StreamDecoder {
     );
   }
 
+  /**
+   * Resolves once no decode runs on this state: an aborted decode rejects at once but keeps its
+   * threads busy until the native side reaches its next check point.
+   */
+  idle(): Promise<void> {
+    return this.#last.then(() => undefined);
+  }
+
   /** Frees the state once a running decode finishes. Idempotent. */
   async dispose(): Promise<void> {
     if (!this.#disposed) {

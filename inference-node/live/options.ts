@@ -1,14 +1,18 @@
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 
 /**
  * Tuning of the streaming engine, from the environment:
  *
- *   VOXEDGE_LIVE_CAPACITY         live streams this node takes at once (default 2, sized from the rooms
+ *   VOXEDGE_LIVE_CAPACITY         live streams this node takes at once (default 4, sized from the rooms
  *                                 bench on two cores; each holds two whisper states; 0 = no live engine)
  *   VOXEDGE_LIVE_VAD_SILENCE_MS   Silero VAD silence that ends an utterance (default 500)
  *   VOXEDGE_LIVE_SILENCE_MS       pause that ends an utterance with the energy VAD (default 600)
  *   VOXEDGE_LIVE_INTERIM_MS       audio between interim re-decodes (default 500)
  *   VOXEDGE_LIVE_MAX_UTTERANCE_MS an utterance is cut at this length (default 15000)
+ *   VOXEDGE_LIVE_CORES            CPU threads every live decode of the node shares (default: the cores;
+ *                                 a decode alone gets the node's --threads, several split them, finals
+ *                                 first: decode-gate.ts)
  *   VOXEDGE_LIVE_AUDIO_CTX        `auto` (whisper's encoder context sized to the audio heard, with a
  *                                 floor: interims and finals cost a fraction of a 30 s window) or `off`
  *                                 (the full 30 s context for every decode, as file jobs use: slower,
@@ -16,6 +20,9 @@ import { z } from "zod";
  */
 export const LiveOptions = z.object({
   capacity: z.coerce.number().int().min(0).max(64),
+  cores: z.coerce.number().int().min(1).max(1024),
+  /** The node's threads per decode (`--threads`): what a live decode gets when it runs alone. */
+  threadsPerDecode: z.number().int().min(1).max(64),
   vadSilenceMs: z.coerce.number().int().min(100).max(5_000),
   silenceMs: z.coerce.number().int().min(100).max(5_000),
   interimMs: z.coerce.number().int().min(100).max(10_000),
@@ -30,10 +37,12 @@ export type LiveOptions = z.infer<typeof LiveOptions>;
 
 /** Defaults: ~600 ms endpointing and two interim decodes a second, as in the anchors we compare with. */
 export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
-  // Measured (npm run bench -- rooms, quiet 2 cores): four streams at once took 21 s to a partner's
-  // final and lost most phrases; two keep finals near a second and a third speaker gets `no_engine`
-  // at once. docs/native.md "Capacity".
-  capacity: 2,
+  // Measured (npm run bench -- rooms, 2 cores): four rooms whose speakers all finish a phrase at the
+  // same moment get their partners' finals at p50 ~1.3-1.6 s through the decode gate, every one
+  // within 5 s; a fifth speaker gets `no_engine` at once. docs/native.md "Capacity".
+  capacity: 4,
+  cores: availableParallelism(),
+  threadsPerDecode: Math.min(4, availableParallelism()),
   vadSilenceMs: 500,
   silenceMs: 600,
   interimMs: 500,
@@ -43,11 +52,13 @@ export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
   maxTokens: 0,
 };
 
-/** Reads the live options; throws a readable message on a bad value. */
-export function liveOptionsFromEnv(env: NodeJS.ProcessEnv, maxTokens: number): LiveOptions {
+/** Reads the live options (`threads`: the node's threads per decode); throws a readable message on a bad value. */
+export function liveOptionsFromEnv(env: NodeJS.ProcessEnv, maxTokens: number, threads: number): LiveOptions {
   const d = DEFAULT_LIVE_OPTIONS;
   const parsed = LiveOptions.safeParse({
     capacity: env.VOXEDGE_LIVE_CAPACITY ?? d.capacity,
+    cores: env.VOXEDGE_LIVE_CORES ?? d.cores,
+    threadsPerDecode: threads,
     vadSilenceMs: env.VOXEDGE_LIVE_VAD_SILENCE_MS ?? d.vadSilenceMs,
     silenceMs: env.VOXEDGE_LIVE_SILENCE_MS ?? d.silenceMs,
     interimMs: env.VOXEDGE_LIVE_INTERIM_MS ?? d.interimMs,

@@ -80,6 +80,11 @@ export type EndCause = "pause" | "max_length" | "flush";
 
 export type SegmentEvent =
   | { type: "start"; utterance: Utterance }
+  /**
+   * The speaker has been quiet for the tail time: `audio` is exactly what the `end` event will carry if
+   * no voiced frame comes before the pause is long enough, so its decode can start now.
+   */
+  | { type: "tentative_end"; utterance: Utterance; audio: Float32Array }
   /** `audio`: the utterance up to its last voiced frame plus the tail, to decode for the final. */
   | { type: "end"; utterance: Utterance; cause: EndCause; audio: Float32Array };
 
@@ -96,6 +101,8 @@ export class Segmenter {
   readonly #frame: number;
   readonly #frameMs: number;
   readonly #onsetFrames: number;
+  /** Unvoiced frames after which the final's audio (speech plus tail) is all there. */
+  readonly #tailFrames: number;
   /** Recent frames while nobody speaks: the pre-roll (plus the onset frames) of the next utterance. */
   readonly #ring: Float32Array;
   #ringFill = 0;
@@ -119,6 +126,7 @@ export class Segmenter {
     this.#frame = this.#vad.frameSamples;
     this.#frameMs = (this.#frame * 1000) / SAMPLE_RATE;
     this.#onsetFrames = Math.max(1, Math.ceil(this.#o.onsetMs / this.#frameMs));
+    this.#tailFrames = Math.max(1, Math.ceil(this.#o.tailMs / this.#frameMs));
     this.#ring = new Float32Array(msToSamples(this.#o.preRollMs) + this.#onsetFrames * this.#frame);
   }
 
@@ -172,6 +180,8 @@ export class Segmenter {
     } else if (++this.#silentFrames * this.#frameMs >= this.#o.silenceMs) {
       this.#end("pause", events);
       return;
+    } else if (this.#silentFrames === this.#tailFrames && this.#heldSpeech(current)) {
+      events.push({ type: "tentative_end", utterance: current, audio: this.#finalAudio(current) });
     }
     if (current.full) {
       this.#end("max_length", events);
@@ -201,9 +211,18 @@ export class Segmenter {
     const utterance = this.#current;
     this.#current = null;
     this.#silentFrames = 0;
-    if (!utterance || utterance.voicedFrames * this.#frameMs < this.#o.minSpeechMs) return;
-    const samples = utterance.lastVoicedEnd - utterance.startSample + msToSamples(this.#o.tailMs);
-    events.push({ type: "end", utterance, cause, audio: utterance.audio(samples) });
+    if (!utterance || !this.#heldSpeech(utterance)) return;
+    events.push({ type: "end", utterance, cause, audio: this.#finalAudio(utterance) });
+  }
+
+  /** Enough voiced audio to be speech, not a click. */
+  #heldSpeech(utterance: Utterance): boolean {
+    return utterance.voicedFrames * this.#frameMs >= this.#o.minSpeechMs;
+  }
+
+  /** What a final decodes: the utterance up to its last voiced frame, plus the tail. */
+  #finalAudio(utterance: Utterance): Float32Array {
+    return utterance.audio(utterance.lastVoicedEnd - utterance.startSample + msToSamples(this.#o.tailMs));
   }
 
   #remember(frame: Float32Array): void {

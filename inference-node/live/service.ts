@@ -4,6 +4,7 @@ import type { Logger } from "../logger.ts";
 import { LatencyMeter } from "../translate/fan-out.ts";
 import type { Translator } from "../translate/translator.ts";
 import type { VoiceActivity } from "../vad/voice-activity.ts";
+import { DecodeGate } from "./decode-gate.ts";
 import { HubLink } from "./hub-link.ts";
 import type { LiveOptions } from "./options.ts";
 import { serveSession, serveTranslateLink } from "./session-link.ts";
@@ -47,6 +48,7 @@ export function startLiveService(o: LiveServiceOptions): LiveService {
     model: o.model,
     options: o.options,
     vad: o.vad,
+    gate: new DecodeGate(o.options.cores, o.options.threadsPerDecode),
     logger: o.logger,
     mt: { translator: o.translator, meter: new LatencyMeter() },
     ...(o.onDecode && { onDecode: o.onDecode }),

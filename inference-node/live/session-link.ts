@@ -3,6 +3,7 @@ import type { WhisperModel } from "../../native/index.ts";
 import { type NodeToSession, parseLiveMessage, SessionToNode } from "../../protocol/live.ts";
 import type { Logger } from "../logger.ts";
 import type { VoiceActivity } from "../vad/voice-activity.ts";
+import type { DecodeGate } from "./decode-gate.ts";
 import type { LiveOptions } from "./options.ts";
 import { pcm16ToFloat32 } from "./pcm.ts";
 import { type LiveMt, StreamTranslation, translateBatch } from "./stream-translation.ts";
@@ -13,6 +14,8 @@ export interface SessionDeps {
   options: LiveOptions;
   /** The node's voice activity detector (one Silero session for every stream). */
   vad: VoiceActivity;
+  /** The node's live decode gate: every stream's decodes take turns through it. */
+  gate: DecodeGate;
   logger: Logger;
   /** The node's translator (null: none configured) and its call-time meter. */
   mt: LiveMt;
@@ -94,6 +97,7 @@ export async function serveSession(
           deps.options,
           "auto",
           deps.vad,
+          deps.gate,
         );
         closers.push(
           () => engine.close(),

@@ -8,11 +8,16 @@
  *   and LocalAgreement-2 keeps only the prefix two consecutive decodes agree on.
  * - Finals: at each end of utterance the whole utterance is decoded once more and post-processed as
  *   file jobs are (markers, repetition runs, silence hallucinations).
- * - Back-pressure: finals come first. A final aborts the running interim, no interim starts while a
- *   final waits, and the interim cadence counts from the end of the previous interim decode, so when
- *   decoding is slower than real time the interims thin out, not the finals. Waiting finals are capped
- *   (`maxPendingFinals`; the oldest is dropped with an error message) and so is each utterance, so the
- *   audio a session holds is bounded.
+ * - Tentative finals: once the speaker has been quiet for the segmenter's tail time, the final's
+ *   exact audio is known; it is decoded then, at final priority, instead of after the whole pause. If
+ *   the pause becomes the end, that decode is the final (the same audio, options and prompt a later
+ *   decode would use: only the latency changes); if speech goes on, it serves as an interim.
+ * - Back-pressure: finals come first. Every decode of the node goes through one DecodeGate (finals
+ *   before interims, a final takes a running interim's slot); a final aborts its stream's running
+ *   interim, no interim starts while a final waits, and the interim cadence counts from the end of the
+ *   previous interim decode, so when decoding is slower than real time the interims thin out, not the
+ *   finals. Waiting finals are capped (`maxPendingFinals`; the oldest is dropped with an error message)
+ *   and so is each utterance, so the audio a session holds is bounded.
  * - Encodes cover only what was heard (`audioCtx` auto): whisper's encoder context is sized to the
  *   buffer (`fitAudioCtx`), and the previous final's text is carried as the prompt of the next
  *   utterance's decodes, so a short encoder window still reads on from what was said.
@@ -26,6 +31,7 @@ import { cleanTranscript } from "../postprocess/build-result.ts";
 import { removeMarkers } from "../postprocess/markers.ts";
 import { collapseRepetitions } from "../postprocess/repetition.ts";
 import { EnergyVoiceActivity, type VoiceActivity } from "../vad/voice-activity.ts";
+import { DecodeGate } from "./decode-gate.ts";
 import { LocalAgreement } from "./local-agreement.ts";
 import type { LiveOptions } from "./options.ts";
 import { msToSamples, SAMPLE_RATE, type SegmentEvent, Segmenter, type Utterance } from "./segmenter.ts";
@@ -40,13 +46,18 @@ export interface LiveDecoder {
   /** True while a decode runs, including an aborted one that has not reached its next check point. */
   readonly busy: boolean;
   decode(pcm: Float32Array, options?: DecodeOptions): Promise<Transcript>;
+  /** Resolves once no decode runs on it, an aborted one included. */
+  idle(): Promise<void>;
 }
 
 /** One decode's cost: the real-time factor is decodeMs / (audioSec * 1000). */
 export interface DecodeStat {
-  kind: "interim" | "final";
+  /** `tentative`: decoded at a pause, at final priority; it is the final if the pause ends the utterance. */
+  kind: "interim" | "tentative" | "final";
   audioSec: number;
   decodeMs: number;
+  /** Time spent waiting for the node's decode gate before it ran. */
+  queuedMs: number;
   /** Encoder context positions asked for (0: whisper's full 1500). */
   audioCtx: number;
   /** The encoder's part of decodeMs, when the decoder reports it. */
@@ -66,6 +77,16 @@ export interface TranscriberSink {
 interface FinalJob {
   utterance: Utterance;
   audio: Float32Array;
+  /** The tentative final's decode of this very audio, when one ran. */
+  decoded?: Promise<Transcript>;
+}
+
+/** A decode started at a tentative end: the final's audio if the utterance ends there. */
+interface Tentative {
+  utterance: Utterance;
+  samples: number;
+  result: Promise<Transcript>;
+  settled: boolean;
 }
 
 /**
@@ -87,13 +108,14 @@ export function fitAudioCtx(samples: number): number {
 }
 
 /**
- * Tokens one live decode may produce for `samples` of audio: 16 plus 12 a second (speech runs at 3-5
- * tokens a second in English, up to ~10 in Vietnamese), and never more than the node's own cap
- * (`maxTokens`, 0 = none). Without timestamp tokens nothing else ends a decode that does not reach
- * end-of-text (a looping decoder, a synthetic model), so this bounds its cost to the audio heard.
+ * Tokens one live decode may produce for `samples` of audio: 8 plus 8 a second, and never more than
+ * the node's own cap (`maxTokens`, 0 = none). Whisper samples at most 224 tokens per 30 s window
+ * (7.5 a second, its training set-up), so speech whisper can transcribe fits; a decode that goes on
+ * is looping. Without timestamp tokens nothing else ends a decode that does not reach end-of-text (a
+ * looping decoder, a synthetic model), so this bounds its cost to the audio heard.
  */
 export function liveTokenBudget(samples: number, maxTokens: number): number {
-  const budget = 16 + Math.ceil((samples / SAMPLE_RATE) * 12);
+  const budget = 8 + Math.ceil((samples / SAMPLE_RATE) * 8);
   return maxTokens > 0 ? Math.min(maxTokens, budget) : budget;
 }
 
@@ -128,6 +150,7 @@ export class LiveTranscriber {
   readonly #agreement = new LocalAgreement();
   readonly #finals: FinalJob[] = [];
   #finalLoop: Promise<void> | null = null;
+  #tentative: Tentative | null = null;
   #interim: AbortController | null = null;
   /** Utterance length (samples) before which no new interim starts. */
   #nextInterimAt = 0;
@@ -148,6 +171,8 @@ export class LiveTranscriber {
     private readonly options: LiveOptions,
     private language = "auto",
     vad: VoiceActivity = new EnergyVoiceActivity(),
+    /** The node's gate, shared by every stream (a private one when alone). */
+    private readonly gate = new DecodeGate(options.cores, options.threadsPerDecode),
   ) {
     this.#quietMs = vad.kind === "silero" ? options.vadSilenceMs : options.silenceMs;
     this.#segmenter = new Segmenter({
@@ -233,6 +258,10 @@ export class LiveTranscriber {
   }
 
   #onSegment(event: SegmentEvent): void {
+    if (event.type === "tentative_end") {
+      this.#decodeTentative(event.utterance, event.audio);
+      return;
+    }
     if (event.type === "start") {
       this.#began.set(event.utterance, { id: crypto.randomUUID(), language: this.language });
       this.#agreement.reset();
@@ -240,7 +269,14 @@ export class LiveTranscriber {
       return;
     }
     this.#interim?.abort(); // finals first
-    this.#finals.push({ utterance: event.utterance, audio: event.audio });
+    const tentative = this.#tentative;
+    const same = tentative?.utterance === event.utterance && tentative.samples === event.audio.length;
+    this.#finals.push({
+      utterance: event.utterance,
+      audio: event.audio,
+      ...(same && { decoded: tentative.result }),
+    });
+    if (same) this.#tentative = null;
     if (this.#finals.length > this.options.maxPendingFinals) {
       const dropped = this.#finals.shift();
       const lost = seconds(dropped?.audio.length ?? 0);
@@ -260,11 +296,10 @@ export class LiveTranscriber {
     }
   }
 
-  async #final({ utterance, audio }: FinalJob): Promise<void> {
-    const context = this.#audioCtx(audio.length);
+  async #final({ utterance, audio, decoded }: FinalJob): Promise<void> {
     let transcript: Transcript;
     try {
-      transcript = await this.#decode("final", this.decoders.final, audio, utterance, context);
+      transcript = (await decoded?.catch(() => null)) ?? (await this.#decodeFinal(utterance, audio));
     } catch (error) {
       if (!this.#closed)
         this.sink.send({ type: "error", message: `final decode failed: ${describe(error)}` });
@@ -285,9 +320,50 @@ export class LiveTranscriber {
     });
   }
 
+  /** The final decoder is free once a tentative decode on it has finished. */
+  async #decodeFinal(utterance: Utterance, audio: Float32Array): Promise<Transcript> {
+    const tentative = this.#tentative;
+    if (tentative) {
+      await tentative.result.catch(() => undefined);
+      if (this.#tentative === tentative) this.#tentative = null;
+    }
+    return this.#decode("final", this.decoders.final, audio, utterance, this.#audioCtx(audio.length));
+  }
+
+  /**
+   * Decodes the final's audio as soon as the speaker pauses, unless a final is on its way already.
+   * Not aborted when speech goes on: its text is then an interim of the utterance so far.
+   */
+  #decodeTentative(utterance: Utterance, audio: Float32Array): void {
+    if (this.#closed || this.#finalLoop || (this.#tentative && !this.#tentative.settled)) return;
+    this.#interim?.abort(); // it decodes less than this
+    this.#interimHeard = utterance.startSample + audio.length; // the pause adds nothing to re-decode
+    const ctx = this.#audioCtx(audio.length);
+    const result = this.#decode("tentative", this.decoders.final, audio, utterance, ctx);
+    const tentative: Tentative = { utterance, samples: audio.length, result, settled: false };
+    this.#tentative = tentative;
+    result
+      .then((transcript) => {
+        if (this.#segmenter.current === utterance) this.#showInterim(utterance, audio.length, transcript);
+      })
+      .catch(() => undefined) // the final decodes again when it needs to
+      .finally(() => {
+        tentative.settled = true;
+      });
+  }
+
   #maybeInterim(): void {
     const utterance = this.#segmenter.current;
-    if (!utterance || this.#closed || this.#interim || this.#finalLoop || this.decoders.interim.busy) return;
+    const tentative = this.#tentative && !this.#tentative.settled;
+    if (
+      !utterance ||
+      this.#closed ||
+      this.#interim ||
+      this.#finalLoop ||
+      tentative ||
+      this.decoders.interim.busy
+    )
+      return;
     if (utterance.length < this.#nextInterimAt || utterance.lastVoicedEnd <= this.#interimHeard) return;
     const controller = new AbortController();
     this.#interim = controller;
@@ -297,20 +373,7 @@ export class LiveTranscriber {
     this.#decode("interim", this.decoders.interim, audio, utterance, context, controller.signal)
       .then((transcript) => {
         if (controller.signal.aborted || this.#segmenter.current !== utterance) return;
-        const hypothesis = collapseRepetitions(
-          removeMarkers(transcript.segments.map((s) => s.text).join(" ")),
-        );
-        const settled = this.#agreement.update(hypothesis);
-        if (!settled) return;
-        const end = seconds(utterance.startSample + audio.length);
-        this.sink.send({
-          type: "interim",
-          text: settled,
-          start: seconds(utterance.speechStart),
-          end,
-          utterance_id: this.#idOf(utterance),
-          language: transcript.language,
-        });
+        this.#showInterim(utterance, audio.length, transcript);
       })
       .catch((error: unknown) => {
         if (!(error instanceof AbortError) && !this.#closed) {
@@ -326,6 +389,22 @@ export class LiveTranscriber {
       });
   }
 
+  /** Sends what two consecutive decodes of the utterance agree on (LocalAgreement-2). */
+  #showInterim(utterance: Utterance, samples: number, transcript: Transcript): void {
+    if (this.#closed) return;
+    const hypothesis = collapseRepetitions(removeMarkers(transcript.segments.map((s) => s.text).join(" ")));
+    const settled = this.#agreement.update(hypothesis);
+    if (!settled) return;
+    this.sink.send({
+      type: "interim",
+      text: settled,
+      start: seconds(utterance.speechStart),
+      end: seconds(utterance.startSample + samples),
+      utterance_id: this.#idOf(utterance),
+      language: transcript.language,
+    });
+  }
+
   #audioCtx(samples: number): number {
     return this.options.audioCtx === "auto" ? fitAudioCtx(samples) : 0;
   }
@@ -338,29 +417,43 @@ export class LiveTranscriber {
     audioCtx: number,
     signal?: AbortSignal,
   ): Promise<Transcript> {
-    const asked = this.#began.get(utterance)?.language ?? this.language;
-    const language = asked === "auto" ? (utterance.language ?? "auto") : asked;
-    // a prompt in another language would pull the decoder towards it
-    const carried = this.#prompt;
-    const prompt = carried && (language === "auto" || language === carried.language) ? carried.text : "";
-    const started = performance.now();
-    const transcript = await decoder.decode(audio, {
-      language,
-      audioCtx,
-      // one segment per decode, as whisper.cpp's stream example decodes its sliding window: no
-      // timestamp tokens to spend the token budget on, and none to make whisper seek within the buffer
-      timestamps: false,
-      maxTokens: liveTokenBudget(audio.length, this.options.maxTokens),
-      ...(prompt && { initialPrompt: prompt }),
-      ...(signal && { signal }),
-    });
-    this.sink.decoded?.({
-      kind,
-      audioSec: audio.length / SAMPLE_RATE,
-      decodeMs: performance.now() - started,
-      audioCtx,
-      encodeMs: transcript.timings?.encodeMs ?? null,
-    });
+    const queuedAt = performance.now();
+    const transcript = await this.gate.run(
+      kind === "interim" ? "interim" : "final",
+      async (admitted, threads) => {
+        // language and prompt as they stand when the decode starts: an earlier final may set both
+        const asked = this.#began.get(utterance)?.language ?? this.language;
+        const language = asked === "auto" ? (utterance.language ?? "auto") : asked;
+        // a prompt in another language would pull the decoder towards it
+        const carried = this.#prompt;
+        const prompt = carried && (language === "auto" || language === carried.language) ? carried.text : "";
+        const started = performance.now();
+        const decoded = await decoder
+          .decode(audio, {
+            language,
+            audioCtx,
+            threads,
+            // one segment per decode, as whisper.cpp's stream example decodes its sliding window: no
+            // timestamp tokens to spend the token budget on, and none to make whisper seek within the buffer
+            timestamps: false,
+            maxTokens: liveTokenBudget(audio.length, this.options.maxTokens),
+            ...(prompt && { initialPrompt: prompt }),
+            signal: admitted,
+          })
+          // an aborted decode holds its slot until its threads stop: the next one gets the cores
+          .finally(() => decoder.idle());
+        this.sink.decoded?.({
+          kind,
+          audioSec: audio.length / SAMPLE_RATE,
+          decodeMs: performance.now() - started,
+          queuedMs: started - queuedAt,
+          audioCtx,
+          encodeMs: decoded.timings?.encodeMs ?? null,
+        });
+        return decoded;
+      },
+      signal,
+    );
     utterance.language ??= transcript.language;
     return transcript;
   }

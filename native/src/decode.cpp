@@ -20,6 +20,21 @@ bool encoder_begin_cb(whisper_context * /*ctx*/, whisper_state * /*state*/, void
     return !abort_cb(user_data);
 }
 
+// While a decode runs, its abort flag is also checked between the operations of every graph (the
+// encoder included), not only between graphs; cleared when the decode returns, before the flag goes.
+class graph_abort_guard {
+public:
+    graph_abort_guard(whisper_state * state, std::atomic<bool> & aborted) : state_(state) {
+        state_set_abort_callback(state_, abort_cb, &aborted);
+    }
+    ~graph_abort_guard() { state_set_abort_callback(state_, nullptr, nullptr); }
+    graph_abort_guard(const graph_abort_guard &) = delete;
+    graph_abort_guard & operator=(const graph_abort_guard &) = delete;
+
+private:
+    whisper_state * state_;
+};
+
 #ifdef VOXEDGE_GGML_THREADPOOL
 // The ggml threadpool of the calling thread: a state's decodes all run on its decoder's own thread,
 // so this is one pool per state. Its workers stay between graphs (without one ggml starts and joins
@@ -199,6 +214,7 @@ op_error run_decode(whisper_context * ctx, whisper_state * state, const pcm_view
         return aborted_error();
     }
     use_thread_pool(state, p);
+    const graph_abort_guard abort_guard(state, aborted);
     bool mel_ready = false;
     op_error err = resolve_language(ctx, state, pcm, p, aborted, out, mel_ready);
     if (!err.ok()) {

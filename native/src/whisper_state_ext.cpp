@@ -49,4 +49,12 @@ void state_set_threadpool(whisper_state * s, ggml_threadpool * pool) {
     }
 }
 
+void state_set_abort_callback(whisper_state * s, bool (*callback)(void *), void * data) {
+    for (ggml_backend_t backend : s->backends) {
+        if (ggml_backend_is_cpu(backend)) {
+            ggml_backend_cpu_set_abort_callback(backend, callback, data);
+        }
+    }
+}
+
 } // namespace voxedge

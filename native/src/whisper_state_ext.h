@@ -42,4 +42,10 @@ void state_reset(whisper_state * state);
 // OpenMP ignore the pool's threads (libgomp's team runs the graph).
 void state_set_threadpool(whisper_state * state, ggml_threadpool * pool);
 
+// Makes the state's CPU backend ask `callback` after every graph operation and stop the graph when it
+// answers true. whisper_full checks its own abort callback only between graphs, so an abort during
+// the encoder (a whole graph, hundreds of ms on a busy core) waited for the encoder to finish; null
+// clears it. The callback's data must outlive every graph computed until it is cleared.
+void state_set_abort_callback(whisper_state * state, bool (*callback)(void *), void * data);
+
 } // namespace voxedge

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AbortError, loadModel, type WhisperModel } from "../../native/index.ts";
+import { ensureSyntheticModel } from "../../native/model/synthetic.ts";
 import { repeatTo, SENTENCE, speechPcm } from "./audio.ts";
 import { microModelPath, rejectionOf, sleep } from "./helpers.ts";
 
@@ -90,5 +91,35 @@ describe("abort", () => {
     await aborted;
     const after = await model.transcribe(pcm, opts);
     expect(after.segments.map((s) => s.text)).toEqual(before.segments.map((s) => s.text));
+  });
+
+  it("stops inside an encoder pass, not at its end: a preempted live decode frees its cores at once", async () => {
+    // tiny has real dimensions: one full-window encoder pass on one thread takes hundreds of ms
+    const tiny = await loadModel(await ensureSyntheticModel("tiny"), { threads: 1 });
+    const stream = await tiny.createStream({ language: "en", timestamps: false, maxTokens: 1 });
+    try {
+      const pcm = long.subarray(0, 16000 * 30);
+      const full = await stream.decode(pcm, { audioCtx: 0 });
+      const encodeMs = full.timings.encodeMs;
+      const ac = new AbortController();
+      const rejected = rejectionOf(stream.decode(pcm, { audioCtx: 0, signal: ac.signal }));
+      await sleep(encodeMs / 3); // past the log-mel (~0.1 s), inside the encoder
+      const abortedAt = performance.now();
+      ac.abort();
+      expect(await rejected).toBeInstanceOf(AbortError);
+      await stream.idle();
+      const drainMs = performance.now() - abortedAt;
+      console.log(
+        `encoder pass ${Math.round(encodeMs)} ms; aborted inside it, idle after ${Math.round(drainMs)} ms`,
+      );
+      // before, the pass ran to its end: drainMs ~ 2/3 of encodeMs
+      expect(drainMs).toBeLessThan(encodeMs / 4);
+      // and the state decodes as before
+      const again = await stream.decode(pcm, { audioCtx: 0 });
+      expect(again.segments.map((x) => x.text)).toEqual(full.segments.map((x) => x.text));
+    } finally {
+      await stream.dispose();
+      await tiny.dispose();
+    }
   });
 });

@@ -84,7 +84,9 @@ describe("live engine on whisper.cpp", () => {
     }
     expect(messages.some((m) => m.type === "interim")).toBe(true);
     expect(messages.filter((m) => m.type === "error")).toEqual([]);
-    expect(stats.filter((s) => s.kind === "final")).toHaveLength(finals.length);
+    // a final comes from one decode of its audio: a tentative one at the pause, or its own
+    expect(stats.filter((s) => s.kind === "final").length).toBeLessThanOrEqual(finals.length);
+    expect(stats.filter((s) => s.kind !== "interim").length).toBeGreaterThanOrEqual(finals.length);
     // every decode encodes only the audio heard (auto), and the addon reports the encoder's time
     for (const stat of stats) {
       expect(stat.audioCtx).toBeGreaterThan(0);

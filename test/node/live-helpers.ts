@@ -62,12 +62,17 @@ export interface DecodeCall {
 export class FakeDecoder implements LiveDecoder {
   busy = false;
   readonly calls: DecodeCall[] = [];
+  #work: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly text: (samples: number) => string,
     public delayMs = 1,
     private readonly noSpeechProb = 0.01,
   ) {}
+
+  idle(): Promise<void> {
+    return this.#work;
+  }
 
   decode(pcm: Float32Array, options: DecodeOptions = {}): Promise<Transcript> {
     if (this.busy) return Promise.reject(new Error("ERR_STREAM_BUSY"));
@@ -77,6 +82,7 @@ export class FakeDecoder implements LiveDecoder {
     const work = sleep(this.delayMs).then(() => {
       this.busy = false;
     });
+    this.#work = work;
     const result = work.then(
       (): Transcript => ({
         language: options.language && options.language !== "auto" ? options.language : "en",

@@ -3,6 +3,7 @@ import { getEventListeners } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DecodeGate } from "../../inference-node/live/decode-gate.ts";
 import { DEFAULT_LIVE_OPTIONS } from "../../inference-node/live/options.ts";
 import { serveSession } from "../../inference-node/live/session-link.ts";
 import { logger } from "../../inference-node/logger.ts";
@@ -77,6 +78,7 @@ describe("a session link closed by the Worker", () => {
       model: counting,
       options: DEFAULT_LIVE_OPTIONS,
       vad: new EnergyVoiceActivity(),
+      gate: new DecodeGate(2, 2),
       logger,
       mt: { translator: null, meter: new LatencyMeter() },
     };

@@ -9,14 +9,16 @@ import { concat, quiet, SR, tone } from "./live-helpers.ts";
 async function run(pcm: Float32Array, options: SegmenterOptions = {}, chunk = 1600) {
   const seg = new Segmenter(options);
   const ends: { event: Extract<SegmentEvent, { type: "end" }>; at: number }[] = [];
+  const tentative: { event: Extract<SegmentEvent, { type: "tentative_end" }>; at: number }[] = [];
   let starts = 0;
   for (let at = 0; at < pcm.length; at += chunk) {
     for (const event of await seg.push(pcm.subarray(at, at + chunk))) {
       if (event.type === "start") starts++;
+      else if (event.type === "tentative_end") tentative.push({ event, at: seg.position });
       else ends.push({ event, at: seg.position });
     }
   }
-  return { seg, ends, starts };
+  return { seg, ends, starts, tentative };
 }
 
 const sec = (samples: number) => samples / SR;
@@ -68,6 +70,29 @@ describe("Segmenter (energy VAD + hangover endpointing)", () => {
     const { utterance, audio } = ends[0]?.event ?? { utterance: null, audio: new Float32Array() };
     expect(sec((utterance?.speechStart ?? 0) - (utterance?.startSample ?? 0))).toBeCloseTo(0.2, 1);
     expect(sec(audio.length)).toBeCloseTo(0.2 + 1.0 + 0.2, 1);
+  });
+
+  it("announces a tentative end once the tail is heard, carrying exactly the audio the end then carries", async () => {
+    const { ends, tentative } = await run(concat(quiet(300), tone(800), quiet(1500)), { tailMs: 200 }, 160);
+    expect(tentative).toHaveLength(1);
+    const [pause] = tentative;
+    const [end] = ends;
+    expect(pause?.event.utterance).toBe(end?.event.utterance);
+    // the tail after the last voiced frame, not the whole 600 ms pause
+    expect(sec((pause?.at ?? 0) - (end?.event.utterance.lastVoicedEnd ?? 0))).toBeCloseTo(0.2, 1);
+    expect(pause?.at).toBeLessThan(end?.at ?? 0);
+    expect(Array.from(pause?.event.audio ?? [])).toEqual(Array.from(end?.event.audio ?? [1]));
+  });
+
+  it("announces a tentative end at every pause, each with the audio up to it, and none for a click", async () => {
+    const { ends, tentative } = await run(concat(quiet(300), tone(500), quiet(300), tone(500), quiet(1000)));
+    expect(ends).toHaveLength(1);
+    expect(tentative).toHaveLength(2); // the short pause, then the real end
+    const [early, last] = tentative.map((t) => t.event.audio.length);
+    expect(early).toBeLessThan(last ?? 0);
+    expect(last).toBe(ends[0]?.event.audio.length);
+    const click = await run(concat(quiet(500), tone(60), quiet(1500)));
+    expect(click.tentative).toHaveLength(0);
   });
 
   it("gives the same cuts whatever the chunking", async () => {

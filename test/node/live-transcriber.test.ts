@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DecodeGate } from "../../inference-node/live/decode-gate.ts";
 import { DEFAULT_LIVE_OPTIONS, type LiveOptions } from "../../inference-node/live/options.ts";
 import {
   fitAudioCtx,
@@ -12,17 +13,22 @@ import { concat, FakeDecoder, feed, quiet, SR, sleep, tone } from "./live-helper
 
 const WORDS = "one two three four five six seven eight nine ten eleven twelve".split(" ");
 
-/** Two words per second of audio heard, plus a last word that flickers between decodes. */
+let decodes = 0;
+/** Two words per second of audio heard, plus a last word that differs from one decode to the next. */
 function growing(samples: number): string {
   const n = Math.max(1, Math.floor((samples / SR) * 2));
-  return [...WORDS.slice(0, n), samples % 3 === 0 ? "uh" : "um"].join(" ");
+  return [...WORDS.slice(0, n), decodes++ % 2 === 0 ? "uh" : "um"].join(" ");
 }
 
-function engine(options: Partial<LiveOptions> = {}, decoders?: { interim: FakeDecoder; final: FakeDecoder }) {
+function engine(
+  options: Partial<LiveOptions> = {},
+  decoders?: { interim: FakeDecoder; final: FakeDecoder },
+  gate?: DecodeGate,
+) {
   const messages: ServerMessage[] = [];
   const d = decoders ?? { interim: new FakeDecoder(growing), final: new FakeDecoder(growing) };
   const sink: TranscriberSink = { send: (m) => messages.push(m) };
-  const t = new LiveTranscriber(d, sink, { ...DEFAULT_LIVE_OPTIONS, ...options });
+  const t = new LiveTranscriber(d, sink, { ...DEFAULT_LIVE_OPTIONS, ...options }, "auto", undefined, gate);
   const of = <T extends ServerMessage["type"]>(type: T) =>
     messages.filter((m): m is Extract<ServerMessage, { type: T }> => m.type === type);
   return { t, d, messages, of };
@@ -167,8 +173,8 @@ describe("LiveTranscriber encodes only what was heard", () => {
   });
 
   it("bounds every decode's tokens to the audio heard, and to the node's own cap", async () => {
-    expect(liveTokenBudget(SR, 0)).toBe(28);
-    expect(liveTokenBudget(15 * SR, 0)).toBe(196);
+    expect(liveTokenBudget(SR, 0)).toBe(16);
+    expect(liveTokenBudget(15 * SR, 0)).toBe(128); // whisper's own 224 per 30 s, and some
     expect(liveTokenBudget(15 * SR, 64)).toBe(64);
     const { t, d } = engine();
     await feed((c) => t.push(c), concat(quiet(300), tone(2500), quiet(900)));
@@ -262,5 +268,79 @@ describe("LiveTranscriber back-pressure", () => {
     expect(of("error")[0]?.message).toMatch(/fell behind real time: dropped/);
     const firstFinal = final.calls[0]?.startedAt ?? 0;
     expect(d.interim.calls.every((call) => call.startedAt < firstFinal)).toBe(true);
+  });
+});
+
+describe("LiveTranscriber tentative finals", () => {
+  it("decodes the final's audio once the pause's tail is heard, and sends that as the final without decoding again", async () => {
+    const final = new FakeDecoder((samples) => `heard ${samples}`, 100);
+    const { t, of } = engine({}, { interim: new FakeDecoder(growing), final });
+    await feed((c) => t.push(c), concat(quiet(300), tone(1500)), 100, 25);
+    const pushed: number[] = [];
+    await feed(
+      (c) => {
+        pushed.push(performance.now());
+        t.push(c);
+      },
+      quiet(900),
+      100,
+      25,
+    );
+    await t.flush();
+    expect(final.calls).toHaveLength(1);
+    // started before the 600 ms pause that ends the utterance had been heard
+    expect(final.calls[0]?.startedAt).toBeLessThan(pushed[5] ?? 0);
+    const finals = of("final");
+    expect(finals).toHaveLength(1);
+    expect(finals[0]).toMatchObject({ start: expect.closeTo(0.3, 1), end: expect.closeTo(1.8, 1) });
+    expect(finals[0]?.text).toBe(`heard ${final.calls[0]?.samples}`);
+  });
+
+  it("when speech goes on after a short pause, decodes the whole utterance for its final", async () => {
+    const final = new FakeDecoder((n) => WORDS.slice(0, Math.floor((n / SR) * 2)).join(" "), 5);
+    const { t, of } = engine({}, { interim: new FakeDecoder(growing, 400), final });
+    await feed((c) => t.push(c), concat(quiet(300), tone(1000), quiet(350), tone(1000), quiet(900)), 100, 10);
+    await t.flush();
+    expect(final.calls).toHaveLength(2); // at the short pause, then at the end
+    const [early, last] = final.calls.map((c) => c.samples);
+    expect(early).toBeLessThan(last ?? 0);
+    const finals = of("final");
+    expect(finals).toHaveLength(1);
+    expect(finals[0]?.end).toBeCloseTo(2.65, 1);
+    expect(finals[0]?.text).toBe(WORDS.slice(0, Math.floor(((last ?? 0) / SR) * 2)).join(" "));
+  });
+
+  it("streams sharing the node's one-slot gate never decode at once, an aborted interim's work included", async () => {
+    const gate = new DecodeGate(1, 1);
+    const all: FakeDecoder[] = [];
+    let peak = 0;
+    let aborted = 0;
+    const counted = (d: FakeDecoder) => {
+      all.push(d);
+      const decode = d.decode.bind(d);
+      d.decode = (pcm, options) => {
+        // a decoder stays busy after an abort until its work would have finished
+        peak = Math.max(peak, all.filter((x) => x.busy).length + 1);
+        options?.signal?.addEventListener("abort", () => aborted++);
+        return decode(pcm, options);
+      };
+      return d;
+    };
+    const streams = [0, 1, 2].map(() =>
+      engine(
+        {},
+        { interim: counted(new FakeDecoder(growing, 60)), final: counted(new FakeDecoder(growing, 40)) },
+        gate,
+      ),
+    );
+    const speech = concat(quiet(300), tone(1500), quiet(800), tone(1000), quiet(900));
+    await Promise.all(streams.map(({ t }) => feed((c) => t.push(c), speech, 100, 20)));
+    await Promise.all(streams.map(({ t }) => t.flush()));
+    expect(peak).toBe(1);
+    expect(aborted).toBeGreaterThan(0); // finals took running interims' slots
+    for (const { of } of streams) {
+      expect(of("final")).toHaveLength(2);
+      expect(of("error")).toEqual([]);
+    }
   });
 });

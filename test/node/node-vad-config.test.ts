@@ -9,13 +9,13 @@ describe("VAD settings", () => {
     const config = loadConfig([], base);
     expect(config.vad).toBe("silero");
     expect(config.skipNonSpeechSec).toBe(2);
-    expect(liveOptionsFromEnv({}, 0)).toMatchObject({ vadSilenceMs: 500, silenceMs: 600 });
+    expect(liveOptionsFromEnv({}, 0, 2)).toMatchObject({ vadSilenceMs: 500, silenceMs: 600 });
   });
 
   it("reads VOXEDGE_VAD, VOXEDGE_VAD_SKIP_SEC and VOXEDGE_LIVE_VAD_SILENCE_MS", () => {
     const config = loadConfig([], { ...base, VOXEDGE_VAD: "energy", VOXEDGE_VAD_SKIP_SEC: "0" });
     expect(config).toMatchObject({ vad: "energy", skipNonSpeechSec: 0 });
-    expect(liveOptionsFromEnv({ VOXEDGE_LIVE_VAD_SILENCE_MS: "350" }, 0).vadSilenceMs).toBe(350);
+    expect(liveOptionsFromEnv({ VOXEDGE_LIVE_VAD_SILENCE_MS: "350" }, 0, 2).vadSilenceMs).toBe(350);
   });
 
   it("refuses bad values with a readable message", () => {
@@ -23,7 +23,7 @@ describe("VAD settings", () => {
       /inference node configuration: vad:/,
     );
     expect(() => loadConfig([], { ...base, VOXEDGE_VAD_SKIP_SEC: "-1" })).toThrow(/skipNonSpeechSec/);
-    expect(() => liveOptionsFromEnv({ VOXEDGE_LIVE_VAD_SILENCE_MS: "20" }, 0)).toThrow(
+    expect(() => liveOptionsFromEnv({ VOXEDGE_LIVE_VAD_SILENCE_MS: "20" }, 0, 2)).toThrow(
       /live engine configuration: vadSilenceMs/,
     );
   });
