@@ -131,6 +131,7 @@ op_error resolve_language(whisper_context * ctx, whisper_state * state, const pc
         return aborted_error();
     }
     std::vector<float> probs(whisper_lang_max_id() + 1, 0.0f);
+    state_set_audio_ctx(state, p.audio_ctx);  // the window this decode asked for, not the last one's
     const int id = whisper_lang_auto_detect_with_state(ctx, state, 0, p.n_threads, probs.data());
     if (aborted.load()) {
         return aborted_error();

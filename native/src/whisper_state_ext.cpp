@@ -49,6 +49,10 @@ void state_set_threadpool(whisper_state * s, ggml_threadpool * pool) {
     }
 }
 
+void state_set_audio_ctx(whisper_state * s, int n_audio_ctx) {
+    s->exp_n_audio_ctx = n_audio_ctx;
+}
+
 void state_set_abort_callback(whisper_state * s, bool (*callback)(void *), void * data) {
     for (ggml_backend_t backend : s->backends) {
         if (ggml_backend_is_cpu(backend)) {

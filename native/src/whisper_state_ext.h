@@ -42,6 +42,13 @@ void state_reset(whisper_state * state);
 // OpenMP ignore the pool's threads (libgomp's team runs the graph).
 void state_set_threadpool(whisper_state * state, ggml_threadpool * pool);
 
+// Sets the encoder context the state's next encoder pass uses (0: the model's full window).
+// whisper_full sets it from its params, but whisper_lang_auto_detect_with_state encodes with whatever
+// the state's previous whisper_full left: the full 30 s on a fresh state (a live decode of 3 s paid
+// for a 30 s encoder pass), a previous live decode's few seconds on a pooled state (a file job's
+// language then read from the first seconds only).
+void state_set_audio_ctx(whisper_state * state, int n_audio_ctx);
+
 // Makes the state's CPU backend ask `callback` after every graph operation and stop the graph when it
 // answers true. whisper_full checks its own abort callback only between graphs, so an abort during
 // the encoder (a whole graph, hundreds of ms on a busy core) waited for the encoder to finish; null

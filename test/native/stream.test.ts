@@ -85,6 +85,29 @@ describe("StreamDecoder", () => {
     await stream.dispose();
   });
 
+  it("detects the language over the encoder context the decode asked for, whatever the state decoded before", async () => {
+    const pcm = repeatTo(speech, 3);
+    const audioCtx = fitAudioCtx(pcm.length);
+    // each on a model of its own: a fresh state, then whatever `before` leaves in it
+    const detect = async (before: number | null, ctx: number) => {
+      const own = await loadModel(await microModelPath(), { threads: 2 });
+      try {
+        const stream = await own.createStream({ maxTokens: 2, timestamps: false });
+        if (before !== null) await stream.decode(pcm, { language: "en", audioCtx: before });
+        return (await stream.decode(pcm, { language: "auto", audioCtx: ctx })).languageProbability;
+      } finally {
+        await own.dispose();
+      }
+    };
+    // a fresh state used to detect over the full 30 s window, a used one over its last decode's window
+    const fitted = await detect(null, audioCtx);
+    expect(fitted).toEqual(expect.any(Number));
+    expect(await detect(0, audioCtx)).toBe(fitted);
+    const full = await detect(null, 0);
+    expect(full).not.toBe(fitted);
+    expect(await detect(audioCtx, 0)).toBe(full);
+  });
+
   it("is disposed with its model", async () => {
     const own = await loadModel(await microModelPath());
     const stream = await own.createStream();
