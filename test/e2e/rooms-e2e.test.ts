@@ -12,9 +12,10 @@ import {
   type SingleTranscript,
 } from "../../protocol/rooms.ts";
 import { type Apertium, startApertium } from "../../scripts/lib/apertium.ts";
+import { pinkNoise, seededRandom } from "../helpers/dialogue.ts";
 import { type RecordingProxy, startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { speechPcm } from "../native/audio.ts";
-import { concat, quiet } from "../node/live-helpers.ts";
+import { concat, quiet, SR } from "../node/live-helpers.ts";
 import { type LiveClient, openLive } from "./live-client.ts";
 import { type Stack, startStack } from "./stack.ts";
 
@@ -172,6 +173,34 @@ describe("multi-device room", () => {
     b.ws.close(1000, "bye");
     expect(await a.waitFor("user_left")).toMatchObject({ client_id: "e2e-listener-b" });
     for (const client of [a, c]) client.ws.close(1000, "done");
+  });
+
+  it("gives the partner finals only for speech when the speaker's room is noisy (Silero VAD)", async () => {
+    const id = await createSession("en", "es");
+    const a = await joinRoom(id, { language: "en", client_id: "e2e-noisy-speaker" });
+    await a.waitFor("partner_language");
+    const b = await joinRoom(id, { language: "es", client_id: "e2e-noisy-listener" });
+    await b.waitFor("partner_language");
+    // pink noise at -25 dBFS, loud enough for the room's level gate to open the engine stream
+    const noise = (ms: number, seed: number) => {
+      const pcm = pinkNoise((ms * SR) / 1000, seededRandom(seed));
+      const rms = Math.sqrt(pcm.reduce((sum, x) => sum + x * x, 0) / pcm.length);
+      return pcm.map((x) => (x * 10 ** (-25 / 20)) / rms);
+    };
+    // the stream's clock starts at its first loud frame less the room's 300 ms pre-roll: the audio's 0
+    const speechStart = 0.3 + 2.5;
+    const speechEnd = speechStart + english.length / SR;
+    await a.stream(concat(quiet(300), noise(2500, 1), english, noise(2500, 2), quiet(1500)));
+    const final = await b.waitUntil((m) => m.type === "transcript" && !m.is_interim, "B's final", 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // any late final out of the noise after it
+    const finals = transcripts(b).filter((t) => !t.is_interim);
+    expect(finals.length).toBeGreaterThanOrEqual(1);
+    for (const t of finals) {
+      expect(t.start, JSON.stringify(t)).toBeGreaterThanOrEqual(speechStart - 0.4);
+      expect(t.end, JSON.stringify(t)).toBeLessThanOrEqual(speechEnd + 0.4);
+    }
+    expect(final).toMatchObject({ speaker: "e2e-noisy-speaker", translation_language: "es" });
+    for (const client of [a, b]) client.ws.close(1000, "done");
   });
 
   it("closes with the documented codes and answers bad frames with errors", async () => {
