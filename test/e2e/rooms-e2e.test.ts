@@ -95,6 +95,16 @@ async function joinRoom(id: string, query: Record<string, string>): Promise<Room
   return client;
 }
 
+/** A new en→es room with an English speaker and a Spanish listener, both past `partner_language`. */
+async function englishSpanishRoom(speaker: string, listener: string) {
+  const id = await createSession("en", "es");
+  const a = await joinRoom(id, { language: "en", client_id: speaker });
+  await a.waitFor("partner_language");
+  const b = await joinRoom(id, { language: "es", client_id: listener });
+  await b.waitFor("partner_language");
+  return { id, a, b };
+}
+
 const transcripts = (client: RoomClient) =>
   client.received.map((r) => r.message).filter((m): m is RoomTranscript => m.type === "transcript");
 
@@ -119,11 +129,7 @@ describe("multi-device room", () => {
   });
 
   it("sends the speaker its interims, both of them every final, translated en↔es by Apertium", async () => {
-    const id = await createSession("en", "es");
-    const a = await joinRoom(id, { language: "en", client_id: "e2e-speaker-a" });
-    await a.waitFor("partner_language");
-    const b = await joinRoom(id, { language: "es", client_id: "e2e-listener-b" });
-    await b.waitFor("partner_language");
+    const { id, a, b } = await englishSpanishRoom("e2e-speaker-a", "e2e-listener-b");
     await a.waitUntil((m) => m.type === "partner_language" && m.lang === "es", "partner es");
 
     await a.stream(concat(quiet(300), english, quiet(1500)));
@@ -176,11 +182,7 @@ describe("multi-device room", () => {
   });
 
   it("gives the partner finals only for speech when the speaker's room is noisy (Silero VAD)", async () => {
-    const id = await createSession("en", "es");
-    const a = await joinRoom(id, { language: "en", client_id: "e2e-noisy-speaker" });
-    await a.waitFor("partner_language");
-    const b = await joinRoom(id, { language: "es", client_id: "e2e-noisy-listener" });
-    await b.waitFor("partner_language");
+    const { a, b } = await englishSpanishRoom("e2e-noisy-speaker", "e2e-noisy-listener");
     // pink noise at -25 dBFS, loud enough for the room's level gate to open the engine stream
     const noise = (ms: number, seed: number) => {
       const pcm = pinkNoise((ms * SR) / 1000, seededRandom(seed));
