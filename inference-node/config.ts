@@ -1,6 +1,7 @@
-import { availableParallelism, hostname } from "node:os";
+import { hostname } from "node:os";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { defaultThreads } from "../native/index.ts";
 import { parseAllowlist } from "../protocol/url-policy.ts";
 
 /**
@@ -73,7 +74,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     modelsDir: values["models-dir"] ?? env.VOXEDGE_MODELS_DIR ?? "models",
     concurrency: values.concurrency ?? env.VOXEDGE_CONCURRENCY ?? 1,
     contentConcurrency: env.VOXEDGE_CONTENT_CONCURRENCY ?? 1,
-    threads: values.threads ?? env.VOXEDGE_THREADS ?? Math.max(1, Math.min(4, availableParallelism())),
+    threads: values.threads ?? env.VOXEDGE_THREADS ?? defaultThreads(),
     threadPolicy: values["thread-policy"] ?? env.VOXEDGE_THREAD_POLICY ?? "adaptive",
     heartbeatMs: env.VOXEDGE_HEARTBEAT_MS ?? 5000,
     diarize: values["no-diarize"] ? false : bool(env.VOXEDGE_DIARIZE, true),

@@ -116,7 +116,8 @@ export function freeGpuGb(devices: readonly GpuDevice[]): number {
 }
 
 const newControl = (): NativeDecodeControl => new (binding().DecodeControl)();
-const defaultThreads = (): number => Math.max(1, Math.min(4, availableParallelism()));
+/** CPU threads per decode when none are asked for: the cores, at most 4. */
+export const defaultThreads = (): number => Math.max(1, Math.min(4, availableParallelism()));
 
 export interface LoadModelOptions {
   /** Default CPU threads per decode (default min(4, cores)). */

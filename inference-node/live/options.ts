@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { defaultThreads } from "../../native/index.ts";
 
 /**
  * Tuning of the streaming engine, from the environment:
@@ -35,14 +36,14 @@ export const LiveOptions = z.object({
 });
 export type LiveOptions = z.infer<typeof LiveOptions>;
 
-/** Defaults: ~600 ms endpointing and two interim decodes a second, as in the anchors we compare with. */
+/** Defaults: 500 ms VAD endpointing (600 ms with the energy fallback) and two interim decodes a second. */
 export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
   // Measured (npm run bench -- rooms, 2 cores): four rooms whose speakers all finish a phrase at the
   // same moment get their partners' finals at p50 ~1.3-1.6 s through the decode gate, every one
   // within 5 s; a fifth speaker gets `no_engine` at once. docs/native.md "Capacity".
   capacity: 4,
   cores: availableParallelism(),
-  threadsPerDecode: Math.min(4, availableParallelism()),
+  threadsPerDecode: defaultThreads(),
   vadSilenceMs: 500,
   silenceMs: 600,
   interimMs: 500,

@@ -56,8 +56,6 @@ export interface DecodeStat {
   kind: "interim" | "tentative" | "final";
   audioSec: number;
   decodeMs: number;
-  /** Time spent waiting for the node's decode gate before it ran. */
-  queuedMs: number;
   /** Encoder context positions asked for (0: whisper's full 1500). */
   audioCtx: number;
   /** The encoder's part of decodeMs, when the decoder reports it. */
@@ -417,7 +415,6 @@ export class LiveTranscriber {
     audioCtx: number,
     signal?: AbortSignal,
   ): Promise<Transcript> {
-    const queuedAt = performance.now();
     const transcript = await this.gate.run(
       kind === "interim" ? "interim" : "final",
       async (admitted, threads) => {
@@ -446,7 +443,6 @@ export class LiveTranscriber {
           kind,
           audioSec: audio.length / SAMPLE_RATE,
           decodeMs: performance.now() - started,
-          queuedMs: started - queuedAt,
           audioCtx,
           encodeMs: decoded.timings?.encodeMs ?? null,
         });
