@@ -39,7 +39,8 @@ private:
 // The ggml threadpool of the calling thread: a state's decodes all run on its decoder's own thread,
 // so this is one pool per state. Its workers stay between graphs (without one ggml starts and joins
 // threads around every decoder pass); made again only when a decode asks for other threads or
-// another polling level, which ggml fixes when it makes the pool.
+// another polling level, which ggml fixes when it makes the pool. It is made paused: a new pool's
+// workers would otherwise start polling at once, beside the log-mel that comes before any graph.
 struct thread_pool_holder {
     ggml_threadpool *       pool = nullptr;
     ggml_threadpool_params  params{};
@@ -53,6 +54,7 @@ struct thread_pool_holder {
     ggml_threadpool * get(int n_threads, int poll_level) {
         ggml_threadpool_params want = ggml_threadpool_params_default(n_threads);
         want.poll                   = static_cast<uint32_t>(poll_level);
+        want.paused                 = true;
         if (pool != nullptr && ggml_threadpool_params_match(&params, &want)) {
             return pool;
         }
@@ -67,14 +69,34 @@ struct thread_pool_holder {
 
 thread_local thread_pool_holder thread_pool;
 
-// A threadpool the state's CPU backend computes with for this decode; null leaves ggml to make one
-// per graph, as it does when the pool cannot be made.
-void use_thread_pool(whisper_state * state, const decode_params & p) {
-    state_set_threadpool(state, thread_pool.get(p.n_threads, p.poll_level));
-}
+// The threadpool the state's CPU backend computes with while one decode runs. Between graphs its
+// workers poll for the next one (poll level 50: ~200 ms of a core after the last graph); outside a
+// decode they sleep, so they never take a core from another state's decode or another process.
+// ggml resumes a paused pool when it starts a graph; the lease pauses it again when the decode
+// returns. Without a pool (it could not be made) ggml makes one per graph.
+class thread_pool_lease {
+public:
+    thread_pool_lease(whisper_state * state, const decode_params & p)
+        : pool_(thread_pool.get(p.n_threads, p.poll_level)) {
+        state_set_threadpool(state, pool_);
+    }
+    ~thread_pool_lease() {
+        if (pool_ != nullptr) {
+            ggml_threadpool_pause(pool_);
+        }
+    }
+    thread_pool_lease(const thread_pool_lease &) = delete;
+    thread_pool_lease & operator=(const thread_pool_lease &) = delete;
+
+private:
+    ggml_threadpool * pool_;
+};
 #else
 // OpenMP builds: libgomp's team computes every graph, and its spin was fixed when it loaded.
-void use_thread_pool(whisper_state * /*state*/, const decode_params & /*p*/) {}
+class thread_pool_lease {
+public:
+    thread_pool_lease(whisper_state * /*state*/, const decode_params & /*p*/) {}
+};
 #endif
 
 // Forwards whisper's per-window progress to JS through a thread-safe function.
@@ -214,7 +236,7 @@ op_error run_decode(whisper_context * ctx, whisper_state * state, const pcm_view
     if (aborted.load()) {
         return aborted_error();
     }
-    use_thread_pool(state, p);
+    const thread_pool_lease pool_lease(state, p);
     const graph_abort_guard abort_guard(state, aborted);
     bool mel_ready = false;
     op_error err = resolve_language(ctx, state, pcm, p, aborted, out, mel_ready);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModel, type Transcript, type WhisperModel } from "../../native/index.ts";
 import { SENTENCE, speechPcm } from "./audio.ts";
-import { microModelPath } from "./helpers.ts";
+import { microModelPath, sleep } from "./helpers.ts";
 
 let speech: Float32Array;
 const models: WhisperModel[] = [];
@@ -33,6 +33,19 @@ describe("decode threads", () => {
     expect(view(await adaptive.transcribe(speech, QUICK))).toEqual(
       view(await fixed.transcribe(speech, QUICK)),
     );
+  });
+
+  it("leaves no thread polling once a decode returns: an idle model uses no CPU", async () => {
+    const m = await loadModel(await microModelPath(), { threads: 2, threadPolicy: "fixed" });
+    models.push(m);
+    for (let i = 0; i < 2; i++) {
+      await m.transcribe(speech, QUICK);
+      const before = process.cpuUsage();
+      await sleep(500);
+      const used = process.cpuUsage(before);
+      // a ggml worker left polling for the next graph burns ~200 ms of a core here
+      expect((used.user + used.system) / 1000).toBeLessThan(60);
+    }
   });
 
   it("refuses an unknown thread policy", async () => {
