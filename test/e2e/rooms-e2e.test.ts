@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pinkAt } from "../../bench/vad-sets.ts";
 import { unwrap } from "../../client/index.ts";
 import { TranslationError } from "../../inference-node/translate/translator.ts";
 import { WorkersAiTranslator } from "../../inference-node/translate/workers-ai.ts";
@@ -12,7 +13,6 @@ import {
   type SingleTranscript,
 } from "../../protocol/rooms.ts";
 import { type Apertium, startApertium } from "../../scripts/lib/apertium.ts";
-import { pinkNoise, seededRandom } from "../helpers/dialogue.ts";
 import { type RecordingProxy, startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { speechPcm } from "../native/audio.ts";
 import { concat, quiet, SR } from "../node/live-helpers.ts";
@@ -184,11 +184,7 @@ describe("multi-device room", () => {
   it("gives the partner finals only for speech when the speaker's room is noisy (Silero VAD)", async () => {
     const { a, b } = await englishSpanishRoom("e2e-noisy-speaker", "e2e-noisy-listener");
     // pink noise at -25 dBFS, loud enough for the room's level gate to open the engine stream
-    const noise = (ms: number, seed: number) => {
-      const pcm = pinkNoise((ms * SR) / 1000, seededRandom(seed));
-      const rms = Math.sqrt(pcm.reduce((sum, x) => sum + x * x, 0) / pcm.length);
-      return pcm.map((x) => (x * 10 ** (-25 / 20)) / rms);
-    };
+    const noise = (ms: number, seed: number) => pinkAt(ms / 1000, -25, seed);
     // the stream's clock starts at its first loud frame less the room's 300 ms pre-roll: the audio's 0
     const speechStart = 0.3 + 2.5;
     const speechEnd = speechStart + english.length / SR;
