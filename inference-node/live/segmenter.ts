@@ -156,6 +156,21 @@ export class Segmenter {
     return events;
   }
 
+  /** Trailing audio a final keeps after the last voiced frame, and the quiet that makes it tentative. */
+  get tailMs(): number {
+    return this.#o.tailMs;
+  }
+
+  /**
+   * What `flush()` would end now, as a tentative end: for a caller that sees the frames stop (the
+   * wall clock says the speaker may be done; the audio never will). Null with no speech to end.
+   */
+  tentativeFlush(): Extract<SegmentEvent, { type: "tentative_end" }> | null {
+    const current = this.#current;
+    if (!current || !this.#heldSpeech(current)) return null;
+    return { type: "tentative_end", utterance: current, audio: this.#finalAudio(current) };
+  }
+
   /** Ends the current utterance now (the client said `end`). */
   flush(): SegmentEvent[] {
     const events: SegmentEvent[] = [];

@@ -23,7 +23,8 @@
  *   utterance's decodes, so a short encoder window still reads on from what was said.
  * - Frames that stop (the speaker muted, or the link stalls) end the utterance after the VAD's silence
  *   time on the wall clock: the segmenter runs on audio time and would otherwise wait for audio that
- *   never comes.
+ *   never comes. Once they have stopped for the tail time, the final's audio is decoded tentatively,
+ *   as at a pause heard in the audio.
  */
 import { AbortError, type DecodeOptions, type Transcript as NativeTranscript } from "../../native/index.ts";
 import type { FinalMessage, InterimMessage, ServerMessage } from "../../protocol/live.ts";
@@ -155,7 +156,8 @@ export class LiveTranscriber {
   /** Session sample up to which the last interim decoded: a pause adds nothing worth re-decoding. */
   #interimHeard = 0;
   #closed = false;
-  /** Fires when frames stop arriving for the silence time: ends the utterance being spoken. */
+  /** Fire when frames stop arriving: for the tail time (a tentative final), for the silence time (the end). */
+  #stallTimer: ReturnType<typeof setTimeout> | null = null;
   #quietTimer: ReturnType<typeof setTimeout> | null = null;
   readonly #quietMs: number;
   /** The last final's text and language: the prompt of the next utterance's decodes in that language. */
@@ -219,22 +221,34 @@ export class LiveTranscriber {
 
   /**
    * Frames stopped for the silence time: the utterance being spoken ends as a pause would end it, so a
-   * speaker who mutes right after a sentence still gets its final at once.
+   * speaker who mutes right after a sentence still gets its final at once. Stopped for the tail time:
+   * the final's audio is decoded then, as at a pause, so that final is ready when the silence time is
+   * up (a stall that ends sooner only costs an interim).
    */
   #armQuietTimer(): void {
-    if (this.#quietTimer) clearTimeout(this.#quietTimer);
-    this.#quietTimer = setTimeout(() => {
-      this.#quietTimer = null;
-      this.#segmenting = this.#segmenting.then(() => {
-        if (this.#closed) return;
-        for (const event of this.#segmenter.flush()) this.#onSegment(event);
-      });
-    }, this.#quietMs);
-    this.#quietTimer.unref?.();
+    this.#stopQuietTimer();
+    const later = (ms: number, then: () => void) => {
+      const timer = setTimeout(() => {
+        this.#segmenting = this.#segmenting.then(() => {
+          if (!this.#closed) then();
+        });
+      }, ms);
+      timer.unref?.();
+      return timer;
+    };
+    this.#stallTimer = later(this.#segmenter.tailMs, () => {
+      const tentative = this.#segmenter.tentativeFlush();
+      if (tentative) this.#onSegment(tentative);
+    });
+    this.#quietTimer = later(this.#quietMs, () => {
+      for (const event of this.#segmenter.flush()) this.#onSegment(event);
+    });
   }
 
   #stopQuietTimer(): void {
+    if (this.#stallTimer) clearTimeout(this.#stallTimer);
     if (this.#quietTimer) clearTimeout(this.#quietTimer);
+    this.#stallTimer = null;
     this.#quietTimer = null;
   }
 
@@ -329,11 +343,14 @@ export class LiveTranscriber {
   }
 
   /**
-   * Decodes the final's audio as soon as the speaker pauses, unless a final is on its way already.
+   * Decodes the final's audio as soon as the speaker pauses, unless a final is on its way already or
+   * this very audio was decoded already (a pause heard, then the frames stopped).
    * Not aborted when speech goes on: its text is then an interim of the utterance so far.
    */
   #decodeTentative(utterance: Utterance, audio: Float32Array): void {
-    if (this.#closed || this.#finalLoop || (this.#tentative && !this.#tentative.settled)) return;
+    const previous = this.#tentative;
+    if (this.#closed || this.#finalLoop || (previous && !previous.settled)) return;
+    if (previous?.utterance === utterance && previous.samples === audio.length) return;
     this.#interim?.abort(); // it decodes less than this
     this.#interimHeard = utterance.startSample + audio.length; // the pause adds nothing to re-decode
     const ctx = this.#audioCtx(audio.length);

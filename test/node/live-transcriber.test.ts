@@ -296,6 +296,37 @@ describe("LiveTranscriber tentative finals", () => {
     expect(finals[0]?.text).toBe(`heard ${final.calls[0]?.samples}`);
   });
 
+  it("when frames stop right after speech, decodes the final once they have stopped for the tail time", async () => {
+    const final = new FakeDecoder((samples) => `heard ${samples}`, 200);
+    const { t, of } = engine({}, { interim: new FakeDecoder(growing), final });
+    await feed((c) => t.push(c), concat(quiet(300), tone(1500)), 100, 5);
+    const lastFrameAt = performance.now();
+    for (let waited = 0; waited < 10_000 && of("final").length === 0; waited += 10) await sleep(10);
+    expect(final.calls).toHaveLength(1);
+    // the audio-time pause never comes; the decode starts before the wall clock ends the utterance
+    const startedAfter = (final.calls[0]?.startedAt ?? 0) - lastFrameAt;
+    expect(startedAfter).toBeGreaterThanOrEqual(150);
+    expect(startedAfter).toBeLessThan(DEFAULT_LIVE_OPTIONS.silenceMs - 150);
+    expect(of("final")).toEqual([
+      expect.objectContaining({ text: `heard ${final.calls[0]?.samples}`, end: expect.closeTo(1.8, 1) }),
+    ]);
+    t.close();
+  });
+
+  it("when frames stall for longer than the tail and then go on, decodes the whole utterance for its final", async () => {
+    const final = new FakeDecoder((samples) => `heard ${samples}`, 5);
+    const { t, of } = engine({}, { interim: new FakeDecoder(growing), final });
+    await feed((c) => t.push(c), concat(quiet(300), tone(1000)), 100, 5);
+    await sleep(350); // a network stall: no frames for longer than the tail, shorter than the silence
+    await feed((c) => t.push(c), concat(tone(1000), quiet(900)), 100, 5);
+    await t.flush();
+    const [stalled, last] = final.calls.map((c) => c.samples);
+    expect(stalled).toBeLessThan(last ?? 0);
+    expect(of("final")).toEqual([
+      expect.objectContaining({ text: `heard ${last}`, end: expect.closeTo(2.3, 1) }),
+    ]);
+  });
+
   it("when speech goes on after a short pause, decodes the whole utterance for its final", async () => {
     const final = new FakeDecoder((n) => WORDS.slice(0, Math.floor((n / SR) * 2)).join(" "), 5);
     const { t, of } = engine({}, { interim: new FakeDecoder(growing, 400), final });
