@@ -25,6 +25,19 @@ export function call(path: string, init: RequestInit = {}): Promise<Response> {
   return exports.default.fetch(new Request(`http://voxedge.test${path}`, init));
 }
 
+/**
+ * Waits, when the wall-clock minute ends within `marginMs`, for the next one to begin. The emulated
+ * rate limiters count in fixed windows of that minute (miniflare: `Math.floor(Date.now() / 60 s)`), so
+ * a test that counts a key's requests up to a limit must send them all inside one window.
+ */
+export async function insideOneRateWindow(marginMs = 15_000): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 60_000 - marginMs) await scheduler.wait(60_000 - intoMinute + 50);
+}
+
+/** Time a test that calls `insideOneRateWindow` may take: the wait, plus its own requests. */
+export const RATE_WINDOW_TEST_TIMEOUT_MS = 30_000;
+
 /** Creates an API key in D1 the way the keys CLI does and returns its id and secret. */
 export async function createKey(name = "test"): Promise<{ id: string; key: string }> {
   const made = await generateApiKey();

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { expectEnvelope, stored } from "./fuzz-helpers.ts";
-import { bearer, call, createKey } from "./helpers.ts";
+import { bearer, call, createKey, insideOneRateWindow, RATE_WINDOW_TEST_TIMEOUT_MS } from "./helpers.ts";
 import { fixtureUrl, postJson } from "./ingest-helpers.ts";
 
 const form = (fields: Record<string, string>) => {
@@ -99,14 +99,19 @@ describe("per-key create limit (ENQUEUE_LIMITER: 60 a minute, shared by every cr
 });
 
 describe("per-key session limit (SESSION_LIMITER: 30 a minute)", () => {
-  it("answers POST /api/v1/session/create past 30 a minute with 429 and Retry-After", async () => {
-    const { key } = await createKey("limits-sessions");
-    const create = () =>
-      call("/api/v1/session/create", json(key, { language: "en", translate_language: "es" }));
-    await exhaust(create, 30);
-    const limited = await create();
-    expect(limited.status).toBe(429);
-    expect(limited.headers.get("retry-after")).toBe("60");
-    expect(await limited.json()).toMatchObject({ code: "rate_limited", error: expect.any(String) });
-  });
+  it(
+    "answers POST /api/v1/session/create past 30 a minute with 429 and Retry-After",
+    async () => {
+      const { key } = await createKey("limits-sessions");
+      const create = () =>
+        call("/api/v1/session/create", json(key, { language: "en", translate_language: "es" }));
+      await insideOneRateWindow();
+      await exhaust(create, 30);
+      const limited = await create();
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get("retry-after")).toBe("60");
+      expect(await limited.json()).toMatchObject({ code: "rate_limited", error: expect.any(String) });
+    },
+    RATE_WINDOW_TEST_TIMEOUT_MS,
+  );
 });

@@ -3,7 +3,15 @@ import OpenAI from "openai";
 import { beforeEach, describe, expect, it } from "vitest";
 import { readTask } from "../../platform/task-store.ts";
 import type { Lease } from "../../protocol/node.ts";
-import { bearer, call, createKey, readTranscription, resetDispatcher } from "./helpers.ts";
+import {
+  bearer,
+  call,
+  createKey,
+  insideOneRateWindow,
+  RATE_WINDOW_TEST_TIMEOUT_MS,
+  readTranscription,
+  resetDispatcher,
+} from "./helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 import { clip, OPENAI_BASE, openai } from "./openai-helpers.ts";
 
@@ -333,24 +341,29 @@ describe("errors in OpenAI's envelope", () => {
     expect(((await notForm.json()) as { error: { message: string } }).error.message).toMatch(/multipart/);
   });
 
-  it("answers 429 with Retry-After once the key used up its minute", async () => {
-    const { key } = await createKey();
-    for (let i = 0; i < 60; i++) {
-      const presign = await call("/uploads/presign", {
-        method: "POST",
-        headers: { ...bearer(key), "content-type": "application/json" },
-        body: JSON.stringify({ filename: "a.wav" }),
-      });
-      if (presign.status === 429) break;
-    }
-    const { client } = openai(key);
-    const error = await client.audio.transcriptions
-      .create({ file: clip(), model: "whisper-1" })
-      .catch((e) => e);
-    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
-    expect(error.headers.get("retry-after")).toBe("60");
-    expect(error.error).toMatchObject({ type: "requests", code: "rate_limit_exceeded" });
-  });
+  it(
+    "answers 429 with Retry-After once the key used up its minute",
+    async () => {
+      const { key } = await createKey();
+      await insideOneRateWindow();
+      for (let i = 0; i < 60; i++) {
+        const presign = await call("/uploads/presign", {
+          method: "POST",
+          headers: { ...bearer(key), "content-type": "application/json" },
+          body: JSON.stringify({ filename: "a.wav" }),
+        });
+        if (presign.status === 429) break;
+      }
+      const { client } = openai(key);
+      const error = await client.audio.transcriptions
+        .create({ file: clip(), model: "whisper-1" })
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+      expect(error.headers.get("retry-after")).toBe("60");
+      expect(error.error).toMatchObject({ type: "requests", code: "rate_limit_exceeded" });
+    },
+    RATE_WINDOW_TEST_TIMEOUT_MS,
+  );
 
   it("fails a file the node cannot decode with a 400 the SDK does not retry", async () => {
     const { key } = await createKey();
