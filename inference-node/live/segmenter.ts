@@ -162,8 +162,9 @@ export class Segmenter {
   }
 
   /**
-   * What `flush()` would end now, as a tentative end: for a caller that sees the frames stop (the
-   * wall clock says the speaker may be done; the audio never will). Null with no speech to end.
+   * What `flush()` would end now, as a tentative end: at the tail of a pause heard in the audio, or
+   * for a caller that sees the frames stop (the wall clock says the speaker may be done; the audio
+   * never will). Null with no speech to end.
    */
   tentativeFlush(): Extract<SegmentEvent, { type: "tentative_end" }> | null {
     const current = this.#current;
@@ -195,8 +196,9 @@ export class Segmenter {
     } else if (++this.#silentFrames * this.#frameMs >= this.#o.silenceMs) {
       this.#end("pause", events);
       return;
-    } else if (this.#silentFrames === this.#tailFrames && this.#heldSpeech(current)) {
-      events.push({ type: "tentative_end", utterance: current, audio: this.#finalAudio(current) });
+    } else if (this.#silentFrames === this.#tailFrames) {
+      const tentative = this.tentativeFlush();
+      if (tentative) events.push(tentative);
     }
     if (current.full) {
       this.#end("max_length", events);
