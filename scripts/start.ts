@@ -14,6 +14,9 @@
  * the whole pipeline runs but transcripts are noise, and a banner, /health, /models and the console
  * say so with the command that fixes it.
  *
+ * Preflight (scripts/lib/preflight.ts): the system packages the platform runs are checked first; a missing
+ * one is named with the apt-get command that installs it, and nothing starts.
+ *
  * Translation: when `apertium-apy` is installed (Debian: apertium-apy apertium-eng-spa) and no other
  * backend is configured (VOXEDGE_MT_BACKEND), APy runs on a free local port and the node translates
  * with it; it is stopped with everything else.
@@ -28,6 +31,7 @@ import { startCronTicker } from "./lib/cron.ts";
 import { ensureDevSecret } from "./lib/dev-vars.ts";
 import { ensureFirstModel, type FirstModel, firstModelSettings, syntheticBanner } from "./lib/first-model.ts";
 import { freePort } from "./lib/ports.ts";
+import { preflight } from "./lib/preflight.ts";
 import { Supervisor } from "./lib/supervisor.ts";
 import { applyMigrations, d1Query, sqlString, startWranglerDev } from "./lib/wrangler.ts";
 
@@ -128,6 +132,11 @@ async function superviseTranslation(supervisor: Supervisor): Promise<Record<stri
 }
 
 async function main(): Promise<void> {
+  const { missing, message } = preflight();
+  if (missing.length > 0) {
+    console.error(message);
+    process.exit(1);
+  }
   const token = ensureDevSecret(DEV_VARS, "NODE_TOKEN");
   ensureDevSecret(DEV_VARS, "UPLOAD_SIGNING_SECRET");
   applyMigrations(local);
