@@ -6,7 +6,8 @@
  *
  * Environment: WHISPER_CPP_DIR (use that whisper.cpp checkout), VOXEDGE_CUDA=1 (CUDA backend),
  * VOXEDGE_NATIVE=1 (-march=native, not portable), VOXEDGE_OPENMP=1 (OpenMP instead of ggml's
- * threadpool), VOXEDGE_SKIP_NATIVE=1 (do nothing).
+ * threadpool), VOXEDGE_SKIP_NATIVE=1 (do nothing), VOXEDGE_BUILD_VERBOSE=1 (show the compiler's output
+ * even when the build succeeds).
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -71,6 +72,7 @@ function sourcesHash() {
 }
 
 const flag = (name) => process.env[name] === "1" || process.env[name] === "ON";
+const verbose = flag("VOXEDGE_BUILD_VERBOSE");
 
 if (flag("VOXEDGE_SKIP_NATIVE")) {
   log("VOXEDGE_SKIP_NATIVE=1, not building the whisper addon");
@@ -137,8 +139,17 @@ for (const step of [
   ["configure", ...common, ...defines],
   ["build", ...common, "--parallel", String(jobs)],
 ]) {
-  const res = spawnSync(cmakeJs, step, { stdio: "inherit", cwd: root });
+  // The compiler's output (whisper.cpp's own warnings included) is shown only when a step fails, or
+  // always with VOXEDGE_BUILD_VERBOSE=1.
+  const res = spawnSync(cmakeJs, step, {
+    cwd: root,
+    stdio: verbose ? "inherit" : ["ignore", "pipe", "pipe"],
+    encoding: "utf8",
+    maxBuffer: 256 << 20,
+  });
   if (res.status !== 0) {
+    if (!verbose)
+      process.stderr.write(`${res.stdout ?? ""}${res.stderr ?? ""}`.split("\n").slice(-200).join("\n"));
     rmSync(keyFile, { force: true });
     fail(`cmake-js ${step[0]} failed (exit ${res.status ?? res.signal}); see the output above`);
   }
