@@ -13,6 +13,7 @@ import { multipart } from "./multipart.ts";
 import { pipeline } from "./pipeline.ts";
 import { reliability } from "./reliability.ts";
 import { rooms } from "./rooms.ts";
+import { scheduler } from "./scheduler.ts";
 import { soak } from "./soak.ts";
 import { sync } from "./sync.ts";
 import { tiers } from "./tiers.ts";
@@ -31,6 +32,7 @@ const GROUPS: Record<string, BenchGroup> = {
   content,
   multipart,
   reliability,
+  scheduler,
   soak,
   vad,
 };

@@ -63,6 +63,8 @@ export function sqlString(value: string): string {
 }
 
 export interface DevOptions {
+  /** Another Worker's wrangler.toml (wrangler's -c); default the platform's own. */
+  config?: string;
   /** Local state folder; default .wrangler/state. */
   persistTo?: string;
   /** Variables to inject (wrangler's --var), e.g. a NODE_TOKEN for a throwaway stack. */
@@ -75,6 +77,7 @@ export interface DevOptions {
 /** Starts `wrangler dev` on 127.0.0.1 with local state persisted. */
 export function startWranglerDev(port: number, options: DevOptions = {}) {
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn"];
+  if (options.config) args.push("--config", options.config);
   if (options.persistTo) args.push("--persist-to", options.persistTo);
   if (options.testScheduled) args.push("--test-scheduled");
   for (const [name, value] of Object.entries(options.vars ?? {})) args.push("--var", `${name}:${value}`);

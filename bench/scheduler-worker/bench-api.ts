@@ -1,0 +1,45 @@
+/** What the scheduler bench's Node driver, its Worker and its Dispatcher share (no runtime APIs). */
+import type { NodeIdentity } from "../../platform/node-identity.ts";
+import type { NodeHealth } from "../../protocol/node.ts";
+
+/** A fleet's state when an operation runs. */
+export interface Fleet {
+  /** Waiting transcriptions `w-<i>`, round-robin over the keys. */
+  waiting: number;
+  keys: number;
+  /** Running leases `l-<i>` (of tasks `r-<i>`), round-robin over the nodes. */
+  leases: number;
+  nodes: number;
+  /** Long-polls parked in the object (speech loops; parked only while nothing can be granted). */
+  parked: number;
+  /** MAX_CONCURRENT_TRANSCRIBE_JOBS for this object. */
+  cap: number;
+}
+
+export type SchedulerOp = "enqueue" | "enqueue_dup" | "lease" | "heartbeat" | "complete" | "stats" | "job";
+
+/** What a batch asked of storage, in all its calls. */
+export interface RunFigures {
+  ops: number;
+  statements: number;
+  rowsRead: number;
+  rowsWritten: number;
+}
+
+/** Simulated node `i`: its health as it reports it, and its identity. */
+export const node = (i: number): NodeHealth => ({
+  node_id: `node-${i}`,
+  asr_loaded: true,
+  asr_model: "whisper-base",
+  asr_synthetic: false,
+  models_ready: ["whisper-base"],
+  gpu_free_gb: 0,
+  mt_loaded: false,
+  mt_model: "",
+  mt_pairs: [],
+});
+export const identity = (i: number): NodeIdentity => ({ id: `id-node-${i}`, name: `node-${i}` });
+
+/** A job's life as the scheduler sees it: 60 s of work with a heartbeat every 5 s, polled every 2 s. */
+export const JOB_HEARTBEATS = 12;
+export const JOB_POLLS = 30;

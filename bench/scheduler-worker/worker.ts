@@ -1,0 +1,116 @@
+/**
+ * The scheduler bench's Worker (bench/scheduler.ts starts it with wrangler dev): it calls the real
+ * Dispatcher's own methods over RPC, one call per operation as the platform's Worker does, and the
+ * trivial reference object the same way.
+ *
+ *   POST /seed   {object, fleet}                              lays out a fleet in a fresh Dispatcher
+ *   POST /run    {target, object, op, n, offset, fleet}       n operations, CONCURRENCY in flight; the storage counts
+ *   POST /census {object}                                     waiting, leased, finished and parked
+ */
+import type { Dispatcher } from "../../durable-objects/dispatcher/dispatcher.ts";
+import type { LeaseAsk } from "../../protocol/node.ts";
+import type { BenchBaseline } from "./baseline.ts";
+import {
+  type Fleet,
+  identity,
+  JOB_HEARTBEATS,
+  JOB_POLLS,
+  node,
+  type RunFigures,
+  type SchedulerOp,
+} from "./bench-api.ts";
+import type { BenchDispatcher } from "./bench-dispatcher.ts";
+
+export { JobState } from "../../durable-objects/job-state.ts";
+export { BenchBaseline } from "./baseline.ts";
+export { BenchDispatcher } from "./bench-dispatcher.ts";
+
+/** Calls in flight at once: a busy object's load, not one caller's latency. */
+const CONCURRENCY = 16;
+
+interface BenchEnv extends Env {
+  BENCH_DISPATCHER: DurableObjectNamespace<BenchDispatcher>;
+  BENCH_BASELINE: DurableObjectNamespace<BenchBaseline>;
+}
+
+interface RunBody {
+  target: "dispatcher" | "baseline";
+  object: string;
+  op: SchedulerOp;
+  n: number;
+  offset: number;
+  fleet: Fleet;
+}
+
+type Stub = DurableObjectStub<Dispatcher>;
+
+const task = (id: string, i: number, keys: number) =>
+  ({ task_id: id, owner: `key-${i % keys}`, lane: "batch", kind: "transcribe" }) as const;
+const ask = (i: number, nodes: number): LeaseAsk => ({
+  node: node(i % nodes),
+  capacity: 1,
+  wait_ms: 0,
+  kinds: ["transcribe"],
+});
+
+/** Operation `i` of `op` on a Dispatcher holding `fleet`. */
+async function operation(stub: Stub, op: SchedulerOp, i: number, fleet: Fleet): Promise<void> {
+  const { waiting, keys, leases, nodes } = fleet;
+  if (op === "enqueue") await stub.enqueue(task(`e-${i}`, i, keys));
+  else if (op === "enqueue_dup") await stub.enqueue(task(`w-${i % waiting}`, i, keys));
+  else if (op === "lease") await stub.lease(ask(i, nodes), identity(i % nodes));
+  else if (op === "heartbeat")
+    await stub.heartbeat(`l-${i % leases}`, node(i % nodes), identity((i % leases) % nodes));
+  else if (op === "complete") {
+    const lease = await stub.lookup(`l-${i}`);
+    if (lease) await stub.release(lease.lease_id, "finished");
+  } else if (op === "stats") await stub.stats(`w-${i % waiting}`);
+  else await job(stub, i, fleet);
+}
+
+/** A job's whole life: hand-off and its Queue duplicate, a grant, polls, heartbeats, the end. */
+async function job(stub: Stub, i: number, { keys, nodes }: Fleet): Promise<void> {
+  const mine = task(`j-${i}`, i, keys);
+  await stub.enqueue(mine);
+  await stub.enqueue(mine);
+  const who = i % nodes;
+  const [lease] = await stub.lease(ask(who, nodes), identity(who));
+  for (let p = 0; p < JOB_POLLS; p++) await stub.stats(mine.task_id);
+  if (!lease) return;
+  for (let h = 0; h < JOB_HEARTBEATS; h++) await stub.heartbeat(lease.lease_id, node(who), identity(who));
+  const held = await stub.lookup(lease.lease_id);
+  if (held) await stub.release(held.lease_id, "finished");
+}
+
+/** Runs `count` calls of `call`, numbered from `from`, at most CONCURRENCY at once. */
+async function inFlight(from: number, count: number, call: (i: number) => Promise<unknown>): Promise<void> {
+  let next = from;
+  const worker = async () => {
+    while (next < from + count) await call(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
+}
+
+export default {
+  async fetch(request, env) {
+    const { pathname } = new URL(request.url);
+    if (request.method !== "POST") return new Response("scheduler bench worker");
+    const body = (await request.json()) as RunBody;
+    const dispatcher = env.BENCH_DISPATCHER.get(env.BENCH_DISPATCHER.idFromName(body.object));
+    if (pathname === "/seed") {
+      await dispatcher.seed(body.fleet);
+      return Response.json({ ok: true });
+    }
+    if (pathname === "/census") return Response.json(await dispatcher.census());
+    if (pathname !== "/run") return new Response("unknown bench route", { status: 404 });
+    if (body.target === "baseline") {
+      const baseline = env.BENCH_BASELINE.get(env.BENCH_BASELINE.idFromName(body.object));
+      await inFlight(body.offset, body.n, (i) => baseline.write(i));
+      return Response.json({ ops: body.n, ...(await baseline.takeCounts()) } satisfies RunFigures);
+    }
+    await inFlight(body.offset, body.n, (i) =>
+      operation(dispatcher as unknown as Stub, body.op, i, body.fleet),
+    );
+    return Response.json({ ops: body.n, ...(await dispatcher.takeCounts()) } satisfies RunFigures);
+  },
+} satisfies ExportedHandler<BenchEnv>;

@@ -1,0 +1,327 @@
+/**
+ * Group `scheduler`: what each scheduler operation costs the object that runs it, as the fleet grows.
+ *
+ * A bench-only Worker (bench/scheduler-worker/) runs the real Dispatcher with its SQL storage counted,
+ * under wrangler dev. For each operation (enqueue, duplicate enqueue, lease grant, heartbeat,
+ * complete, the queue figures of a poll, and a job's whole life) and each fleet (nodes, waiting tasks,
+ * keys, running leases, parked long-polls), a batch of calls runs inside the object, and a trivial
+ * object doing one storage write per call runs the same way, interleaved: ours and the reference are
+ * measured in the same run, alternating, and the median of the rounds is kept. Figures per call:
+ * workerd's CPU time (from /proc; wall time where /proc is missing) and the storage statements and
+ * rows. Locally every object shares one workerd process, so these are per-object costs, not a
+ * fleet's throughput; on Cloudflare each object has its own thread.
+ */
+import type { ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { freePort } from "../scripts/lib/ports.ts";
+import { startWranglerDev } from "../scripts/lib/wrangler.ts";
+import { tempState } from "../test/helpers/local-stack.ts";
+import { descendants } from "./proc.ts";
+import {
+  type Fleet,
+  JOB_HEARTBEATS,
+  JOB_POLLS,
+  type RunFigures,
+  type SchedulerOp,
+} from "./scheduler-worker/bench-api.ts";
+
+interface RunBody {
+  target: "dispatcher" | "baseline";
+  object: string;
+  op: SchedulerOp;
+  n: number;
+  offset: number;
+  fleet: Fleet;
+}
+
+import { median } from "./stats.ts";
+import { type BenchGroup, type BenchResult, result } from "./types.ts";
+
+const ROUNDS = 3;
+/** Object time one batch aims at: long against /proc's 10 ms ticks, short against the run's length. */
+const BATCH_TARGET_MS = 250;
+const UNCAPPED = 1_000_000;
+/** The calls one job makes of the Dispatcher: two hand-offs, a grant, the polls, the heartbeats, lookup and release. */
+const JOB_CALLS = 2 + 1 + JOB_POLLS + JOB_HEARTBEATS + 2;
+
+interface Case {
+  op: SchedulerOp;
+  label: string;
+  fleet: Fleet;
+}
+
+const fleet = (f: Partial<Fleet>): Fleet => ({
+  waiting: 0,
+  keys: 1,
+  leases: 0,
+  nodes: 10,
+  parked: 0,
+  cap: UNCAPPED,
+  ...f,
+});
+const LARGE = { waiting: 20_000, keys: 2_000, nodes: 2_000 };
+
+/** One dimension at a time, from a small fleet to the issue's 2 000 nodes, 20 000 waiting, 2 000 keys. */
+const CASES: Case[] = [
+  { op: "enqueue", label: "empty", fleet: fleet({}) },
+  { op: "enqueue", label: "w20000_k2000", fleet: fleet({ ...LARGE }) },
+  {
+    op: "enqueue",
+    label: "parked100_full",
+    fleet: fleet({ nodes: 100, parked: 100, leases: 100, cap: 100 }),
+  },
+  {
+    op: "enqueue",
+    label: "parked1000_full",
+    fleet: fleet({ nodes: 1_000, parked: 1_000, leases: 1_000, cap: 1_000 }),
+  },
+  { op: "enqueue_dup", label: "w20000_k2000", fleet: fleet({ ...LARGE }) },
+  { op: "lease", label: "w20000_k10_n10", fleet: fleet({ waiting: 20_000, keys: 10, nodes: 10 }) },
+  { op: "lease", label: "w20000_k2000_n2000", fleet: fleet({ ...LARGE }) },
+  { op: "lease", label: "w20000_k2000_n2000_l10000", fleet: fleet({ ...LARGE, leases: 10_000 }) },
+  { op: "heartbeat", label: "l100", fleet: fleet({ leases: 100 }) },
+  { op: "heartbeat", label: "l10000_n2000", fleet: fleet({ leases: 10_000, nodes: 2_000, keys: 2_000 }) },
+  { op: "complete", label: "l1000", fleet: fleet({ leases: 1_000, nodes: 100, keys: 100 }) },
+  // Each release tries a grant for every parked long-poll, each counting the leases: at 10 000 leases
+  // and 1 000 parked, one release takes seconds and workerd restarts the object mid-batch.
+  {
+    op: "complete",
+    label: "l2000_parked200",
+    fleet: fleet({ leases: 2_000, nodes: 200, keys: 200, parked: 200, cap: 2_000 }),
+  },
+  { op: "stats", label: "w1000_k10", fleet: fleet({ waiting: 1_000, keys: 10 }) },
+  { op: "stats", label: "w20000_k2000_l10000", fleet: fleet({ ...LARGE, leases: 10_000 }) },
+  { op: "job", label: "n10_k10", fleet: fleet({ keys: 10 }) },
+  { op: "job", label: "n2000_w20000_k2000_l1000", fleet: fleet({ ...LARGE, leases: 1_000 }) },
+];
+
+/** How many calls a case may consume from its seeded fleet, in all its rounds. */
+function budget(c: Case): number {
+  if (c.op === "lease") return c.fleet.waiting;
+  if (c.op === "complete") return c.fleet.leases;
+  return Number.POSITIVE_INFINITY;
+}
+
+interface Batch {
+  ms: number;
+  figures: RunFigures;
+}
+
+class BenchWorker {
+  private constructor(
+    readonly url: string,
+    private readonly child: ChildProcess,
+    /** wrangler dev's workerd processes: its entry proxy and the runtime of the Worker and its objects. */
+    private readonly workerd: number[],
+  ) {}
+
+  static async start(stateDir: string, verbose: boolean): Promise<BenchWorker> {
+    const port = await freePort();
+    const child = startWranglerDev(port, {
+      config: "bench/scheduler-worker/wrangler.toml",
+      persistTo: stateDir,
+      quiet: !verbose,
+    });
+    const url = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 240; i++) {
+      if (child.exitCode !== null)
+        throw new Error("the scheduler bench's wrangler dev exited during start-up");
+      try {
+        if ((await fetch(url)).ok) {
+          const workerd = child.pid ? descendants(child.pid, /workerd/) : [];
+          return new BenchWorker(url, child, workerd);
+        }
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    child.kill("SIGTERM");
+    throw new Error("the scheduler bench's wrangler dev did not answer within a minute");
+  }
+
+  async post<T>(path: string, body: unknown): Promise<T> {
+    const response = await fetch(`${this.url}${path}`, { method: "POST", body: JSON.stringify(body) });
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as T;
+  }
+
+  /** A batch's time: workerd's CPU (user + system) when /proc has it, else the wall clock. */
+  async timed(path: string, body: unknown): Promise<Batch> {
+    const cpu0 = this.cpuMs();
+    const wall0 = performance.now();
+    const figures = await this.post<RunFigures>(path, body);
+    const wall = performance.now() - wall0;
+    const cpu = this.cpuMs() - cpu0;
+    return { ms: Number.isNaN(cpu) ? wall : cpu, figures };
+  }
+
+  get measuresCpu(): boolean {
+    return !Number.isNaN(this.cpuMs());
+  }
+
+  private cpuMs(): number {
+    if (this.workerd.length === 0) return Number.NaN;
+    try {
+      let ticks = 0;
+      for (const pid of this.workerd) {
+        const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+        ticks += Number(fields[11]) + Number(fields[12]);
+      }
+      return ticks * 10;
+    } catch {
+      return Number.NaN;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise((r) => this.child.once("exit", r));
+    this.child.kill("SIGTERM");
+    await exited;
+  }
+}
+
+interface CaseFigures {
+  msPerOp: number;
+  refMsPerOp: number;
+  ours: RunFigures;
+  reference: RunFigures;
+}
+
+/** RPCs one /run request makes (a request's subrequests are capped at 1 000). */
+const RUN_CHUNK = 400;
+
+/** `n` operations as /run requests of at most RUN_CHUNK calls; their time and storage counts summed. */
+async function batch(
+  worker: BenchWorker,
+  body: Omit<RunBody, "n" | "offset">,
+  offset: number,
+  n: number,
+): Promise<Batch> {
+  const total: Batch = { ms: 0, figures: { ops: 0, statements: 0, rowsRead: 0, rowsWritten: 0 } };
+  for (let done = 0; done < n; done += RUN_CHUNK) {
+    const part = await worker.timed("/run", {
+      ...body,
+      n: Math.min(RUN_CHUNK, n - done),
+      offset: offset + done,
+    });
+    total.ms += part.ms;
+    for (const key of ["ops", "statements", "rowsRead", "rowsWritten"] as const)
+      total.figures[key] += part.figures[key];
+  }
+  return total;
+}
+
+/** A batch size whose batch takes about BATCH_TARGET_MS, within `limit` calls. */
+async function sized(run: (n: number) => Promise<Batch>, limit: number): Promise<number> {
+  let n = 4;
+  for (;;) {
+    const { ms } = await run(n);
+    if (ms >= BATCH_TARGET_MS / 4 || n * 2 > limit)
+      return Math.max(1, Math.min(limit, Math.round((n * BATCH_TARGET_MS) / Math.max(ms, 1))));
+    n *= 2;
+  }
+}
+
+async function measure(worker: BenchWorker, c: Case, index: number): Promise<CaseFigures> {
+  const object = `case-${index}-${c.op}-${c.label}`;
+  await worker.post("/seed", { object, fleet: c.fleet });
+  let offset = 0;
+  let used = 0;
+  const ours = async (n: number) => {
+    const out = await batch(worker, { target: "dispatcher", object, op: c.op, fleet: c.fleet }, offset, n);
+    offset += n;
+    used += n;
+    return out;
+  };
+  const reference = (n: number) =>
+    batch(worker, { target: "baseline", object, op: c.op, fleet: c.fleet }, 0, n);
+  // Warm-up, discarded: it sizes each side's batches, ours within what the seeded fleet can give.
+  const n = await sized(ours, Math.max(1, Math.floor((budget(c) - 64) / (ROUNDS + 1))));
+  const refN = await sized(reference, 20_000);
+  const oursMs: number[] = [];
+  const refMs: number[] = [];
+  let lastOurs: RunFigures | null = null;
+  let lastRef: RunFigures | null = null;
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternate which goes first, so a drift in the machine's speed falls on both sides alike.
+    let a: Batch;
+    let b: Batch;
+    if (round % 2 === 0) {
+      a = await ours(n);
+      b = await reference(refN);
+    } else {
+      b = await reference(refN);
+      a = await ours(n);
+    }
+    oursMs.push(a.ms / n);
+    refMs.push(b.ms / refN);
+    lastOurs = a.figures;
+    lastRef = b.figures;
+  }
+  await checkCensus(worker, object, c, used);
+  return { msPerOp: median(oursMs), refMsPerOp: median(refMs), ours: lastOurs!, reference: lastRef! };
+}
+
+/** Nothing lost or doubled: every task the case made or seeded is waiting, leased or finished. */
+async function checkCensus(worker: BenchWorker, object: string, c: Case, calls: number): Promise<void> {
+  const census = await worker.post<{ waiting: number; leased: number; finished: number }>("/census", {
+    object,
+  });
+  const seeded = c.fleet.waiting + c.fleet.leases;
+  const made = c.op === "enqueue" || c.op === "job" ? calls : 0;
+  const total = census.waiting + census.leased + census.finished;
+  if (total !== seeded + made)
+    throw new Error(
+      `scheduler bench ${c.op}.${c.label}: ${total} tasks accounted for, expected ${seeded + made}`,
+    );
+}
+
+const perCall = (f: RunFigures, key: "statements" | "rowsRead" | "rowsWritten") =>
+  f[key] / Math.max(f.ops, 1);
+
+/** `--scheduler-only=TEXT`: only the cases whose name contains TEXT. */
+function selectedCases(): Case[] {
+  const only = process.argv.find((arg) => arg.startsWith("--scheduler-only="))?.split("=")[1];
+  return only ? CASES.filter((c) => `${c.op}.${c.label}`.includes(only)) : CASES;
+}
+
+export const scheduler: BenchGroup = async () => {
+  const state = tempState();
+  const worker = await BenchWorker.start(state.dir, process.argv.includes("--scheduler-verbose"));
+  const unit = worker.measuresCpu ? "cpu ms/op" : "wall ms/op";
+  const results: BenchResult[] = [];
+  try {
+    for (const [index, c] of selectedCases().entries()) {
+      const f = await measure(worker, c, index);
+      const { waiting, keys, leases, nodes, parked } = c.fleet;
+      const note =
+        `per operation: ${perCall(f.ours, "statements").toFixed(1)} statements, ${perCall(f.ours, "rowsRead").toFixed(0)} rows read, ` +
+        `${perCall(f.ours, "rowsWritten").toFixed(1)} written (trivial object: ${perCall(f.reference, "statements").toFixed(1)} ` +
+        `statement, ${perCall(f.reference, "rowsWritten").toFixed(1)} written); fleet: ${nodes} nodes, ${waiting} waiting, ` +
+        `${keys} keys, ${leases} leases, ${parked} parked`;
+      // A job is JOB_CALLS calls of the object; its reference is that many trivial writes.
+      const calls = c.op === "job" ? JOB_CALLS : 1;
+      results.push(result(`scheduler.${c.op}.${c.label}`, f.msPerOp, f.refMsPerOp * calls, unit, note));
+      console.error(
+        `scheduler: ${c.op}.${c.label} ${f.msPerOp.toFixed(3)} vs ${f.refMsPerOp.toFixed(3)} ${unit}`,
+      );
+      if (c.op === "job")
+        results.push(
+          result(
+            `scheduler.jobs_per_object_second.${c.label}`,
+            1000 / f.msPerOp,
+            null,
+            "jobs/s",
+            `one Dispatcher's jobs per second of its own time (x60 = ${((60 * 1000) / f.msPerOp).toFixed(0)} jobs/min): ` +
+              `hand-off and its duplicate, a grant, ${JOB_HEARTBEATS} heartbeats, ${JOB_POLLS} polls' queue figures, complete`,
+          ),
+        );
+    }
+  } finally {
+    await worker.stop();
+    state.remove();
+  }
+  return results;
+};
