@@ -2662,7 +2662,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 (bad language, client_id or resume token), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere). */
+                /** @description WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 (bad language, client_id or resume token), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere), 4410 (the room reached ROOM_MAX_AGE_SEC). */
                 101: {
                     headers: {
                         [name: string]: unknown;

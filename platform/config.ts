@@ -37,6 +37,8 @@ const WorkerEnv = z.object({
   LIVE_MAX_STREAMS_PER_KEY: z.preprocess(absentIfEmpty, count(1).default(2)),
   /** A multi-device room expires after this long without activity. */
   ROOM_TTL_SEC: z.preprocess(absentIfEmpty, count(1).default(900)),
+  /** A multi-device room ends this long after it was created, however busy (its speakers' streams bound). */
+  ROOM_MAX_AGE_SEC: z.preprocess(absentIfEmpty, count(1).default(43_200)),
   ROOM_MAX_PARTICIPANTS: z.preprocess(absentIfEmpty, count(2).default(8)),
   /** Participants of one room speaking at once (each holds an engine stream of the creator's key). */
   ROOM_MAX_SPEAKERS: z.preprocess(absentIfEmpty, count(1).default(2)),
@@ -106,6 +108,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     liveMaxSessionMs: v.LIVE_MAX_SESSION_SEC * 1000,
     liveMaxStreamsPerKey: v.LIVE_MAX_STREAMS_PER_KEY,
     roomTtlMs: v.ROOM_TTL_SEC * 1000,
+    roomMaxAgeMs: v.ROOM_MAX_AGE_SEC * 1000,
     roomMaxParticipants: v.ROOM_MAX_PARTICIPANTS,
     roomMaxSpeakers: v.ROOM_MAX_SPEAKERS,
     translateDefaults: { source: v.TRANSLATE_DEFAULT_SOURCE, target: v.TRANSLATE_DEFAULT_TARGET },

@@ -116,7 +116,8 @@ const roomRoute = createRoute({
     101: {
       description:
         "WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 " +
-        "(bad language, client_id or resume token), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere).",
+        "(bad language, client_id or resume token), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere), " +
+        "4410 (the room reached ROOM_MAX_AGE_SEC).",
     },
     400: error("not a WebSocket upgrade"),
   },
