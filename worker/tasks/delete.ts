@@ -4,7 +4,7 @@ import { jobs } from "../../platform/schema.ts";
 import { dispatcher, jobState } from "../../platform/stubs.ts";
 import { deleteWebhook } from "../../platform/webhook-store.ts";
 import type { TaskKind, TaskSource } from "../../protocol/task.ts";
-import { isUploadKey } from "../ingest/object-keys.ts";
+import { isUploadKey, outputPrefix } from "../ingest/object-keys.ts";
 
 /**
  * Deleting a task (DELETE /transcribe/{id}, DELETE /v1/create/tasks/{id}). D1 is the truth and reads
@@ -83,7 +83,7 @@ export async function finishMarkedDeletes(env: Env): Promise<number> {
 /**
  * Removes a task's media from R2: the upload it was made from (only an object we stored, never
  * someone's URL, and only when no other live task of the owner was made from the same upload) and
- * every output under `outputs/<task id>/`.
+ * every output under `outputs/<task id>/` (both output key shapes, object-keys.ts).
  */
 export async function deleteTaskMedia(
   env: Env,
@@ -98,7 +98,7 @@ export async function deleteTaskMedia(
   }
   let cursor: string | undefined;
   do {
-    const page = await env.MEDIA.list({ prefix: `outputs/${taskId}/`, cursor });
+    const page = await env.MEDIA.list({ prefix: outputPrefix(taskId), cursor });
     if (page.objects.length > 0) await env.MEDIA.delete(page.objects.map((object) => object.key));
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
