@@ -61,6 +61,8 @@ const WorkerEnv = z.object({
    * task's row (history, transcript) stays. 0 or unset: kept for ever.
    */
   RETENTION_DAYS: z.preprocess(absentIfEmpty, z.coerce.number().min(0).default(0)),
+  /** An upload no task was made from is deleted (object and row) by the cron sweep once this old. */
+  UPLOAD_UNUSED_TTL_SEC: z.preprocess(absentIfEmpty, count(1).default(86_400)),
   /** Task webhooks: the first retry's ceiling (doubling per attempt, full jitter, capped at an hour). */
   WEBHOOK_RETRY_BASE_SEC: z.preprocess(absentIfEmpty, z.coerce.number().positive().default(10)),
   /** Task webhooks: how long one attempt may take before it counts as a timeout (retried). */
@@ -118,6 +120,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     mediaRequireSignature: v.MEDIA_REQUIRE_SIGNATURE === "true",
     /** How long an ended task's media and outputs are kept; null = for ever. */
     retentionMs: v.RETENTION_DAYS > 0 ? v.RETENTION_DAYS * 86_400_000 : null,
+    uploadUnusedTtlMs: v.UPLOAD_UNUSED_TTL_SEC * 1000,
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_SEC * 1000,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_SEC * 1000,
     nodeToken: v.NODE_TOKEN ?? null,

@@ -5,6 +5,7 @@ import { dispatcher, jobState } from "../../platform/stubs.ts";
 import { deleteWebhook } from "../../platform/webhook-store.ts";
 import type { TaskKind, TaskSource } from "../../protocol/task.ts";
 import { isUploadKey, outputPrefix } from "../ingest/object-keys.ts";
+import { forgetUpload } from "../ingest/upload-registry.ts";
 
 /**
  * Deleting a task (DELETE /transcribe/{id}, DELETE /v1/create/tasks/{id}). D1 is the truth and reads
@@ -94,6 +95,7 @@ export async function deleteTaskMedia(
   if (source.type === "object" && isUploadKey(source.object_key)) {
     if (!(await uploadUsedElsewhere(env, source.object_key, ownerKeyId, taskId))) {
       await env.MEDIA.delete(source.object_key);
+      await forgetUpload(env, source.object_key);
     }
   }
   let cursor: string | undefined;
