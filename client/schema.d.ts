@@ -983,7 +983,7 @@ export interface paths {
                 query?: {
                     /** @description spoken language (code or name); omitted or `auto` detects it */
                     language?: string;
-                    /** @description the API key, for browsers (a browser WebSocket cannot set headers) */
+                    /** @description deprecated: the API key in the URL; browsers should use `token` (POST /v1/auth/tokens) */
                     api_key?: string;
                     /** @description a socket token of scope `live` (POST /v1/auth/tokens): a browser's credential that keeps the API key out of the URL */
                     token?: string;
@@ -2590,7 +2590,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description the API key, for browsers */
+                    /** @description deprecated: the API key in the URL; browsers should use `token` (POST /v1/auth/tokens) */
                     api_key?: string;
                     /** @description a socket token of scope `translate` (POST /v1/auth/tokens): a browser's credential that keeps the API key out of the URL */
                     token?: string;

@@ -74,7 +74,10 @@ const singleRoute = createRoute({
   middleware: [liveKeyAuth("translate")] as const,
   request: {
     query: z.object({
-      api_key: z.string().max(200).optional().openapi({ description: "the API key, for browsers" }),
+      api_key: z.string().max(200).optional().openapi({
+        description: "deprecated: the API key in the URL; browsers should use `token` (POST /v1/auth/tokens)",
+        deprecated: true,
+      }),
       token: socketTokenParam("translate"),
     }),
   },
