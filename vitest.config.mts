@@ -14,8 +14,8 @@ const TEST_NODE_TOKEN = "test-node-token";
 /** HMAC key of the Worker's signed PUT route in tests; `npm start` writes a random one to .dev.vars. */
 const TEST_UPLOAD_SIGNING_SECRET = "test-upload-signing-secret";
 
-/** The one test file run under a short LIVE_MAX_SESSION_SEC. */
-const SESSION_CAP_TEST = "test/worker/live-session-cap.test.ts";
+/** The test files run under a short LIVE_MAX_SESSION_SEC (/ws and single-device sessions, room speakers). */
+const SESSION_CAP_TESTS = ["test/worker/live-session-cap.test.ts", "test/worker/rooms-stream-cap.test.ts"];
 
 /**
  * A project of Worker and Durable Object code inside real workerd (vitest-pool-workers), with the
@@ -70,10 +70,10 @@ export default defineConfig(async () => {
       // Request logs of passing tests are noise; a failing test still shows its output.
       silent: "passed-only",
       projects: [
-        workersProject(migrations, "workers", ["test/worker/**/*.test.ts"], [SESSION_CAP_TEST]),
-        // The same Worker with a short live-session cap, for the test that meets it (every other live
+        workersProject(migrations, "workers", ["test/worker/**/*.test.ts"], SESSION_CAP_TESTS),
+        // The same Worker with a short live-session cap, for the tests that meet it (every other live
         // test would, with a cap this short).
-        workersProject(migrations, "workers-session-cap", [SESSION_CAP_TEST], [], {
+        workersProject(migrations, "workers-session-cap", SESSION_CAP_TESTS, [], {
           LIVE_MAX_SESSION_SEC: "3",
         }),
         {

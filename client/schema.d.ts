@@ -983,7 +983,7 @@ export interface paths {
                 query?: {
                     /** @description spoken language (code or name); omitted or `auto` detects it */
                     language?: string;
-                    /** @description the API key, for browsers (a browser WebSocket cannot set headers) */
+                    /** @description deprecated: the API key in the URL; browsers should use `token` (POST /v1/auth/tokens) */
                     api_key?: string;
                     /** @description a socket token of scope `live` (POST /v1/auth/tokens): a browser's credential that keeps the API key out of the URL */
                     token?: string;
@@ -2590,7 +2590,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description the API key, for browsers */
+                    /** @description deprecated: the API key in the URL; browsers should use `token` (POST /v1/auth/tokens) */
                     api_key?: string;
                     /** @description a socket token of scope `translate` (POST /v1/auth/tokens): a browser's credential that keeps the API key out of the URL */
                     token?: string;
@@ -2662,7 +2662,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 (bad language, client_id or resume token), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere). */
+                /** @description WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 (bad language, client_id or resume token), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere), 4410 (the room reached ROOM_MAX_AGE_SEC). */
                 101: {
                     headers: {
                         [name: string]: unknown;

@@ -37,6 +37,8 @@ const WorkerEnv = z.object({
   LIVE_MAX_STREAMS_PER_KEY: z.preprocess(absentIfEmpty, count(1).default(2)),
   /** A multi-device room expires after this long without activity. */
   ROOM_TTL_SEC: z.preprocess(absentIfEmpty, count(1).default(900)),
+  /** A multi-device room ends this long after it was created, however busy (its speakers' streams bound). */
+  ROOM_MAX_AGE_SEC: z.preprocess(absentIfEmpty, count(1).default(43_200)),
   ROOM_MAX_PARTICIPANTS: z.preprocess(absentIfEmpty, count(2).default(8)),
   /** Participants of one room speaking at once (each holds an engine stream of the creator's key). */
   ROOM_MAX_SPEAKERS: z.preprocess(absentIfEmpty, count(1).default(2)),
@@ -59,6 +61,8 @@ const WorkerEnv = z.object({
    * task's row (history, transcript) stays. 0 or unset: kept for ever.
    */
   RETENTION_DAYS: z.preprocess(absentIfEmpty, z.coerce.number().min(0).default(0)),
+  /** An upload no task was made from is deleted (object and row) by the cron sweep once this old. */
+  UPLOAD_UNUSED_TTL_SEC: z.preprocess(absentIfEmpty, count(1).default(86_400)),
   /** Task webhooks: the first retry's ceiling (doubling per attempt, full jitter, capped at an hour). */
   WEBHOOK_RETRY_BASE_SEC: z.preprocess(absentIfEmpty, z.coerce.number().positive().default(10)),
   /** Task webhooks: how long one attempt may take before it counts as a timeout (retried). */
@@ -106,6 +110,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     liveMaxSessionMs: v.LIVE_MAX_SESSION_SEC * 1000,
     liveMaxStreamsPerKey: v.LIVE_MAX_STREAMS_PER_KEY,
     roomTtlMs: v.ROOM_TTL_SEC * 1000,
+    roomMaxAgeMs: v.ROOM_MAX_AGE_SEC * 1000,
     roomMaxParticipants: v.ROOM_MAX_PARTICIPANTS,
     roomMaxSpeakers: v.ROOM_MAX_SPEAKERS,
     translateDefaults: { source: v.TRANSLATE_DEFAULT_SOURCE, target: v.TRANSLATE_DEFAULT_TARGET },
@@ -115,6 +120,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     mediaRequireSignature: v.MEDIA_REQUIRE_SIGNATURE === "true",
     /** How long an ended task's media and outputs are kept; null = for ever. */
     retentionMs: v.RETENTION_DAYS > 0 ? v.RETENTION_DAYS * 86_400_000 : null,
+    uploadUnusedTtlMs: v.UPLOAD_UNUSED_TTL_SEC * 1000,
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_SEC * 1000,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_SEC * 1000,
     nodeToken: v.NODE_TOKEN ?? null,

@@ -106,18 +106,28 @@ export const notes = sqliteTable(
 /**
  * Who may enqueue an uploaded object: written when an upload is presigned (or streamed through
  * /transcribe/upload), read by POST /transcribe/object and by the signed PUT route, which stores an
- * object once. Timestamps are Unix milliseconds.
+ * object once. Timestamps are Unix milliseconds. An upload no task was made from goes after
+ * UPLOAD_UNUSED_TTL_SEC (worker/ingest/unused-uploads.ts); one a task uses goes with that task's media.
  */
-export const uploads = sqliteTable("uploads", {
-  objectKey: text("object_key").primaryKey(),
-  ownerKeyId: text("owner_key_id")
-    .notNull()
-    .references(() => apiKeys.id),
-  contentType: text("content_type").notNull(),
-  createdAt: integer("created_at").notNull(),
-  /** When the Worker's signed PUT route took the bytes (null until then): its upload_url works once. */
-  putAt: integer("put_at"),
-});
+export const uploads = sqliteTable(
+  "uploads",
+  {
+    objectKey: text("object_key").primaryKey(),
+    ownerKeyId: text("owner_key_id")
+      .notNull()
+      .references(() => apiKeys.id),
+    contentType: text("content_type").notNull(),
+    createdAt: integer("created_at").notNull(),
+    /** When the Worker's signed PUT route took the bytes (null until then): its upload_url works once. */
+    putAt: integer("put_at"),
+    /**
+     * When the unused-upload sweep found a task made from it: the sweep never looks at it again (so
+     * uploads in use cannot fill its every batch).
+     */
+    inUseAt: integer("in_use_at"),
+  },
+  (table) => [index("uploads_unchecked_created_idx").on(table.inUseAt, table.createdAt)],
+);
 
 /**
  * Idempotency-Key claims of task-creating requests: the first request with a key creates the task,

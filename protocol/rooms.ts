@@ -167,8 +167,9 @@ export const RoomError = ErrorMessage.extend({
    * no_engine: no engine free for this speaker (the speech is not transcribed); engine_error: the
    * engine reported a problem (e.g. it fell behind); engine_lost: the engine went away mid-speech;
    * key_limit: the room creator's API key holds LIVE_MAX_STREAMS_PER_KEY streams already (room speakers
-   * count against it); speaker_limit: ROOM_MAX_SPEAKERS others are speaking. After a refusal the speech
-   * is not transcribed; speaking again once a stream ends works.
+   * count against it); speaker_limit: ROOM_MAX_SPEAKERS others are speaking; max_duration: the
+   * speaker's stream reached LIVE_MAX_SESSION_SEC and was ended (speaking on asks for a new one). After
+   * a refusal the speech is not transcribed; speaking again once a stream ends works.
    */
   code: z.enum([
     "bad_frame",
@@ -178,6 +179,7 @@ export const RoomError = ErrorMessage.extend({
     "engine_lost",
     "key_limit",
     "speaker_limit",
+    "max_duration",
   ]),
 });
 export type RoomError = z.infer<typeof RoomError>;
@@ -205,6 +207,8 @@ export const RoomClose = {
   expired: 4408,
   /** The participant reconnected with its resume token on another connection (the newer one stays). */
   replaced: 4409,
+  /** The room reached ROOM_MAX_AGE_SEC since it was created, however busy it was. */
+  maxAge: 4410,
   /** The room already has ROOM_MAX_PARTICIPANTS participants. */
   full: 4429,
 } as const;

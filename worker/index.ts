@@ -1,4 +1,5 @@
 import { app } from "./app.ts";
+import { sweepUnusedUploads } from "./ingest/unused-uploads.ts";
 import { consumeTasks } from "./queue-consumer.ts";
 import { kickRemoteTier } from "./remote/remote-kick.ts";
 import { finishMarkedDeletes } from "./tasks/delete.ts";
@@ -22,6 +23,7 @@ export default {
     ctx.waitUntil(pruneIdempotencyKeys(env));
     ctx.waitUntil(finishMarkedDeletes(env));
     ctx.waitUntil(sweepExpiredMedia(env));
+    ctx.waitUntil(sweepUnusedUploads(env));
     ctx.waitUntil(sweepWebhooks(env));
   },
 } satisfies ExportedHandler<Env>;

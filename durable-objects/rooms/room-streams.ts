@@ -140,16 +140,28 @@ export class RoomStreams {
   }
 
   /**
-   * The streams' part of the room's alarm: engines that never joined are reported, quiet streams asked
-   * to end, streams that did not finish in time let go, translate-only links that never came answered.
+   * The streams' part of the room's alarm: engines that never joined are reported, streams at
+   * LIVE_MAX_SESSION_SEC (however loud their speaker) and quiet ones asked to end, streams that did not
+   * finish in time let go, translate-only links that never came answered.
    */
   async tick(now: number): Promise<void> {
-    const { ctx, book, history } = this.#deps;
+    const { ctx, env, book, history } = this.#deps;
+    const { liveMaxSessionMs } = workerConfig(env);
     for (const late of book.expired(now)) {
       this.warn(late.client_id, "engine_lost", "the streaming engine did not join; speak again to retry");
     }
     for (const { ws, conn } of streams(ctx)) {
-      if (conn.ending_since === null && now - book.lastVoiced(conn.client_id, now) > STREAM_IDLE_MS) {
+      // A speaker who never goes quiet (a tone) would otherwise hold the creator key's slot for ever.
+      if (conn.ending_since === null && now - conn.joined_at >= liveMaxSessionMs) {
+        this.#endStream(ws, conn, now);
+        const limit = `maximum length (${liveMaxSessionMs / 1000} s)`;
+        this.warn(
+          conn.client_id,
+          "max_duration",
+          `your speech stream reached its ${limit}: it was ended; speak again to go on`,
+          true,
+        );
+      } else if (conn.ending_since === null && now - book.lastVoiced(conn.client_id, now) > STREAM_IDLE_MS) {
         this.#endStream(ws, conn, now);
       } else if (conn.ending_since !== null && now - conn.ending_since > STREAM_FLUSH_TIMEOUT_MS) {
         await this.#letGo(ws, conn);

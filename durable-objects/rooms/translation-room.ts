@@ -28,7 +28,7 @@ const TICK_MS = 1_000;
  * speaker while it talks: the hub assigns an engine, which dials in here) and translate-only links
  * all meet in this object, hibernatable throughout. Each final is translated by the engine once per
  * listener language and handed to everyone in their own; interims go to the speaker only. The room
- * expires after ROOM_TTL_SEC without activity.
+ * expires after ROOM_TTL_SEC without activity, and ends ROOM_MAX_AGE_SEC after it was created.
  */
 export class TranslationRoom extends DurableObject<Env> {
   readonly #store: RoomStore;
@@ -104,7 +104,13 @@ export class TranslationRoom extends DurableObject<Env> {
     const session = await this.#store.session();
     if (!session) return;
     const now = Date.now();
-    if (now >= (await this.#store.expiresAt(this.#ttlMs()))) return this.#expire();
+    const { roomMaxAgeMs } = workerConfig(this.env);
+    if (now >= session.created_at + roomMaxAgeMs) {
+      const age = `maximum age (${roomMaxAgeMs / 1000} s)`;
+      return this.#end(RoomClose.maxAge, `the room reached its ${age}: create a new session to go on`);
+    }
+    if (now >= (await this.#store.expiresAt(this.#ttlMs())))
+      return this.#end(RoomClose.expired, "room expired after inactivity");
     const participants = await this.#reconcile(now);
     const gone = participants.filter((p) => p.left_at !== null && now - p.left_at >= RECONNECT_GRACE_MS);
     if (gone.length > 0) await this.#leave(gone.map((p) => p.client_id));
@@ -245,18 +251,25 @@ export class TranslationRoom extends DurableObject<Env> {
 
   // ---- expiry and clocks ----
 
-  /** The room is over: everyone is told (4408), the engines let go, and its storage deleted. */
-  async #expire(): Promise<void> {
-    for (const { ws } of clients(this.ctx))
-      closeSocket(ws, RoomClose.expired, "room expired after inactivity");
-    for (const ws of this.ctx.getWebSockets()) closeSocket(ws, RoomClose.normal, "room expired");
+  /**
+   * The room is over (idle: 4408, at its maximum age: 4410): everyone is told why, the engines let go,
+   * and its storage deleted.
+   */
+  async #end(code: number, reason: string): Promise<void> {
+    for (const { ws } of clients(this.ctx)) closeSocket(ws, code, reason);
+    for (const ws of this.ctx.getWebSockets()) closeSocket(ws, RoomClose.normal, "room over");
     await this.#store.clear();
   }
 
-  /** The next alarm: the expiry, a reconnect grace running out, or the next tick while engines are busy. */
+  /**
+   * The next alarm: the idle expiry or the maximum age, a reconnect grace running out, or the next tick
+   * while engines are busy.
+   */
   async #schedule(): Promise<void> {
     const now = Date.now();
+    const session = await this.#store.session();
     let next = await this.#store.expiresAt(this.#ttlMs());
+    if (session) next = Math.min(next, session.created_at + workerConfig(this.env).roomMaxAgeMs);
     for (const p of await this.#store.participants()) {
       if (p.left_at !== null) next = Math.min(next, p.left_at + RECONNECT_GRACE_MS);
     }

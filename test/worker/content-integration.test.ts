@@ -305,7 +305,9 @@ describe("GET /v1/create/tasks/{task_id}/result", () => {
     const upload = await node.uploadOutput(lease.lease_id, "The Mekong.mp4", video, "video/mp4");
     expect(upload.status).toBe(200);
     const stored = (await upload.json()) as { object_key: string; bytes: number; content_type: string };
-    expect(stored.object_key).toBe(`outputs/${taskId}/the-mekong.mp4`);
+    // a random segment after the task id: knowing the task id and the title does not give the URL
+    expect(stored.object_key).toMatch(new RegExp(`^outputs/${taskId}/[0-9a-f-]{36}/the-mekong\\.mp4$`));
+    expect((await call(`/media/outputs/${taskId}/the-mekong.mp4`)).status).toBe(404);
     const done = await node.complete(
       lease.lease_id,
       {

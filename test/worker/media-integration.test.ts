@@ -65,6 +65,16 @@ describe("GET /media/{object_key}", () => {
     expect((await media(deck)).headers.get("content-type")).toBe("application/pdf");
   });
 
+  it("mints output keys with a random segment after the task id, and still serves outputs stored before it", async () => {
+    const task = crypto.randomUUID();
+    const [first, second] = [outputKey(task, "Short.MP4"), outputKey(task, "Short.MP4")];
+    expect(first).toMatch(new RegExp(`^outputs/${task}/[0-9a-f-]{36}/short\\.mp4$`));
+    expect(second).not.toBe(first);
+    const legacy = `outputs/${crypto.randomUUID()}/deck.pdf`; // the shape minted before the random segment
+    await env.MEDIA.put(legacy, "%PDF-1.7", { httpMetadata: { contentType: "application/pdf" } });
+    expect((await call(`/media/${legacy}`)).status).toBe(200);
+  });
+
   it("answers 404 to unknown keys, keys outside uploads/ and outputs/, and path tricks", async () => {
     await env.MEDIA.put("secrets/config.json", "{}");
     const [, uuid = "", name = ""] = KEY.split("/");

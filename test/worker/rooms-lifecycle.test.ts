@@ -235,6 +235,37 @@ describe("expiry", () => {
     expect(String(late)).toMatch(/4404/);
   });
 
+  it("ends a room at ROOM_MAX_AGE_SEC however busy it is: everyone closed with 4410 saying why, storage gone", async () => {
+    const id = await newSession(key);
+    const a = await member(id, { language: "en" });
+    a.socket.send(pcmFrame(false)); // recent activity: the idle expiry is far away
+    // created just over 12 h ago (ROOM_MAX_AGE_SEC's default in wrangler.toml)
+    await runInDurableObject(room(id), async (_i, state) => {
+      const session = await state.storage.get<Record<string, unknown>>("session");
+      await state.storage.put("session", { ...session, created_at: Date.now() - 43_201_000 });
+    });
+    expect(await runDurableObjectAlarm(room(id))).toBe(true);
+    expect(await a.socket.closeWithin()).toEqual({
+      code: RoomClose.maxAge,
+      reason: "the room reached its maximum age (43200 s): create a new session to go on",
+    });
+    expect((await call(`/api/v1/session/${id}`)).status).toBe(404);
+    const stored = await runInDurableObject(room(id), async (_i, state) => (await state.storage.list()).size);
+    expect(stored).toBe(0);
+  });
+
+  it("sets its alarm no later than the room's maximum age", async () => {
+    const id = await newSession(key);
+    await member(id, { language: "en" });
+    await runInDurableObject(room(id), async (_i, state) => {
+      const session = await state.storage.get<Record<string, unknown>>("session");
+      await state.storage.put("session", { ...session, created_at: Date.now() - 43_200_000 + 60_000 });
+    });
+    expect(await runDurableObjectAlarm(room(id))).toBe(true); // nothing due yet: it reschedules
+    const alarm = await runInDurableObject(room(id), (_i, state) => state.storage.getAlarm());
+    expect(alarm).toBeLessThanOrEqual(Date.now() + 60_000);
+  });
+
   it("does not expire a room with recent activity: the alarm moves on", async () => {
     const id = await newSession(key);
     await member(id, { language: "en" });

@@ -1,6 +1,7 @@
 /**
  * Query strings are never logged: a socket's `api_key` or `token` (and any other query value) stays out
- * of the request log, whatever the route answers.
+ * of the request log, whatever the route answers. Nor are path segments that are themselves secrets
+ * (a media object key, a signed PUT's object key, a conversation id): the log has a short hash instead.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -43,6 +44,55 @@ describe("the request log", () => {
         expect(line, path).not.toContain("q-secret");
         expect(line, path).not.toContain("vxt1");
       }
+    }
+  });
+});
+
+/** What the request log writes for a secret segment: the first 12 hex digits of its SHA-256. */
+async function shortHash(secret: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret));
+  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `sha256:${hex.slice(0, 12)}`;
+}
+
+describe("capability paths in the request log", () => {
+  it("logs a short hash in place of a media key, a signed PUT's key or a conversation id, on any answer", async () => {
+    const conversation = crypto.randomUUID();
+    const stream = crypto.randomUUID();
+    const objectKey = `uploads/${crypto.randomUUID()}/clip.mp3`;
+    const outputKey = `outputs/${crypto.randomUUID()}/${crypto.randomUUID()}/short.mp4`;
+    const cases: [path: string, logged: string, secrets: string[]][] = [
+      [`/media/${objectKey}`, `/media/${await shortHash(objectKey)}`, [objectKey]],
+      [`/media/${outputKey}`, `/media/${await shortHash(outputKey)}`, [outputKey]],
+      [
+        `/uploads/put/${objectKey}?expires=1&sig=x`,
+        `/uploads/put/${await shortHash(objectKey)}`,
+        [objectKey],
+      ],
+      [
+        `/api/v1/ws/${conversation}?language=en`,
+        `/api/v1/ws/${await shortHash(conversation)}`,
+        [conversation],
+      ],
+      [`/api/v1/session/${conversation}`, `/api/v1/session/${await shortHash(conversation)}`, [conversation]],
+      [`/join/${conversation}`, `/join/${await shortHash(conversation)}`, [conversation]],
+      [
+        `/internal/v1/rooms/${conversation}/streams/${stream}`,
+        `/internal/v1/rooms/${await shortHash(conversation)}/streams/${await shortHash(stream)}`,
+        [conversation, stream],
+      ],
+    ];
+    for (const [path, logged, secrets] of cases) {
+      const lines = await logsOf(path, { upgrade: "websocket" });
+      const requestLines = lines.filter((line) => line.includes('"request_id"'));
+      expect(requestLines, path).toHaveLength(1);
+      expect(JSON.parse(requestLines[0] as string).path, path).toBe(logged);
+      for (const line of lines) for (const secret of secrets) expect(line, path).not.toContain(secret);
+    }
+    // route names in those places are not secrets: they stay readable
+    for (const path of ["/api/v1/ws/single", "/api/v1/session/create"]) {
+      const [line] = (await logsOf(path)).filter((l) => l.includes('"request_id"'));
+      expect(JSON.parse(line as string).path).toBe(path);
     }
   });
 });

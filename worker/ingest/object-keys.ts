@@ -1,7 +1,9 @@
 /**
  * Object keys of stored media: uploads are `uploads/<random UUID>/<slug of the client filename>`, a
- * task's outputs `outputs/<task UUID>/<slug>`. The UUID makes a key unguessable; the slug only helps a
- * person reading a listing. GET /media serves only these two shapes.
+ * task's outputs `outputs/<task UUID>/<random UUID>/<slug>`. The random UUID makes a key unguessable
+ * (a task id is no secret: it is in task views, history and webhooks); the task id first keeps a task's
+ * outputs under one prefix for deletion; the slug only helps a person reading a listing. GET /media
+ * serves only these shapes, and outputs stored before the random segment (`outputs/<task UUID>/<slug>`).
  */
 
 const UPLOAD_PREFIX = "uploads/";
@@ -10,7 +12,9 @@ const MAX_SLUG_LENGTH = 80;
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 const SLUG = `[a-z0-9][a-z0-9._-]{0,${MAX_SLUG_LENGTH - 1}}`;
 const UPLOAD_KEY = new RegExp(`^${UPLOAD_PREFIX}${UUID}/${SLUG}$`);
-const OUTPUT_KEY = new RegExp(`^${OUTPUT_PREFIX}${UUID}/${SLUG}$`);
+const OUTPUT_KEY = new RegExp(`^${OUTPUT_PREFIX}${UUID}/${UUID}/${SLUG}$`);
+/** The output shape minted before the random segment: still served, never minted. */
+const LEGACY_OUTPUT_KEY = new RegExp(`^${OUTPUT_PREFIX}${UUID}/${SLUG}$`);
 
 /**
  * A new, unguessable key for an upload. Nothing of the filename survives but a lowercase ASCII slug.
@@ -27,17 +31,23 @@ export function isUploadKey(key: string): boolean {
 }
 
 /**
- * The key of a task's output file.
+ * A new, unguessable key for one of a task's output files, under the task's prefix (`outputPrefix`).
  *
- * @example outputKey("6f1c…", "Short.MP4") // "outputs/6f1c…/short.mp4"
+ * @example outputKey("6f1c…", "Short.MP4") // "outputs/6f1c…/0b9e…/short.mp4"
  */
 export function outputKey(taskId: string, name: string): string {
-  return `${OUTPUT_PREFIX}${taskId}/${slugify(name)}`;
+  return `${outputPrefix(taskId)}${crypto.randomUUID()}/${slugify(name)}`;
+}
+
+/** Where every output of a task lives (deleted by this prefix). */
+export function outputPrefix(taskId: string): string {
+  return `${OUTPUT_PREFIX}${taskId}/`;
 }
 
 /** Whether `key` is an upload or a task output, exactly as minted (what GET /media may serve). */
 export function isServableKey(key: string): boolean {
-  return isUploadKey(key) || (OUTPUT_KEY.test(key) && !key.includes(".."));
+  const output = OUTPUT_KEY.test(key) || LEGACY_OUTPUT_KEY.test(key);
+  return isUploadKey(key) || (output && !key.includes(".."));
 }
 
 /** Lowercase ASCII letters, digits, `.`, `_` and `-` from the last path segment of a filename. */

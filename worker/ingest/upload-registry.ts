@@ -56,3 +56,8 @@ export async function claimUploadPut(env: Env, objectKey: string, ownerKeyId: st
 export async function releaseUploadPut(env: Env, objectKey: string): Promise<void> {
   await db(env).update(uploads).set({ putAt: null }).where(eq(uploads.objectKey, objectKey));
 }
+
+/** Forgets an upload whose object was deleted (with its task's media, worker/tasks/delete.ts). */
+export async function forgetUpload(env: Env, objectKey: string): Promise<void> {
+  await db(env).delete(uploads).where(eq(uploads.objectKey, objectKey));
+}

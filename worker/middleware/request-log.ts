@@ -1,19 +1,22 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env.ts";
+import { loggedPath } from "./log-path.ts";
 
 /**
  * One JSON log line per request, carrying the request id that the response also shows. The path only,
- * never the query string: a socket handshake's may carry an API key (`api_key`) or a socket token.
+ * never the query string: a socket handshake's may carry an API key (`api_key`) or a socket token; and
+ * a path segment that is a capability (a media key, a conversation id) only as a short hash.
  */
 export function requestLog(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = Date.now();
     await next();
+    const path = await loggedPath(c.req.path);
     console.log(
       JSON.stringify({
         request_id: c.get("requestId"),
         method: c.req.method,
-        path: c.req.path,
+        path,
         status: c.res.status,
         ms: Date.now() - started,
         key_id: c.get("apiKey")?.id,

@@ -14,11 +14,10 @@ const WsQuery = z.object({
     .optional()
     .refine((value) => liveLanguage(value) !== null, "unsupported language")
     .openapi({ description: "spoken language (code or name); omitted or `auto` detects it", example: "en" }),
-  api_key: z
-    .string()
-    .max(200)
-    .optional()
-    .openapi({ description: "the API key, for browsers (a browser WebSocket cannot set headers)" }),
+  api_key: z.string().max(200).optional().openapi({
+    description: "deprecated: the API key in the URL; browsers should use `token` (POST /v1/auth/tokens)",
+    deprecated: true,
+  }),
   token: socketTokenParam("live"),
 });
 

@@ -74,7 +74,10 @@ const singleRoute = createRoute({
   middleware: [liveKeyAuth("translate")] as const,
   request: {
     query: z.object({
-      api_key: z.string().max(200).optional().openapi({ description: "the API key, for browsers" }),
+      api_key: z.string().max(200).optional().openapi({
+        description: "deprecated: the API key in the URL; browsers should use `token` (POST /v1/auth/tokens)",
+        deprecated: true,
+      }),
       token: socketTokenParam("translate"),
     }),
   },
@@ -116,7 +119,8 @@ const roomRoute = createRoute({
     101: {
       description:
         "WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 " +
-        "(bad language, client_id or resume token), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere).",
+        "(bad language, client_id or resume token), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere), " +
+        "4410 (the room reached ROOM_MAX_AGE_SEC).",
     },
     400: error("not a WebSocket upgrade"),
   },

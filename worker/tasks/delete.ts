@@ -4,7 +4,8 @@ import { jobs } from "../../platform/schema.ts";
 import { dispatcher, jobState } from "../../platform/stubs.ts";
 import { deleteWebhook } from "../../platform/webhook-store.ts";
 import type { TaskKind, TaskSource } from "../../protocol/task.ts";
-import { isUploadKey } from "../ingest/object-keys.ts";
+import { isUploadKey, outputPrefix } from "../ingest/object-keys.ts";
+import { forgetUpload } from "../ingest/upload-registry.ts";
 
 /**
  * Deleting a task (DELETE /transcribe/{id}, DELETE /v1/create/tasks/{id}). D1 is the truth and reads
@@ -83,7 +84,7 @@ export async function finishMarkedDeletes(env: Env): Promise<number> {
 /**
  * Removes a task's media from R2: the upload it was made from (only an object we stored, never
  * someone's URL, and only when no other live task of the owner was made from the same upload) and
- * every output under `outputs/<task id>/`.
+ * every output under `outputs/<task id>/` (both output key shapes, object-keys.ts).
  */
 export async function deleteTaskMedia(
   env: Env,
@@ -94,11 +95,12 @@ export async function deleteTaskMedia(
   if (source.type === "object" && isUploadKey(source.object_key)) {
     if (!(await uploadUsedElsewhere(env, source.object_key, ownerKeyId, taskId))) {
       await env.MEDIA.delete(source.object_key);
+      await forgetUpload(env, source.object_key);
     }
   }
   let cursor: string | undefined;
   do {
-    const page = await env.MEDIA.list({ prefix: `outputs/${taskId}/`, cursor });
+    const page = await env.MEDIA.list({ prefix: outputPrefix(taskId), cursor });
     if (page.objects.length > 0) await env.MEDIA.delete(page.objects.map((object) => object.key));
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);

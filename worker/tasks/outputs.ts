@@ -1,14 +1,14 @@
 import type { ContentOutputFile } from "../../protocol/content.ts";
 import type { CompleteRequest } from "../../protocol/node.ts";
 import { ApiError } from "../errors.ts";
-import { outputKey } from "../ingest/object-keys.ts";
+import { outputKey, outputPrefix } from "../ingest/object-keys.ts";
 import { servedContentType, uploadContentType } from "../media/content-types.ts";
 import { declaredLength, streamToR2 } from "../media/r2-upload.ts";
 
 /**
- * A render's files: the node streams each one through the Worker into R2 under the task's own prefix
- * (PUT /internal/v1/leases/{id}/outputs/{name}) before it completes, and the completion may name only
- * files stored there.
+ * A render's files: the node streams each one through the Worker into R2 under the task's own prefix,
+ * at a random key the answer names (PUT /internal/v1/leases/{id}/outputs/{name}), before it completes,
+ * and the completion may name only files stored there.
  */
 
 /** The largest output file accepted (a 3-minute 1080x1920 short is far below it). */
@@ -41,7 +41,7 @@ export async function checkOutputs(env: Env, taskId: string, completion: Complet
 }
 
 async function checkOutput(env: Env, taskId: string, output: ContentOutputFile): Promise<void> {
-  if (!output.object_key.startsWith(`outputs/${taskId}/`)) {
+  if (!output.object_key.startsWith(outputPrefix(taskId))) {
     throw new ApiError("conflict", `output ${output.object_key} does not belong to task ${taskId}`);
   }
   const head = await env.MEDIA.head(output.object_key);

@@ -10,6 +10,7 @@ export const ROOM_CLOSE = {
   notFound: 4404,
   expired: 4408,
   replaced: 4409,
+  maxAge: 4410,
   full: 4429,
 } as const satisfies typeof RoomClose;
 

@@ -91,7 +91,8 @@ export default function RoomPage() {
     roomStorage.setJoined(id, false);
     roomStorage.setResumeToken(id, null); // the place is gone: a new join is a new participant
     setJoined(false);
-    if (close && (close.code === ROOM_CLOSE.notFound || close.code === ROOM_CLOSE.expired)) {
+    const gone: number[] = [ROOM_CLOSE.notFound, ROOM_CLOSE.expired, ROOM_CLOSE.maxAge];
+    if (close && gone.includes(close.code)) {
       setLoaded({ kind: "ended" });
     }
     setLastClose(close);
