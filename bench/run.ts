@@ -16,6 +16,7 @@ import { rooms } from "./rooms.ts";
 import { soak } from "./soak.ts";
 import { sync } from "./sync.ts";
 import { tiers } from "./tiers.ts";
+import { truecaseGroup } from "./truecase.ts";
 import type { BenchGroup, BenchResult } from "./types.ts";
 import { vad } from "./vad.ts";
 
@@ -33,6 +34,7 @@ const GROUPS: Record<string, BenchGroup> = {
   reliability,
   soak,
   vad,
+  truecase: truecaseGroup,
 };
 
 function format(value: number | null): string {

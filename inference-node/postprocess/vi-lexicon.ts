@@ -57,7 +57,6 @@ const OTHER_PLACES = [
   "Hồ Tây",
   "Tây Nguyên",
   "Tây Bắc",
-  "Đồng bằng sông Cửu Long",
   "Mê Kông",
   "Cửu Long",
   "Sông Hồng",
@@ -318,8 +317,8 @@ const MIDDLE_NAMES = [
 const TITLES = ["anh", "chị", "ông", "bà", "thầy", "cô", "bác", "chú", "em", "cậu", "dì", "mợ", "thím", "dượng"];
 
 /**
- * Given-name syllables that after a title are mostly a verb or part of a common word ("anh hiểu",
- * "em học", "chú ý", "bác sĩ", "anh hùng", "cô đơn", "anh từ đâu", "anh cần gì").
+ * Given-name syllables that after a title are mostly a verb or another word ("anh hiểu", "em học",
+ * "anh từ đâu", "anh cần gì", "anh ý" for "anh ấy").
  */
 const NOT_NAMES_AFTER_TITLE = [
   "học",
@@ -371,11 +370,6 @@ const NOT_NAMES_AFTER_TITLE = [
   "tố",
   "đồng",
   "ý",
-  "sĩ",
-  "hùng",
-  "dũng",
-  "tài",
-  "đơn",
   "mộng",
   "luận",
   "thuyết",
@@ -432,6 +426,58 @@ const NOT_NAMES_AFTER_TITLE = [
   "xuyến",
 ];
 
+/** A title and a given-name syllable that together are a common word ("anh hùng" hero, "bác sĩ" doctor). */
+const TITLE_COMPOUND_WORDS = [
+  "anh hùng",
+  "anh minh",
+  "anh thư",
+  "anh linh",
+  "anh hào",
+  "anh đào",
+  "chú ý",
+  "bác sĩ",
+  "cô đơn",
+  "cô lập",
+  "cô đọng",
+  "bà con",
+  "em út",
+  "bà ba",
+];
+
+/**
+ * Southern nicknames by birth order ("anh Hai", "chú Tư", "cô Út"), names after a title unless a
+ * counted word follows ("ông bảy mươi tuổi", "chị hai đứa con").
+ */
+const BIRTH_ORDER_NAMES = ["hai", "ba", "tư", "sáu", "bảy", "tám", "chín", "mười", "út"];
+
+/** Words that make a birth-order nickname a number. */
+const COUNTED_WORDS = [
+  "mươi",
+  "mười",
+  "lăm",
+  "tuổi",
+  "nghìn",
+  "ngàn",
+  "trăm",
+  "triệu",
+  "chục",
+  "giờ",
+  "người",
+  "lần",
+  "ngày",
+  "tháng",
+  "năm",
+  "tuần",
+  "phút",
+  "đứa",
+  "cái",
+  "con",
+  "cháu",
+  "đồng",
+  "cuốn",
+  "chiếc",
+];
+
 /** Given-name syllables that start a common two-word expression after a title ("anh bình tĩnh"). */
 const COMMON_WORDS_AFTER_TITLE = [
   "bình tĩnh",
@@ -456,6 +502,12 @@ const COMMON_WORDS_AFTER_TITLE = [
   "thắng lợi",
   "quan tâm",
   "yên tâm",
+  "tài liệu",
+  "tài khoản",
+  "tài sản",
+  "tài chính",
+  "thông tin",
+  "hiền lành",
   "mai mốt",
 ];
 
@@ -491,9 +543,10 @@ function buildPhrases(): Map<string, LexiconEntry> {
     phrases.set(key, { form, ...(needs && { needs }), ...(district && { district: true as const }) });
   };
   const ambiguous = new Set(AMBIGUOUS_PLACES.map(phraseKey));
-  const shortCountries = [...entries(fakerLocation.country), ...EXTRA_SHORT_COUNTRIES].filter(
+  const oneWordCountries = [...entries(fakerLocation.country), ...EXTRA_SHORT_COUNTRIES].filter(
     (name) => !/\s/u.test(name),
   );
+  const vowelGroups = (word: string) => word.normalize("NFD").replace(/\p{M}/gu, "").match(/[aeiouy]+/giu)?.length ?? 0;
   // acronyms and organisations first: their casing wins over a place of the same words
   for (const form of ORGANISATIONS) add(form);
   const addPlaces = (names: string[], district: boolean) => {
@@ -517,7 +570,7 @@ function buildPhrases(): Map<string, LexiconEntry> {
     true,
   );
   add("Huế");
-  for (const name of shortCountries) add(name, "country");
+  for (const name of oneWordCountries) add(name, vowelGroups(name) > 1 ? undefined : "country");
   return phrases;
 }
 
@@ -555,5 +608,11 @@ export const GIVEN_NAME_PAIRS: ReadonlySet<string> = new Set(
 export const TITLE_WORDS: ReadonlySet<string> = keys(TITLES);
 /** Given-name syllables that are not a name after a title, by key. */
 export const NOT_NAME_AFTER_TITLE: ReadonlySet<string> = keys(NOT_NAMES_AFTER_TITLE);
+/** Titles and syllables that together are a common word, by phrase key. */
+export const TITLE_COMPOUNDS: ReadonlySet<string> = new Set(TITLE_COMPOUND_WORDS.map(phraseKey));
+/** Birth-order nicknames, by key. */
+export const BIRTH_ORDER: ReadonlySet<string> = keys(BIRTH_ORDER_NAMES);
+/** Words after which a birth-order nickname is a number, by key. */
+export const COUNTED: ReadonlySet<string> = keys(COUNTED_WORDS);
 /** Two-word expressions that start with a given-name syllable, by phrase key. */
 export const COMMON_AFTER_TITLE: ReadonlySet<string> = new Set(COMMON_WORDS_AFTER_TITLE.map(phraseKey));

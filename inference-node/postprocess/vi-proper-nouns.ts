@@ -11,15 +11,19 @@
  *    that is also a common word ("lê", "hồ", "vũ", "phạm") needs a middle name next ("lê văn tám",
  *    "hồ chí minh"); "nguyễn", "phan", "đặng"... stand alone ("ông nguyễn" → "ông Nguyễn").
  * 3. Titles: after "anh, chị, ông, bà, thầy, cô, bác, chú, em..." a given-name syllable is a name
- *    ("anh nam" → "anh Nam"), unless it is mostly a verb or word there ("anh hiểu", "chú ý", "bác sĩ",
- *    "anh bình tĩnh"); pronoun uses ("anh ấy", "chị em", "cô giáo") have no name syllable after them.
+ *    ("anh nam" → "anh Nam"), unless it is mostly a verb there ("anh hiểu", "em học"), makes a word
+ *    with the title ("chú ý", "bác sĩ", "anh hùng") or with the next word ("anh bình tĩnh"); a
+ *    birth-order nickname is a name unless a counted word follows ("chú tư" → "chú Tư", but "ông bảy
+ *    mươi tuổi"). Pronoun uses ("anh ấy", "chị em", "cô giáo") have no name syllable after them.
  *
  * Words are never lower-cased and nothing is matched across punctuation.
  */
 import {
   ADMIN_WORDS,
   AMBIGUOUS_FAMILY,
+  BIRTH_ORDER,
   COMMON_AFTER_TITLE,
+  COUNTED,
   COUNTRY_CONTEXT,
   FAMILY_NAMES,
   GIVEN_NAME_PAIRS,
@@ -32,6 +36,7 @@ import {
   PHRASES,
   STRONG_MIDDLE,
   syllableKey,
+  TITLE_COMPOUNDS,
   TITLE_WORDS,
 } from "./vi-lexicon.ts";
 
@@ -137,6 +142,8 @@ function casePhrase(tokens: Token[], index: number): number {
 function continuesName(tokens: readonly Token[], family: number, index: number): boolean {
   const token = tokens[index] as Token;
   if (index === family + 1) return NAME_SYLLABLES.has(token.key);
+  // a third given syllable only after two middle names: "nguyễn thị minh khai", not "trịnh công sơn sáng tác"
+  if (index === family + 3 && !MIDDLE.has((tokens[index - 1] as Token).key)) return false;
   // a verb ends the name ("nguyễn văn an học"); after "văn"/"thị" any other word is a given name
   if (NOT_NAME_AFTER_TITLE.has(token.key) || NOT_GIVEN_NAME.has(token.key)) return false;
   return STRONG_MIDDLE.has((tokens[index - 1] as Token).key) || NAME_SYLLABLES.has(token.key);
@@ -156,17 +163,24 @@ function caseFullName(tokens: Token[], index: number): number {
   return end - index;
 }
 
+/** Whether `key` after a title is a name, given the key of the word after it (if joined to it). */
+function isNameAfterTitle(key: string, nextKey: string | undefined): boolean {
+  if (BIRTH_ORDER.has(key)) return nextKey === undefined || !COUNTED.has(nextKey);
+  return NAME_SYLLABLES.has(key) && !NOT_NAME_AFTER_TITLE.has(key);
+}
+
 /**
  * Rule 3: a given name after a title at `index`. Returns 1 (the title) when it cased one, so that
  * the name is looked at again: "anh nguyễn văn an" is a title and then a full name.
  */
 function caseTitledName(tokens: Token[], index: number): number {
   if (!TITLE_WORDS.has((tokens[index] as Token).key) || !joined(tokens, index, index + 2)) return 0;
+  const title = tokens[index] as Token;
   const name = tokens[index + 1] as Token;
-  if (!NAME_SYLLABLES.has(name.key) || NOT_NAME_AFTER_TITLE.has(name.key)) return 0;
   const next = tokens[index + 2];
   const pair = next && joined(tokens, index + 1, index + 3) ? `${name.key} ${next.key}` : "";
-  if (COMMON_AFTER_TITLE.has(pair)) return 0;
+  if (!isNameAfterTitle(name.key, pair ? next?.key : undefined)) return 0;
+  if (TITLE_COMPOUNDS.has(`${title.key} ${name.key}`) || COMMON_AFTER_TITLE.has(pair)) return 0;
   name.core = upperFirst(name.core);
   if (next && GIVEN_NAME_PAIRS.has(pair) && !NOT_NAME_AFTER_TITLE.has(next.key)) {
     next.core = upperFirst(next.core);
