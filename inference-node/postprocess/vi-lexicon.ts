@@ -329,7 +329,6 @@ const NOT_NAMES_AFTER_TITLE = [
   "phục",
   "hợp",
   "hưởng",
-  "khai",
   "khởi",
   "quyết",
   "sinh",
