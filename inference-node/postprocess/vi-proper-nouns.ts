@@ -154,11 +154,16 @@ function caseFullName(tokens: Token[], index: number): number {
   const family = tokens[index] as Token;
   if (!FAMILY_NAMES.has(family.key)) return 0;
   let end = index + 1;
-  while (end - index <= MAX_GIVEN_SYLLABLES && joined(tokens, end - 1, end + 1) && continuesName(tokens, index, end)) {
+  while (
+    end - index <= MAX_GIVEN_SYLLABLES &&
+    joined(tokens, end - 1, end + 1) &&
+    continuesName(tokens, index, end)
+  ) {
     end++;
   }
   const given = end - index - 1;
-  if (AMBIGUOUS_FAMILY.has(family.key) && (given < 2 || !MIDDLE.has((tokens[index + 1] as Token).key))) return 0;
+  const hasMiddleName = given >= 2 && MIDDLE.has((tokens[index + 1] as Token).key);
+  if (AMBIGUOUS_FAMILY.has(family.key) && !hasMiddleName) return 0;
   for (let i = index; i < end; i++) (tokens[i] as Token).core = upperFirst((tokens[i] as Token).core);
   return end - index;
 }
