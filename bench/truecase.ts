@@ -95,7 +95,13 @@ export const truecaseGroup: BenchGroup = async () => {
       "sentences",
       `every word as written, of ${scored.length}`,
     ),
-    result("truecase.sentences_worse", worse, null, "sentences", "fewer words right than the reference; target 0"),
+    result(
+      "truecase.sentences_worse",
+      worse,
+      null,
+      "sentences",
+      "fewer words right than the reference; target 0",
+    ),
     result(
       "truecase.words_made_wrong",
       sum(scored.map((s) => s.madeWrong)),

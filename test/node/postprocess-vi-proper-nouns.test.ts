@@ -25,7 +25,9 @@ describe("Vietnamese proper nouns: places", () => {
   });
 
   it("capitalises a one-syllable country only after nước, tiếng, người or đất", () => {
-    expect(vi("tôi học tiếng anh và tiếng pháp ở nước pháp")).toBe("Tôi học tiếng Anh và tiếng Pháp ở nước Pháp");
+    expect(vi("tôi học tiếng anh và tiếng pháp ở nước pháp")).toBe(
+      "Tôi học tiếng Anh và tiếng Pháp ở nước Pháp",
+    );
     expect(vi("phương pháp này hay. mặc áo vào")).toBe("Phương pháp này hay. Mặc áo vào");
     expect(vi("người anh của tôi")).toBe("Người anh của tôi");
   });
