@@ -127,6 +127,7 @@ describe("Vietnamese proper nouns: names after titles", () => {
 
   it("leaves a given-name syllable that starts a common word with the next one", () => {
     expect(vi("anh bình tĩnh đi, em gửi chị tài liệu")).toBe("Anh bình tĩnh đi, em gửi chị tài liệu");
+    expect(vi("anh thanh niên, anh tài xế, em trung thực")).toBe("Anh thanh niên, anh tài xế, em trung thực");
   });
 
   it("capitalises a birth-order nickname unless a counted word follows", () => {
