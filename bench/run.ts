@@ -17,6 +17,7 @@ import { scheduler } from "./scheduler.ts";
 import { soak } from "./soak.ts";
 import { sync } from "./sync.ts";
 import { tiers } from "./tiers.ts";
+import { truecaseGroup } from "./truecase.ts";
 import type { BenchGroup, BenchResult } from "./types.ts";
 import { vad } from "./vad.ts";
 
@@ -35,6 +36,7 @@ const GROUPS: Record<string, BenchGroup> = {
   scheduler,
   soak,
   vad,
+  truecase: truecaseGroup,
 };
 
 function format(value: number | null): string {

@@ -6,13 +6,16 @@
  * after `.` only between a lower-case word and a capital, or where the space stood before the stop
  * ("bạn .hôm"), so "amara.org", "TP.HCM", "3.14", "10:30" and "1,000" stay whole.
  *
- * Capitals: Vietnamese whisper output often starts sentences in lower case; the first letter of the
- * text (when it starts a sentence) and the first letter after `. ! ? …` become capitals, existing
- * capitals (proper nouns) are kept. Other languages are left alone: whisper already cases English,
- * German or French, and abbreviations ("e.g. the", "z. B. das") would make the rule do harm.
+ * Capitals: Vietnamese whisper output is often all lower case. Proper nouns get their capitals first
+ * (places, organisations and acronyms, full names, names after a title: `vi-proper-nouns.ts`), then
+ * the first letter of the text (when it starts a sentence) and the first letter after `. ! ? …`
+ * become capitals; existing capitals are kept. Other languages are left alone: whisper already cases
+ * English, German or French, and abbreviations ("e.g. the", "z. B. das") would make the rules do harm.
  */
 
-/** Languages that get sentence-initial capitals. */
+import { capitalizeProperNouns } from "./vi-proper-nouns.ts";
+
+/** Languages that get proper-noun and sentence-initial capitals. */
 export const SENTENCE_CASE_LANGUAGES: ReadonlySet<string> = new Set(["vi"]);
 
 // Regex character-class sources. Curly single quotes are left out: "’" is also the apostrophe.
@@ -125,16 +128,19 @@ export function sentenceCase(text: string, atSentenceStart = true): string {
 }
 
 /**
- * Spacing cleanup for every language, plus sentence-initial capitals for {@link SENTENCE_CASE_LANGUAGES}.
+ * Spacing cleanup for every language, plus proper-noun and sentence-initial capitals for
+ * {@link SENTENCE_CASE_LANGUAGES}.
  * `atSentenceStart` says whether the text begins a sentence (false for a segment that continues the
  * previous one's sentence).
  *
  * @example
  * truecase("  xin chào các bạn .hôm nay  trời đẹp ", "vi"); // "Xin chào các bạn. Hôm nay trời đẹp"
+ * truecase("tôi sống ở hà nội", "vi"); // "Tôi sống ở Hà Nội"
  * truecase("see you ,then", "en"); // "see you, then"
  */
 export function truecase(text: string, language: string, atSentenceStart = true): string {
   const spaced = normalizeSpacing(text);
   const base = language.toLowerCase().split(/[-_]/)[0] ?? "";
-  return SENTENCE_CASE_LANGUAGES.has(base) ? sentenceCase(spaced, atSentenceStart) : spaced;
+  if (!SENTENCE_CASE_LANGUAGES.has(base)) return spaced;
+  return sentenceCase(capitalizeProperNouns(spaced), atSentenceStart);
 }

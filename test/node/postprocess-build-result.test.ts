@@ -143,14 +143,15 @@ describe("buildTranscriptionResult", () => {
     expect(result.language).toBe("English");
   });
 
-  it("does not capitalize English or a Vietnamese segment that continues a sentence", () => {
+  it("does not capitalize English or a Vietnamese segment that continues a sentence, but its proper nouns", () => {
     const en = buildTranscriptionResult({ ...base, language: "en", segments: [seg(0, 1, " and then. so")] });
     expect(en.text).toBe("and then. so");
     const vi = buildTranscriptionResult({
       ...base,
       segments: [seg(0, 1, " chúng ta sẽ"), seg(1, 2, " đi đà nẵng.")],
     });
-    expect(vi.segments.map((s) => s.text)).toEqual(["Chúng ta sẽ", "đi đà nẵng."]);
+    expect(vi.segments.map((s) => s.text)).toEqual(["Chúng ta sẽ", "đi Đà Nẵng."]);
+    expect(vi.raw_text).toBe("chúng ta sẽ đi đà nẵng.");
   });
 
   it("joins Chinese segments without spaces", () => {
