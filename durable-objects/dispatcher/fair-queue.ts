@@ -139,7 +139,7 @@ export class FairQueue {
    * Places come from a snapshot of the whole line's order (O(waiting × log keys) to make), made again
    * after any change while at most EXACT_PLACES_UP_TO tasks wait. Above that a snapshot is made at most
    * once per SNAPSHOT_MAX_AGE_MS: a task it holds reads its place there (O(1), as of the snapshot), a
-   * newer one gets its exact place from the rule's closed form (O(keys)).
+   * newer one gets its exact place from the rule's closed form (O(keys)), kept with the snapshot.
    */
   position(taskId: string, kinds: readonly TaskKind[], now: number): number | null {
     if (!this.index.has(taskId)) return null;
@@ -149,10 +149,13 @@ export class FairQueue {
     const current = snapshot?.version === this.index.version;
     const young = snapshot !== undefined && now - snapshot.at < SNAPSHOT_MAX_AGE_MS;
     if (snapshot && (current || (large && young))) {
-      const place = snapshot.places.get(taskId);
-      if (place !== undefined) return place;
+      const kept = snapshot.places.get(taskId);
+      if (kept !== undefined) return kept;
       if (current) return null;
-      return this.index.placeOf(taskId, kinds);
+      // Exact now, and kept with the snapshot: it is as old as the snapshot allows when read again.
+      const place = this.index.placeOf(taskId, kinds);
+      if (place !== null) snapshot.places.set(taskId, place);
+      return place;
     }
     const made = { version: this.index.version, at: now, places: this.index.places(kinds) };
     this.snapshots.set(id, made);
