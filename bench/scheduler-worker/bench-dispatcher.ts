@@ -17,12 +17,20 @@ export class BenchDispatcher extends Dispatcher {
     super(ctx, env);
     this.counts = counts;
     this.settle = settle;
+    // The fleet's concurrency cap, for this object only (workerConfig parses each env object once).
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench_config (cap INTEGER NOT NULL)");
+    const cap = ctx.storage.sql.exec<{ cap: number }>("SELECT cap FROM bench_config").toArray()[0]?.cap;
+    if (cap !== undefined)
+      Object.assign(this, { env: { ...env, MAX_CONCURRENT_TRANSCRIBE_JOBS: String(cap) } });
   }
 
+  /**
+   * Writes the fleet's tasks, leases and nodes, then restarts the object (`ctx.abort`, which ends this
+   * call with an error) so the Dispatcher reads them back into memory as it does after any restart.
+   */
   async seed(fleet: Fleet): Promise<void> {
-    // The deployment's cap, for this object only (workerConfig parses each env object once).
-    Object.assign(this, { env: { ...this.env, MAX_CONCURRENT_TRANSCRIBE_JOBS: String(fleet.cap) } });
     const sql = this.ctx.storage.sql;
+    sql.exec("INSERT INTO bench_config (cap) VALUES (?)", fleet.cap);
     const expiresAt = Date.now() + 3_600_000;
     this.ctx.storage.transactionSync(() => {
       for (let i = 0; i < fleet.waiting; i++)
@@ -55,6 +63,13 @@ export class BenchDispatcher extends Dispatcher {
         );
     });
     if (fleet.leases > 0) await this.ctx.storage.setAlarm(expiresAt);
+    // The writes must be durable first: an abort drops what is not.
+    await this.ctx.storage.sync();
+    this.ctx.abort("seeded: read the fleet back");
+  }
+
+  /** Parks the fleet's long-polls: real `lease()` calls left waiting (there is nothing they can get). */
+  async park(fleet: Fleet): Promise<void> {
     for (let i = 0; i < fleet.parked; i++)
       void this.lease({ node: node(i), capacity: 1, wait_ms: 600_000, kinds: ["transcribe"] }, identity(i));
   }

@@ -98,7 +98,10 @@ export default {
     const body = (await request.json()) as RunBody;
     const dispatcher = env.BENCH_DISPATCHER.get(env.BENCH_DISPATCHER.idFromName(body.object));
     if (pathname === "/seed") {
-      await dispatcher.seed(body.fleet);
+      // seed() restarts the object, so its call ends in an error; a new stub reaches the new instance.
+      await dispatcher.seed(body.fleet).catch(() => undefined);
+      const restarted = env.BENCH_DISPATCHER.get(env.BENCH_DISPATCHER.idFromName(body.object));
+      await restarted.park(body.fleet);
       return Response.json({ ok: true });
     }
     if (pathname === "/census") return Response.json(await dispatcher.census());

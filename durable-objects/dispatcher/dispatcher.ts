@@ -7,6 +7,7 @@ import {
   kindsOf,
   type Lane,
   type QueueStats,
+  TASK_KINDS,
   type TaskKind,
   type WorkClass,
   workClassOf,
@@ -31,7 +32,10 @@ interface Waiter {
   timer: ReturnType<typeof setTimeout>;
 }
 
+/** How long finished tasks (late duplicates ignored) and silent nodes are remembered. */
 const FINISHED_MEMORY_MS = 24 * 3600 * 1000;
+/** The alarm prunes both at least this often, leases or not. */
+const PRUNE_EVERY_MS = 3600 * 1000;
 
 /**
  * The scheduler: one object per model pool. It keeps the fair waiting line, hands out leases up to
@@ -43,16 +47,20 @@ export class Dispatcher extends DurableObject<Env> {
   private readonly leases: LeaseTable;
   private readonly nodes: NodeTable;
   private waiters: Waiter[] = [];
+  private prunedAt = Date.now();
+  /** The alarm set in storage (null: none; undefined: not read yet since the object started). */
+  private alarmAt: number | null | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = ctx.storage.sql;
-    ctx.blockConcurrencyWhile(async () => {
-      createFairQueueTables(sql);
-      createLeaseTables(sql);
-    });
-    this.queue = new FairQueue(sql);
+    // Synchronous SQL: the tables exist before the line and the leases are read back into memory.
+    createFairQueueTables(sql);
+    createLeaseTables(sql);
     this.leases = new LeaseTable(sql);
+    this.queue = new FairQueue(sql, {
+      running: (owner, workClass) => this.leases.runningOf(owner, workClass),
+    });
     this.nodes = new NodeTable(sql);
   }
 
@@ -99,7 +107,7 @@ export class Dispatcher extends DurableObject<Env> {
   async lease(ask: LeaseAsk, node: NodeIdentity): Promise<LeaseRow[]> {
     this.nodes.record(ask.node, Date.now());
     const granted = this.grant(ask, node);
-    if (granted.length > 0) await this.scheduleAlarm();
+    if (granted[0]) await this.scheduleAlarm(granted[0].expires_at);
     if (granted.length > 0 || ask.wait_ms <= 0) return granted;
     return new Promise((resolve) => {
       const waiter: Waiter = {
@@ -127,7 +135,7 @@ export class Dispatcher extends DurableObject<Env> {
     if (!lease || !isHeldBy(lease, holder)) return null;
     const expiresAt = now + this.leaseTtlMs();
     this.leases.extend(leaseId, expiresAt);
-    await this.scheduleAlarm();
+    await this.scheduleAlarm(expiresAt);
     return { ...lease, expires_at: expiresAt };
   }
 
@@ -142,10 +150,10 @@ export class Dispatcher extends DurableObject<Env> {
   async release(leaseId: string, outcome: "finished" | "requeue"): Promise<void> {
     const lease = this.leases.get(leaseId);
     if (!lease) return;
-    this.leases.delete(leaseId);
+    this.leases.delete(lease);
+    this.queue.runningChanged(lease.owner);
     if (outcome === "finished") this.leases.markFinished(lease.task_id, Date.now());
     else this.queue.push(lease, lease.seq);
-    await this.scheduleAlarm();
     await this.serveWaiters();
   }
 
@@ -160,8 +168,8 @@ export class Dispatcher extends DurableObject<Env> {
     const kinds = kindsOf(workClass);
     return {
       queued: this.queue.size(kinds),
-      processing: this.leases.count(kinds),
-      position: taskId ? this.queue.position(taskId, kinds, this.leases.runningByOwner(kinds)) : null,
+      processing: this.leases.count(workClass),
+      position: taskId ? this.queue.position(taskId, kinds, Date.now()) : null,
       concurrency: this.concurrency(workClass),
     };
   }
@@ -178,8 +186,13 @@ export class Dispatcher extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     const now = Date.now();
+    this.alarmAt = null;
     for (const lease of this.leases.expired(now)) await this.takeBack(lease, now);
-    this.leases.pruneFinished(now - FINISHED_MEMORY_MS);
+    if (now - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.leases.pruneFinished(now - FINISHED_MEMORY_MS);
+      this.nodes.prune(now - FINISHED_MEMORY_MS);
+      this.prunedAt = now;
+    }
     await this.scheduleAlarm();
     await this.serveWaiters();
   }
@@ -199,14 +212,16 @@ export class Dispatcher extends DurableObject<Env> {
               message: `task failed after ${lease.attempts} attempts: the inference node stopped responding (lease expired)`,
             },
       );
-      this.leases.delete(lease.lease_id);
+      this.leases.delete(lease);
+      this.queue.runningChanged(lease.owner);
       this.leases.markFinished(lease.task_id, now);
       return;
     }
     // Back in line first, so a call on the expired lease meanwhile gets 410; then the stores, whose
     // write is refused when the task has already ended.
+    this.leases.delete(lease);
     this.queue.push(lease, lease.seq);
-    this.leases.delete(lease.lease_id);
+    this.queue.runningChanged(lease.owner);
     if (!(await changeTaskStatus(this.env, lease.task_id, { status: "queued" }))) {
       this.queue.remove(lease.task_id);
       this.leases.markFinished(lease.task_id, now);
@@ -232,6 +247,7 @@ export class Dispatcher extends DurableObject<Env> {
         cancelled: 0,
       };
       this.leases.insert(lease);
+      this.queue.runningChanged(task.owner);
       granted.push(lease);
     }
     return granted;
@@ -244,38 +260,61 @@ export class Dispatcher extends DurableObject<Env> {
   private nextTask(kinds: readonly TaskKind[]): WaitingTask | null {
     const classes = [...new Set(kinds.map(workClassOf))].filter((workClass) => this.hasFreeSlot(workClass));
     const picks = classes.flatMap((workClass) => {
-      const pick = this.queue.peek(
-        kinds.filter((kind) => workClassOf(kind) === workClass),
-        this.leases.runningByOwner(kindsOf(workClass)),
-      );
+      const pick = this.queue.peek(kinds.filter((kind) => workClassOf(kind) === workClass));
       return pick ? [pick] : [];
     });
     picks.sort((a, b) => a.laneIndex - b.laneIndex || compareTurns(a.turn, b.turn));
     return picks[0]?.task ?? null;
   }
 
-  /** Wakes long-polling nodes, oldest first, while there is work and room for it. */
+  /**
+   * Wakes long-polling nodes, oldest first, while there is work and room for it. A waiter is tried only
+   * when some kind it serves has a task waiting in a class with a free slot, and the walk stops once no
+   * class has both, so a parked fleet costs nothing while the slots are full or the line is empty.
+   */
   private async serveWaiters(): Promise<void> {
-    let grantedAny = false;
+    let expiry: number | undefined;
     for (const waiter of [...this.waiters]) {
+      if (!this.canGrantAny()) break;
+      if (!this.canGrant(waiter.ask.kinds)) continue;
       const granted = this.grant(waiter.ask, waiter.node);
       if (granted.length === 0) continue;
-      grantedAny = true;
+      expiry = granted[0]?.expires_at;
       clearTimeout(waiter.timer);
       this.waiters = this.waiters.filter((w) => w !== waiter);
       waiter.resolve(granted);
     }
-    if (grantedAny) await this.scheduleAlarm();
+    if (expiry !== undefined) await this.scheduleAlarm(expiry);
   }
 
-  private async scheduleAlarm(): Promise<void> {
-    const next = this.leases.nextExpiry();
-    if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(next);
+  /**
+   * Keeps the alarm at or before the next lease expiry and the next prune. Only ever moved earlier here
+   * (an alarm that comes too early finds nothing to take back and sets the next one), so a grant or a
+   * heartbeat, whose deadline is later than the alarm already set, costs no storage call. `expiry`: a
+   * deadline just written; without it the earliest one is read.
+   */
+  private async scheduleAlarm(expiry?: number): Promise<void> {
+    const next = Math.min(
+      expiry ?? this.leases.nextExpiry() ?? Number.POSITIVE_INFINITY,
+      this.prunedAt + PRUNE_EVERY_MS,
+    );
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    if (this.alarmAt !== null && this.alarmAt <= next) return;
+    await this.ctx.storage.setAlarm(next);
+    this.alarmAt = next;
   }
 
   private hasFreeSlot(workClass: WorkClass): boolean {
-    return this.leases.count(kindsOf(workClass)) < this.concurrency(workClass);
+    return this.leases.count(workClass) < this.concurrency(workClass);
+  }
+
+  /** Whether a node serving `kinds` would get a task now: one waits in a class with a free slot. */
+  private canGrant(kinds: readonly TaskKind[]): boolean {
+    return kinds.some((kind) => this.queue.size([kind]) > 0 && this.hasFreeSlot(workClassOf(kind)));
+  }
+
+  private canGrantAny(): boolean {
+    return this.canGrant(TASK_KINDS);
   }
 
   private concurrency(workClass: WorkClass): number {

@@ -1,5 +1,5 @@
 import { type NodeIdentity, SHARED_NODE } from "../../platform/node-identity.ts";
-import type { Lane, TaskKind } from "../../protocol/task.ts";
+import { type Lane, type TaskKind, type WorkClass, workClassOf } from "../../protocol/task.ts";
 
 /** Tasks handed to nodes. A lease lives until it is released or its deadline passes. */
 export type LeaseRow = {
@@ -49,9 +49,13 @@ export function createLeaseTables(sql: SqlStorage): void {
   sql.exec("CREATE TABLE IF NOT EXISTS cancelled_leases (lease_id TEXT PRIMARY KEY)");
   // Tasks that reached an end, so a late duplicate hand-off is ignored; pruned after a day.
   sql.exec("CREATE TABLE IF NOT EXISTS finished (task_id TEXT PRIMARY KEY, at INTEGER NOT NULL)");
+  // Every lookup by an index: the next expiry and the expired leases, the prunes by age.
+  sql.exec("CREATE INDEX IF NOT EXISTS leases_expires_at ON leases (expires_at)");
+  sql.exec("CREATE INDEX IF NOT EXISTS finished_at ON finished (at)");
   sql.exec(
     "CREATE TABLE IF NOT EXISTS nodes (node_id TEXT PRIMARY KEY, health TEXT NOT NULL, seen_at INTEGER NOT NULL)",
   );
+  sql.exec("CREATE INDEX IF NOT EXISTS nodes_seen_at ON nodes (seen_at)");
 }
 
 /**
@@ -66,8 +70,24 @@ export function isHeldBy(lease: LeaseRow, node: NodeIdentity): boolean {
   return lease.node_name === node.name;
 }
 
+/**
+ * The leases out, in SQLite, with their counts per work class and per key kept in memory (rebuilt from
+ * the table when the object starts), so a grant or a poll never counts the table.
+ */
 export class LeaseTable {
-  constructor(private readonly sql: SqlStorage) {}
+  private readonly running = new Map<WorkClass, Map<string, number>>();
+  private readonly total = new Map<WorkClass, number>();
+  /** The tasks leases hold, so a duplicate hand-off is told apart without a read. */
+  private readonly leasedTasks = new Set<string>();
+
+  constructor(private readonly sql: SqlStorage) {
+    for (const row of sql.exec<{ task_id: string; owner: string; kind: TaskKind }>(
+      "SELECT task_id, owner, kind FROM leases",
+    )) {
+      this.leasedTasks.add(row.task_id);
+      this.addRunning(row.owner, row.kind, 1);
+    }
+  }
 
   insert(row: LeaseRow): void {
     this.sql.exec(
@@ -86,6 +106,8 @@ export class LeaseTable {
       row.identity_id,
       row.expires_at,
     );
+    this.leasedTasks.add(row.task_id);
+    this.addRunning(row.owner, row.kind, 1);
   }
 
   get(leaseId: string): LeaseRow | null {
@@ -111,36 +133,39 @@ export class LeaseTable {
   }
 
   holdsTask(taskId: string): boolean {
-    return this.sql.exec("SELECT 1 FROM leases WHERE task_id = ?", taskId).toArray().length > 0;
+    return this.leasedTasks.has(taskId);
   }
 
   extend(leaseId: string, expiresAt: number): void {
     this.sql.exec("UPDATE leases SET expires_at = ? WHERE lease_id = ?", expiresAt, leaseId);
   }
 
-  delete(leaseId: string): void {
-    this.sql.exec("DELETE FROM leases WHERE lease_id = ?", leaseId);
-    this.sql.exec("DELETE FROM cancelled_leases WHERE lease_id = ?", leaseId);
+  delete(lease: Pick<LeaseRow, "lease_id" | "task_id" | "owner" | "kind">): void {
+    const gone = this.sql.exec("DELETE FROM leases WHERE lease_id = ?", lease.lease_id).rowsWritten > 0;
+    this.sql.exec("DELETE FROM cancelled_leases WHERE lease_id = ?", lease.lease_id);
+    if (!gone) return;
+    this.leasedTasks.delete(lease.task_id);
+    this.addRunning(lease.owner, lease.kind, -1);
   }
 
-  /** Leases out, on tasks of the given kinds. */
-  count(kinds: readonly TaskKind[]): number {
-    const marks = kinds.map(() => "?").join(",") || "NULL";
-    return this.sql
-      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM leases WHERE kind IN (${marks})`, ...kinds)
-      .one().n;
+  /** Leases out in a work class. */
+  count(workClass: WorkClass): number {
+    return this.total.get(workClass) ?? 0;
   }
 
-  /** Leases out on tasks of the given kinds, per owning key. */
-  runningByOwner(kinds: readonly TaskKind[]): Map<string, number> {
-    const marks = kinds.map(() => "?").join(",") || "NULL";
-    const rows = this.sql
-      .exec<{ owner: string; n: number }>(
-        `SELECT owner, COUNT(*) AS n FROM leases WHERE kind IN (${marks}) GROUP BY owner`,
-        ...kinds,
-      )
-      .toArray();
-    return new Map(rows.map((row) => [row.owner, row.n]));
+  /** Leases out in a work class held for one key. */
+  runningOf(owner: string, workClass: WorkClass): number {
+    return this.running.get(workClass)?.get(owner) ?? 0;
+  }
+
+  private addRunning(owner: string, kind: TaskKind, delta: number): void {
+    const workClass = workClassOf(kind);
+    const perOwner = this.running.get(workClass) ?? new Map<string, number>();
+    this.running.set(workClass, perOwner);
+    const n = (perOwner.get(owner) ?? 0) + delta;
+    if (n > 0) perOwner.set(owner, n);
+    else perOwner.delete(owner);
+    this.total.set(workClass, (this.total.get(workClass) ?? 0) + delta);
   }
 
   expired(now: number): LeaseRow[] {

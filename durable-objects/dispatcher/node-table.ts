@@ -1,16 +1,29 @@
 import type { NodeHealth } from "../../protocol/node.ts";
 
+/**
+ * A node's record is written again only after this long unless its health changed: every lease call
+ * and heartbeat reports it, and "live" is measured in NODE_STALE_SEC (a minute by default).
+ */
+const REWRITE_AFTER_MS = 10_000;
+
 /** The last word of each inference node, from its lease and heartbeat calls. */
 export class NodeTable {
+  /** What was last written per node, so an unchanged report within REWRITE_AFTER_MS writes nothing. */
+  private readonly written = new Map<string, { health: string; at: number }>();
+
   constructor(private readonly sql: SqlStorage) {}
 
   record(health: NodeHealth, now: number): void {
+    const json = JSON.stringify(health);
+    const last = this.written.get(health.node_id);
+    if (last && last.health === json && now - last.at < REWRITE_AFTER_MS) return;
     this.sql.exec(
       "INSERT OR REPLACE INTO nodes (node_id, health, seen_at) VALUES (?, ?, ?)",
       health.node_id,
-      JSON.stringify(health),
+      json,
       now,
     );
+    this.written.set(health.node_id, { health: json, at: now });
   }
 
   /** Nodes heard from since `since`, freshest first. */
@@ -19,5 +32,11 @@ export class NodeTable {
       .exec<{ health: string }>("SELECT health FROM nodes WHERE seen_at >= ? ORDER BY seen_at DESC", since)
       .toArray()
       .map((row) => JSON.parse(row.health) as NodeHealth);
+  }
+
+  /** Forgets nodes not heard from since `before` (each restart of a node is a new node id). */
+  prune(before: number): void {
+    this.sql.exec("DELETE FROM nodes WHERE seen_at < ?", before);
+    for (const [id, last] of this.written) if (last.at < before) this.written.delete(id);
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type KeyLine, nextTurn, placeInLine } from "../../durable-objects/dispatcher/fair-rotation.ts";
+import { TurnIndex } from "../../durable-objects/dispatcher/turn-index.ts";
 
 /** The grant rule as plain functions: who goes next, and the exact place it gives every waiting task. */
 
@@ -117,6 +118,61 @@ describe("the grant rule", () => {
       }
       served += Math.floor(next() * 3);
       expect(placesByRule(keys, served), `round ${round}`).toEqual(grantAll(keys, served));
+    }
+  });
+
+  it("the Dispatcher's in-memory index serves and places every task as the rule does, through grants", () => {
+    const next = random(23);
+    for (let round = 0; round < 300; round++) {
+      const keys: Key[] = [];
+      let seq = 0;
+      let served = 0;
+      const keyCount = 1 + Math.floor(next() * 5);
+      for (let k = 0; k < keyCount; k++) {
+        const lastServed = next() < 0.3 ? 0 : ++served;
+        keys.push({ owner: `k${k}`, running: Math.floor(next() * 4), lastServed, tasks: [] });
+      }
+      const taskCount = Math.floor(next() * 14);
+      for (let t = 0; t < taskCount; t++) {
+        const key = keys[Math.floor(next() * keys.length)]!;
+        key.tasks.push({ lane: next() < 0.3 ? "interactive" : "batch", seq: ++seq });
+      }
+      served += Math.floor(next() * 3);
+      const running = new Map(keys.map((key) => [key.owner, key.running]));
+      const index = new TurnIndex({ running: (owner) => running.get(owner) ?? 0 });
+      index.restoreServes(
+        served,
+        keys.filter((key) => key.lastServed > 0).map((key) => [key.owner, key.lastServed]),
+      );
+      for (const key of keys)
+        for (const task of key.tasks)
+          index.add({
+            seq: task.seq,
+            task_id: `t${task.seq}`,
+            owner: key.owner,
+            lane: task.lane,
+            kind: "transcribe",
+            attempts: 0,
+          });
+      const expected = grantAll(keys, served);
+      // Every place at once, from the index's snapshot ...
+      const places = index.places(["transcribe"]);
+      const order = [...places].sort((a, b) => a[1] - b[1]).map(([id]) => Number(id.slice(1)));
+      expect(order, `round ${round}`).toEqual(expected);
+      // ... one at a time from the rule's closed form ...
+      for (const [id, place] of places)
+        expect(index.placeOf(id, ["transcribe"]), `round ${round} ${id}`).toBe(place);
+      // ... and the grants themselves, one at a time, as the Dispatcher makes them.
+      const granted: number[] = [];
+      let counter = served;
+      for (let pick = index.peek(["transcribe"]); pick; pick = index.peek(["transcribe"])) {
+        granted.push(pick.task.seq);
+        index.remove(pick.task.task_id);
+        index.markServed(pick.task, ++counter);
+        running.set(pick.task.owner, (running.get(pick.task.owner) ?? 0) + 1);
+        index.runningChanged(pick.task.owner);
+      }
+      expect(granted, `round ${round}`).toEqual(expected);
     }
   });
 });

@@ -1,4 +1,5 @@
 import {
+  abortAllDurableObjects,
   createExecutionContext,
   createMessageBatch,
   getQueueResult,
@@ -83,15 +84,19 @@ export async function submitTranscription(
   });
 }
 
-/** Empties the Dispatcher (waiting line, leases, memory of finished tasks, nodes) between tests. */
+/**
+ * Empties the Dispatcher (waiting line, leases, memory of finished tasks, nodes) between tests, then
+ * restarts the objects so the Dispatcher's in-memory line is read back from the emptied tables.
+ */
 export async function resetDispatcher(): Promise<void> {
   const stub = dispatcher(env);
   await runInDurableObject(stub, async (_instance, state) => {
-    for (const table of ["waiting", "leases", "finished", "owners", "nodes", "counters"]) {
+    for (const table of ["waiting", "leases", "finished", "owners", "nodes"]) {
       state.storage.sql.exec(`DELETE FROM ${table}`);
     }
     await state.storage.deleteAlarm();
   });
+  await abortAllDurableObjects();
 }
 
 export function dispatcherStub() {
