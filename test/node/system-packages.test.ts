@@ -20,10 +20,10 @@ import { onPath, systemPackages } from "../../scripts/system-packages.mjs";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /**
- * Programs every machine that runs Node has (Node itself, the POSIX shell), and Debian's own package
- * tools, which scripts/system-packages.mjs runs to install the rest.
+ * Programs every machine that runs the project has (Node and the npm that comes with it, git, the POSIX
+ * shell), and Debian's own package tools, which scripts/system-packages.mjs runs to install the rest.
  */
-const BASE_SYSTEM = new Set(["node", "sh", "git", "dpkg-query", "apt-get", "sudo"]);
+const BASE_SYSTEM = new Set(["node", "npm", "sh", "git", "dpkg-query", "apt-get", "sudo"]);
 
 /** Functions of node:child_process that run a program named by their first argument. */
 const CHILD_PROCESS_FUNCTIONS = new Set([
