@@ -272,6 +272,114 @@ describe("Workers AI tier (fake binding, zero nodes)", { timeout: 30_000 }, () =
   });
 });
 
+/** A PCM WAV whose header says what a test wants, true or not, over `dataBytes` of samples. */
+function craftedWav(header: {
+  sampleRate: number;
+  channels: number;
+  bitsPerSample: number;
+  blockAlign: number;
+  byteRate?: number;
+  dataBytes: number;
+}): Uint8Array {
+  const out = new Uint8Array(44 + header.dataBytes).fill(128);
+  const view = new DataView(out.buffer);
+  const put = (at: number, text: string) => {
+    for (let i = 0; i < text.length; i++) out[at + i] = text.charCodeAt(i);
+  };
+  put(0, "RIFF");
+  view.setUint32(4, 36 + header.dataBytes, true);
+  put(8, "WAVE");
+  put(12, "fmt ");
+  view.setUint32(16, 16, true);
+  view.setUint16(20, 1, true);
+  view.setUint16(22, header.channels, true);
+  view.setUint32(24, header.sampleRate, true);
+  view.setUint32(28, header.byteRate ?? header.sampleRate * header.blockAlign, true);
+  view.setUint16(32, header.blockAlign, true);
+  view.setUint16(34, header.bitsPerSample, true);
+  put(36, "data");
+  view.setUint32(40, header.dataBytes, true);
+  return out;
+}
+
+describe("Workers AI tier: the splitter trusts no WAV header", { timeout: 60_000 }, () => {
+  async function runCrafted(bytes: Uint8Array, extraEnv: Record<string, string> = {}) {
+    const { key } = await createKey();
+    const ai = fakeAi();
+    const testEnv = { ...workersAiEnv(ai.binding), ...extraEnv } as Env;
+    const taskId = await uploadJob(testEnv, key, bytes, "crafted.wav");
+    await deliverUnder(testEnv, taskId);
+    return { record: await readTranscription(taskId), calls: ai.calls.length };
+  }
+
+  const refusals: [string, Parameters<typeof craftedWav>[0]][] = [
+    // > 10 MiB/s declared: the piece length went negative, each piece held every frame before it
+    [
+      "a 16 MiB/s data rate",
+      { sampleRate: 4_000_000, channels: 1, bitsPerSample: 32, blockAlign: 4, dataBytes: 4096 },
+    ],
+    // 1 Hz: 48 MiB became ~168 000 sequential calls
+    [
+      "a 1 Hz sample rate",
+      { sampleRate: 1, channels: 1, bitsPerSample: 16, blockAlign: 2, dataBytes: 65_536 },
+    ],
+    ["no channels", { sampleRate: 16_000, channels: 0, bitsPerSample: 16, blockAlign: 2, dataBytes: 3200 }],
+    [
+      "nine channels",
+      { sampleRate: 16_000, channels: 9, bitsPerSample: 16, blockAlign: 18, dataBytes: 3600 },
+    ],
+    [
+      "a block size that is not channels × bytes",
+      { sampleRate: 16_000, channels: 1, bitsPerSample: 16, blockAlign: 3, dataBytes: 3000 },
+    ],
+    [
+      "a byte rate that disagrees",
+      { sampleRate: 16_000, channels: 1, bitsPerSample: 16, blockAlign: 2, byteRate: 7, dataBytes: 3200 },
+    ],
+  ];
+  for (const [what, header] of refusals) {
+    it(`refuses ${what} before any call: media_unreadable, saying which field`, async () => {
+      const { record, calls } = await runCrafted(craftedWav(header));
+      expect(record?.status).toBe("failed");
+      expect(record?.error_code).toBe("media_unreadable");
+      expect(record?.error).toMatch(/WAV header/);
+      expect(calls).toBe(0);
+    });
+  }
+
+  it("fails a WAV longer than MAX_AUDIO_DURATION_SEC with audio_too_long before any call", async () => {
+    const { record, calls } = await runCrafted(pcmWav(90), { MAX_AUDIO_DURATION_SEC: "60" });
+    expect(record?.status).toBe("failed");
+    expect(record?.error_code).toBe("audio_too_long");
+    expect(calls).toBe(0);
+  });
+
+  it("fails compressed audio whose answer runs past MAX_AUDIO_DURATION_SEC with audio_too_long", async () => {
+    // The fake answers 3 s for audio it cannot read as WAV.
+    const { record } = await runCrafted(new Uint8Array(2048).fill(7), { MAX_AUDIO_DURATION_SEC: "2" });
+    expect(record?.status).toBe("failed");
+    expect(record?.error_code).toBe("audio_too_long");
+  });
+
+  it("cuts a 48 kHz stereo 24-bit WAV into pieces of at most 10 MiB, at least a second each", () => {
+    const header = {
+      sampleRate: 48_000,
+      channels: 2,
+      bitsPerSample: 24,
+      blockAlign: 6,
+      dataBytes: 48_000 * 6 * 3,
+    };
+    const wav = readPcmWav(craftedWav(header));
+    if (!wav) throw new Error("not read as PCM WAV");
+    const pieces = [...splitPcmWav(wav.format, wav.data, 1, 0.5)];
+    expect(pieces.map((p) => [p.offsetSec, p.ownedFrom, p.ownedTo])).toEqual([
+      [0, 0, 1],
+      [0.5, 1, 2],
+      [1.5, 2, 3],
+    ]);
+  });
+});
+
 describe("OpenAI-compatible endpoint tier (zero nodes)", { timeout: 30_000 }, () => {
   it("runs a file_url job: fetched by the Worker, sent as verbose_json with model, language and bearer", async () => {
     const { key } = await createKey();
@@ -384,7 +492,7 @@ describe("remote tier pieces", () => {
   it("cuts PCM into pieces whose owned spans tile the file", () => {
     const wav = readPcmWav(pcmWav(25));
     if (!wav) throw new Error("not read as PCM WAV");
-    const pieces = splitPcmWav(wav.format, wav.data, 10, 1);
+    const pieces = [...splitPcmWav(wav.format, wav.data, 10, 1)];
     expect(pieces.map((p) => [p.offsetSec, p.ownedFrom, p.ownedTo])).toEqual([
       [0, 0, 10],
       [9, 10, 20],
