@@ -1,7 +1,7 @@
 import { workerConfig } from "../../platform/config.ts";
 import { type RegistryEntry, WORKERS_AI_WHISPER_MODEL } from "../../protocol/model-registry.ts";
 import { transcribeWithOpenAiEndpoint } from "./openai-endpoint.ts";
-import { RemoteTierError } from "./remote-failure.ts";
+import { RemoteTierError, tierFailure } from "./remote-failure.ts";
 import type { RemoteAsk, RemoteAudio, RemoteTranscript } from "./remote-transcript.ts";
 import { pcmSeconds, readPcmWav, WavHeaderError } from "./wav-chunks.ts";
 import { type SpeechModelBinding, transcribeWithWorkersAi } from "./workers-ai-whisper.ts";
@@ -123,8 +123,9 @@ function bearerSecret(env: Env, name: string): string | null {
 
 /** A registry entry that cannot be called: the deployment's fault, permanent for this task. */
 function configFault(entry: RegistryEntry, why: string): RemoteTierError {
-  return new RemoteTierError(
-    { code: "remote_refused", message: `the remote recognition tier ${entry.id} cannot be called: ${why}` },
+  return tierFailure(
+    "remote_refused",
     false,
+    `the remote recognition tier ${entry.id} cannot be called: ${why}`,
   );
 }

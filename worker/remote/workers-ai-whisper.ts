@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { normalizeLanguage } from "../../protocol/languages.ts";
-import { RemoteTierError, remoteGarbled, remoteUnreachable } from "./remote-failure.ts";
+import { RemoteTierError, remoteGarbled, remoteUnreachable, tierFailure } from "./remote-failure.ts";
 import type { RemoteAsk, RemoteAudio, RemoteTranscript } from "./remote-transcript.ts";
 import { pieceCount, readPcmWav, splitPcmWav } from "./wav-chunks.ts";
 
@@ -164,15 +164,9 @@ function workersAiFailure(cause: unknown, timeoutSec: number): RemoteTierError {
     return remoteUnreachable("Workers AI", cause, timeoutSec);
   }
   if (/invalid|malformed|unsupported|could not (?:decode|process) audio|bad input/i.test(text)) {
-    return new RemoteTierError(
-      { code: "media_unreadable", message: `Workers AI refused the audio: ${text.slice(0, 300)}` },
-      false,
-    );
+    return tierFailure("media_unreadable", false, `Workers AI refused the audio: ${text.slice(0, 300)}`);
   }
-  return new RemoteTierError(
-    { code: "decoder_error", message: `Workers AI failed: ${text.slice(0, 300)}` },
-    true,
-  );
+  return tierFailure("decoder_error", true, `Workers AI failed: ${text.slice(0, 300)}`);
 }
 
 /** Rejects with the signal's reason once it aborts. */
