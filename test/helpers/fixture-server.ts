@@ -124,15 +124,21 @@ async function openAiTranscriptions(req: IncomingMessage, res: ServerResponse): 
   );
 }
 
-/** `/openai-status/<code>/audio/transcriptions`: an endpoint that answers HTTP <code> to everything. */
+/** `/openai-status/<code>/audio/transcriptions`: an endpoint that answers HTTP <code> to everything (a 401 with a key fragment). */
 function statusEndpoint(pathname: string): Handler | null {
   const code = /^\/openai-status\/(\d{3})\/audio\/transcriptions$/.exec(pathname)?.[1];
   if (!code) return null;
   return (req, res) => {
     req.resume();
+    // A 401 echoes a masked fragment of the key it got, as OpenAI's API does.
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+    const said =
+      code === "401"
+        ? `Incorrect API key provided: ${bearer.slice(0, 3)}****${bearer.slice(-4)}`
+        : `fixture says ${code}`;
     res
       .writeHead(Number(code), { "Content-Type": "application/json" })
-      .end(JSON.stringify({ error: { message: `fixture says ${code}` } }));
+      .end(JSON.stringify({ error: { message: said } }));
   };
 }
 

@@ -102,6 +102,15 @@ export async function runRemoteLease(
     await completeLease(env, lease.lease_id, EDGE_EXECUTOR, { kind: "transcribe", result });
   } catch (error) {
     if (cancel.signal.aborted || isGone(error)) return; // cancelled or lease lost: its task is another's now
+    // What the tier said stays in the deployment's log; the task keeps the fixed message of its code.
+    if (error instanceof RemoteTierError && error.detail)
+      console.error(
+        JSON.stringify({
+          remote_tier_failure: error.failure.code,
+          task_id: lease.task_id,
+          detail: error.detail,
+        }),
+      );
     const failure =
       error instanceof RemoteTierError
         ? error.failure

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { normalizeLanguage } from "../../protocol/languages.ts";
-import { RemoteTierError, remoteGarbled, remoteUnreachable } from "./remote-failure.ts";
+import { RemoteTierError, remoteGarbled, remoteUnreachable, tierFailure } from "./remote-failure.ts";
 import type { RemoteAsk, RemoteAudio, RemoteTranscript } from "./remote-transcript.ts";
-import { readPcmWav, splitPcmWav } from "./wav-chunks.ts";
+import { pieceCount, readPcmWav, splitPcmWav } from "./wav-chunks.ts";
 
 /** The part of the Workers AI binding this tier uses (tests pass a fake that checks the request). */
 export interface SpeechModelBinding {
@@ -54,12 +54,13 @@ export async function transcribeWithWorkersAi(
   timeoutSec: number,
   onPiece: (done: number, total: number) => Promise<void>,
 ): Promise<RemoteTranscript> {
-  const pieces = piecesOf(audio.bytes);
+  const { pieces, total } = piecesOf(audio.bytes);
   const segments: RemoteTranscript["segments"] = [];
   const texts: string[] = [];
   let language = ask.language ?? "";
   let durationSec = 0;
-  for (const [index, piece] of pieces.entries()) {
+  let index = 0;
+  for (const piece of pieces) {
     const output = await runOnce(ai, model, piece.bytes, ask, signal, timeoutSec);
     const kept = output.segments.flatMap((s) => {
       if (s.start === undefined || s.end === undefined || s.text === undefined) return [];
@@ -69,11 +70,12 @@ export async function transcribeWithWorkersAi(
       return middle >= piece.ownedFrom && middle < piece.ownedTo ? [{ start, end, text: s.text }] : [];
     });
     segments.push(...kept);
-    texts.push(pieces.length === 1 ? output.text : kept.map((s) => s.text.trim()).join(" "));
+    texts.push(total === 1 ? output.text : kept.map((s) => s.text.trim()).join(" "));
     const detected = normalizeLanguage(output.transcription_info?.language);
     if (!language && detected.kind === "language") language = detected.code;
     durationSec = Math.max(durationSec, piece.ownedTo, output.transcription_info?.duration ?? 0);
-    await onPiece(index + 1, pieces.length);
+    index += 1;
+    await onPiece(index, total);
   }
   return { text: texts.join(" ").trim(), language, durationSec, segments };
 }
@@ -85,7 +87,13 @@ interface Piece {
   ownedTo: number;
 }
 
-function piecesOf(bytes: Uint8Array): Piece[] {
+/**
+ * The calls a file takes: a PCM WAV cut into pieces (built one at a time as they are sent), anything
+ * else whole. A piece holds at most WORKERS_AI_MAX_PIECE_BYTES with its overlap and WORKERS_AI_PIECE_SEC,
+ * and never less than a second (readPcmWav has refused headers whose byte rate would make it more than
+ * the cap: at most 192 kHz × 8 channels × 4 bytes, 6 MiB a second).
+ */
+function piecesOf(bytes: Uint8Array): { pieces: Iterable<Piece>; total: number } {
   const wav = readPcmWav(bytes);
   if (wav) {
     const bytesPerSec = wav.format.sampleRate * wav.format.blockAlign;
@@ -93,12 +101,14 @@ function piecesOf(bytes: Uint8Array): Piece[] {
       WORKERS_AI_PIECE_SEC,
       WORKERS_AI_MAX_PIECE_BYTES / bytesPerSec - WORKERS_AI_OVERLAP_SEC,
     );
-    return splitPcmWav(wav.format, wav.data, pieceSec, WORKERS_AI_OVERLAP_SEC).map((p) => ({
-      bytes: p.wav,
-      offsetSec: p.offsetSec,
-      ownedFrom: p.ownedFrom,
-      ownedTo: p.ownedTo,
-    }));
+    const pieces = splitPcmWav(wav.format, wav.data, pieceSec, WORKERS_AI_OVERLAP_SEC);
+    return {
+      pieces: (function* () {
+        for (const p of pieces)
+          yield { bytes: p.wav, offsetSec: p.offsetSec, ownedFrom: p.ownedFrom, ownedTo: p.ownedTo };
+      })(),
+      total: pieceCount(wav.format, wav.data, pieceSec),
+    };
   }
   if (bytes.byteLength > WORKERS_AI_MAX_PIECE_BYTES) {
     throw new RemoteTierError(
@@ -112,7 +122,7 @@ function piecesOf(bytes: Uint8Array): Piece[] {
       false,
     );
   }
-  return [{ bytes, offsetSec: 0, ownedFrom: 0, ownedTo: Number.POSITIVE_INFINITY }];
+  return { pieces: [{ bytes, offsetSec: 0, ownedFrom: 0, ownedTo: Number.POSITIVE_INFINITY }], total: 1 };
 }
 
 async function runOnce(
@@ -154,15 +164,9 @@ function workersAiFailure(cause: unknown, timeoutSec: number): RemoteTierError {
     return remoteUnreachable("Workers AI", cause, timeoutSec);
   }
   if (/invalid|malformed|unsupported|could not (?:decode|process) audio|bad input/i.test(text)) {
-    return new RemoteTierError(
-      { code: "media_unreadable", message: `Workers AI refused the audio: ${text.slice(0, 300)}` },
-      false,
-    );
+    return tierFailure("media_unreadable", false, `Workers AI refused the audio: ${text.slice(0, 300)}`);
   }
-  return new RemoteTierError(
-    { code: "decoder_error", message: `Workers AI failed: ${text.slice(0, 300)}` },
-    true,
-  );
+  return tierFailure("decoder_error", true, `Workers AI failed: ${text.slice(0, 300)}`);
 }
 
 /** Rejects with the signal's reason once it aborts. */
