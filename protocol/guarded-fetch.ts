@@ -112,3 +112,9 @@ export async function readBounded(
   }
   return { ok: true, bytes };
 }
+
+/**
+ * The header that names the real target of a request the Worker sends through the local egress guard
+ * (scripts/lib/egress-guard.ts, `npm start`), where miniflare would otherwise let it reach any address.
+ */
+export const EGRESS_TARGET_HEADER = "x-voxedge-egress-target";

@@ -2,6 +2,7 @@ import { GuardedFetchError, guardedFetch } from "../../protocol/guarded-fetch.ts
 import { MAX_MEDIA_BYTES } from "../../protocol/media-limits.ts";
 import { ApiError } from "../errors.ts";
 import { tooLarge } from "../media/r2-upload.ts";
+import type { OutboundFetch } from "../outbound-fetch.ts";
 
 const TIMEOUT_MS = 10_000;
 /** Answers to HEAD that may only mean "HEAD is not supported here" (S3 URLs presigned for GET give 403). */
@@ -10,6 +11,8 @@ const HEAD_REFUSED = new Set([403, 405, 501]);
 export interface ProbeOptions {
   /** host:port entries the SSRF guard lets through. */
   allowlist: ReadonlySet<string>;
+  /** How one request goes out (worker/outbound-fetch.ts). */
+  fetch: OutboundFetch;
 }
 
 /**
@@ -18,11 +21,12 @@ export interface ProbeOptions {
  * HEAD is refused, a GET of one byte. An unusable URL is a 400 that names the cause; a file over 2 GB
  * is a 413. A server that reports no size passes: the node enforces the limit again while downloading.
  *
- * @example await probeMediaUrl("https://example.com/talk.mp3", { allowlist: new Set() })
+ * @example await probeMediaUrl("https://example.com/talk.mp3", { allowlist: new Set(), fetch: outboundFetch(env) })
  */
 export async function probeMediaUrl(fileUrl: string, options: ProbeOptions): Promise<void> {
   try {
-    const { response, url } = await guardedFetch(fileUrl, probeHop, { allowlist: options.allowlist });
+    const hop = (url: URL) => probeHop(url, options.fetch);
+    const { response, url } = await guardedFetch(fileUrl, hop, { allowlist: options.allowlist });
     judge(response, url);
   } catch (error) {
     if (error instanceof GuardedFetchError) throw unusable(refusal(error));
@@ -41,13 +45,13 @@ function unusable(reason: string): ApiError {
 }
 
 /** One hop: HEAD, or a one-byte GET where HEAD is refused. */
-async function probeHop(url: URL): Promise<Response> {
-  const response = await send(url, "HEAD");
-  return HEAD_REFUSED.has(response.status) ? send(url, "GET") : response;
+async function probeHop(url: URL, fetch: OutboundFetch): Promise<Response> {
+  const response = await send(url, "HEAD", fetch);
+  return HEAD_REFUSED.has(response.status) ? send(url, "GET", fetch) : response;
 }
 
 /** One request without following redirects; a GET asks for one byte and drops the body. */
-async function send(url: URL, method: "HEAD" | "GET"): Promise<Response> {
+async function send(url: URL, method: "HEAD" | "GET", fetch: OutboundFetch): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(url, {
