@@ -5,7 +5,8 @@
  * and Node's dns.lookup) sees it.
  */
 import { randomBytes } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { lookup } from "node:dns/promises";
+import { appendFile, readFile, writeFile } from "node:fs/promises";
 
 const HOSTS_FILE = "/etc/hosts";
 
@@ -21,10 +22,17 @@ export async function addLoopbackName(): Promise<HostsEntry> {
   const name = `media-${Buffer.from(tag).toString("hex")}.voxedge-ssrf-check.com`;
   const address = `127.${(b1 % 254) + 1}.${b2}.${b3}`;
   const line = `${address} ${name}\n`;
+  // One append (O_APPEND): two projects' setups adding their names at once both land.
   const hosts = await readFile(HOSTS_FILE, "utf8");
-  await writeFile(HOSTS_FILE, `${hosts.replace(/\n?$/, "\n")}${line}`);
+  await appendFile(HOSTS_FILE, `${hosts.endsWith("\n") ? "" : "\n"}${line}`);
   const remove = async () => {
     await writeFile(HOSTS_FILE, (await readFile(HOSTS_FILE, "utf8")).replace(line, ""));
   };
+  // A name that did not resolve would make every refusal pass for the wrong reason.
+  const resolved = await lookup(name);
+  if (resolved.address !== address) {
+    await remove();
+    throw new Error(`${name} resolves to ${resolved.address}, not ${address}: is ${HOSTS_FILE} read?`);
+  }
   return { name, address, remove };
 }
