@@ -30,28 +30,36 @@ function workersProject(
 ) {
   return {
     plugins: [
-      cloudflareTest(({ inject }) => ({
-        main: "./worker/index.ts",
-        wrangler: { configPath: "./wrangler.toml" },
-        miniflare: {
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            NODE_TOKEN: TEST_NODE_TOKEN,
-            UPLOAD_SIGNING_SECRET: TEST_UPLOAD_SIGNING_SECRET,
-            // Only the fixture server (a private address on a random port) gets past the SSRF guard.
-            URL_ALLOWLIST: new URL(inject("fixtureOrigin")).host,
-            // Short, so the live tests see a silent client time out quickly.
-            LIVE_IDLE_TIMEOUT_MS: "1500",
-            ...bindings,
+      cloudflareTest(({ inject }) => {
+        const allowlist = [new URL(inject("fixtureOrigin")).host, new URL(inject("loopbackHitsOrigin")).host];
+        const allowlistedAddresses = allowlist.map((host) => `${new URL(`http://${host}`).hostname}/32`);
+        return {
+          main: "./worker/index.ts",
+          wrangler: { configPath: "./wrangler.toml" },
+          miniflare: {
+            // The Worker's fetch reaches public addresses and the allowlisted ones only, as on a self-hosted
+            // workerd (docs/deployment.md); miniflare's default lets it reach private and loopback ones.
+            outboundService: { network: { allow: ["public", ...allowlistedAddresses], deny: [] } },
+            bindings: {
+              TEST_MIGRATIONS: migrations,
+              NODE_TOKEN: TEST_NODE_TOKEN,
+              UPLOAD_SIGNING_SECRET: TEST_UPLOAD_SIGNING_SECRET,
+              // Only the fixture server and the loopback name's hit counter (private addresses on random
+              // ports) get past the SSRF guard.
+              URL_ALLOWLIST: allowlist.join(","),
+              // Short, so the live tests see a silent client time out quickly.
+              LIVE_IDLE_TIMEOUT_MS: "1500",
+              ...bindings,
+            },
           },
-        },
-      })),
+        };
+      }),
     ],
     test: {
       name,
       include,
       exclude,
-      globalSetup: ["./test/helpers/fixture-server.ts"],
+      globalSetup: ["./test/helpers/fixture-server.ts", "./test/helpers/loopback-name.ts"],
       setupFiles: ["./test/worker/apply-migrations.ts"],
     },
   };

@@ -27,6 +27,11 @@ const WorkerEnv = z.object({
   PRESIGN_TTL_SEC: count(1),
   PUBLIC_BASE_URL: z.preprocess(absentIfEmpty, z.url({ protocol: /^https?$/ }).optional()),
   URL_ALLOWLIST: optionalText,
+  /**
+   * Local development only (`npm start` sets it): the local egress guard every fetch of a client's URL
+   * goes through, since wrangler dev's own network reaches private addresses. Unset on Cloudflare.
+   */
+  EGRESS_GUARD_URL: z.preprocess(absentIfEmpty, z.url({ protocol: /^http$/ }).optional()),
   R2_ACCOUNT_ID: optionalText,
   R2_BUCKET: optionalText,
   RATE_LIMIT_PERIOD_SEC: count(1),
@@ -105,6 +110,8 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     publicBaseUrl: v.PUBLIC_BASE_URL?.replace(/\/+$/, "") ?? null,
     /** host:port entries the SSRF guard lets through (empty in deployments). */
     urlAllowlist: parseAllowlist(v.URL_ALLOWLIST),
+    /** Where fetches of clients' URLs go instead of straight out (local development); null = straight out. */
+    egressGuardUrl: v.EGRESS_GUARD_URL ?? null,
     rateLimitPeriodSec: v.RATE_LIMIT_PERIOD_SEC,
     liveIdleTimeoutMs: v.LIVE_IDLE_TIMEOUT_MS,
     liveMaxSessionMs: v.LIVE_MAX_SESSION_SEC * 1000,

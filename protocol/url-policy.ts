@@ -7,8 +7,34 @@
 /** Ports a URL may name without an allowlist entry. */
 const ALLOWED_PORTS = new Set([80, 443, 8080, 8443]);
 
-/** Names that only mean something inside a network, and cloud metadata services. */
-const BLOCKED_SUFFIXES = ["localhost", "internal", "local", "localdomain", "home.arpa", "intranet", "lan"];
+/**
+ * Names that never lead to a public host: special-use names (RFC 6761 `localhost`, `test`, `invalid`,
+ * `example`; RFC 6762 `local`; RFC 7686 `onion`; RFC 9476 `alt`; `arpa`, home of RFC 8375 `home.arpa`
+ * and the reverse zones), ICANN's private-use `internal`, and the suffixes networks use for their own
+ * hosts and never delegated publicly (`localdomain`, `lan`, `intranet`, `private`, `home`, `corp`,
+ * `mail`, Kubernetes' `svc`, Consul's `consul`). Such a name resolves, if at all, inside a network.
+ */
+const BLOCKED_SUFFIXES = [
+  "localhost",
+  "test",
+  "invalid",
+  "example",
+  "local",
+  "onion",
+  "alt",
+  "arpa",
+  "internal",
+  "localdomain",
+  "lan",
+  "intranet",
+  "private",
+  "home",
+  "corp",
+  "mail",
+  "svc",
+  "consul",
+];
+/** Cloud metadata services. */
 const METADATA_HOSTS = new Set(["metadata.goog", "metadata.google.internal", "metadata.tencentyun.com"]);
 
 /** IPv4 blocks that are not globally reachable (IANA special-purpose registry): [base, prefix length]. */

@@ -17,6 +17,10 @@
  * Preflight (scripts/lib/preflight.ts): the system packages the platform runs are checked first; a missing
  * one is named with the apt-get command that installs it, and nothing starts.
  *
+ * The Worker's fetches of clients' URLs (file_url, webhooks) go through a local egress guard
+ * (lib/egress-guard.ts) that connects to public addresses and URL_ALLOWLIST's (from this process's
+ * environment) only: wrangler dev's own network would reach private and loopback ones.
+ *
  * Translation: when `apertium-apy` is installed (Debian: apertium-apy apertium-eng-spa) and no other
  * backend is configured (VOXEDGE_MT_BACKEND), APy runs on a free local port and the node translates
  * with it; it is stopped with everything else.
@@ -24,11 +28,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { parseRegistry, type RegistryEntry } from "../protocol/model-registry.ts";
+import { parseAllowlist } from "../protocol/url-policy.ts";
 import { hashSecret } from "../worker/auth/key-material.ts";
 import { createKey } from "./keys.ts";
 import { apertiumInstalled, spawnApertium, waitForApertium } from "./lib/apertium.ts";
 import { startCronTicker } from "./lib/cron.ts";
 import { ensureDevSecret } from "./lib/dev-vars.ts";
+import { startEgressGuard } from "./lib/egress-guard.ts";
 import { ensureFirstModel, type FirstModel, firstModelSettings, syntheticBanner } from "./lib/first-model.ts";
 import { freePort } from "./lib/ports.ts";
 import { preflight } from "./lib/preflight.ts";
@@ -155,10 +161,19 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => stopAll(0));
   // The console on this machine pre-fills its sign-in with the dev key: only wrangler dev gets it, and
   // the Worker hands it only to a same-origin page on a loopback host (worker/routes/console.ts).
+  // wrangler dev's network reaches private and loopback addresses; the Worker's fetches of clients'
+  // URLs go through the egress guard, which connects to public ones (and URL_ALLOWLIST's) only.
+  const allowlist = process.env.URL_ALLOWLIST ?? "";
+  const guard = await startEgressGuard(parseAllowlist(allowlist));
+  const vars = {
+    CONSOLE_DEV_KEY: key,
+    EGRESS_GUARD_URL: guard.url,
+    ...(allowlist ? { URL_ALLOWLIST: allowlist } : {}),
+  };
   supervisor.start({
     name: "wrangler dev",
     critical: true,
-    spawn: () => startWranglerDev(PORT, { vars: { CONSOLE_DEV_KEY: key }, testScheduled: true }),
+    spawn: () => startWranglerDev(PORT, { vars, testScheduled: true }),
   });
 
   const base = `http://127.0.0.1:${PORT}`;

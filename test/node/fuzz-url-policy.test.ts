@@ -160,7 +160,27 @@ function compress(groups: number[]): string {
   return text.replace(/(^|:)0(:0)+(:|$)/, "::");
 }
 
-const INTERNAL_SUFFIXES = ["localhost", "internal", "local", "localdomain", "home.arpa", "intranet", "lan"];
+const INTERNAL_SUFFIXES = [
+  "localhost",
+  "test",
+  "invalid",
+  "example",
+  "local",
+  "onion",
+  "alt",
+  "home.arpa",
+  "in-addr.arpa",
+  "internal",
+  "localdomain",
+  "lan",
+  "intranet",
+  "private",
+  "home",
+  "corp",
+  "mail",
+  "svc",
+  "consul",
+];
 const label = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,10}[a-z0-9])?$/);
 
 /** Internal names: *.localhost and friends, single labels, metadata hosts; any case, odd trailing dots. */

@@ -159,7 +159,7 @@ describe("media download under the SSRF guard", () => {
 
   it("names HTTP errors and unresolvable hosts", async () => {
     await expect(guardedFetch(`${origin}/nope`, { allowlist })).rejects.toThrow(/HTTP 404/);
-    await expect(guardedFetch("http://no-such-host.invalid/a.mp3")).rejects.toThrow(
+    await expect(guardedFetch("http://no-such-host.example.com/a.mp3")).rejects.toThrow(
       /does not resolve|cannot fetch/,
     );
   });

@@ -35,6 +35,12 @@ const REFUSED = [
   "http://foo.localhost../a.mp3",
   "http://metadata.google.internal/computeMetadata/v1/",
   "http://printer.lan/a.mp3",
+  "http://media.test/a.mp3", // special-use names (RFC 6761, 6762) and network-internal suffixes
+  "http://files.example/a.mp3",
+  "http://nas.home/a.mp3",
+  "http://share.corp/a.mp3",
+  "http://api.default.svc/a.mp3",
+  "http://vault.service.consul/a.mp3",
   "http://intranet/a.mp3",
   "http://user:pass@example.com/a.mp3",
   "http://example.com@127.0.0.1/a.mp3",

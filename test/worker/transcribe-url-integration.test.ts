@@ -103,7 +103,9 @@ describe("POST /transcribe", () => {
     expect(await refusal(fixtureUrl("/redirect-metadata"))).toMatch(
       /redirect of file_url is refused.*169\.254\.169\.254/,
     );
-    expect(await refusal("http://nonexistent.invalid/a.mp3")).toMatch(/could not reach nonexistent\.invalid/);
+    expect(await refusal("http://nonexistent.example.com/a.mp3")).toMatch(
+      /could not reach nonexistent\.example\.com/,
+    );
   });
 
   it("answers 413 for a file over 2 GB, from Content-Length or Content-Range", async () => {

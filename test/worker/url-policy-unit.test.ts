@@ -106,6 +106,49 @@ describe("checkUrl", () => {
     }
   });
 
+  it("refuses every special-use and network-internal suffix, as the name itself and below it", () => {
+    for (const suffix of [
+      "localhost",
+      "test",
+      "invalid",
+      "example",
+      "local",
+      "onion",
+      "alt",
+      "arpa",
+      "home.arpa",
+      "internal",
+      "localdomain",
+      "lan",
+      "intranet",
+      "private",
+      "home",
+      "corp",
+      "mail",
+      "svc",
+      "consul",
+    ]) {
+      for (const host of [`media.${suffix}`, `a.b.${suffix.toUpperCase()}.`, `${suffix}.`]) {
+        expect(refused(`https://${host}/a.mp3`) ?? "allowed", host).toMatch(/internal name/);
+      }
+    }
+    expect(refused("http://1.0.0.127.in-addr.arpa/")).toMatch(/internal name/);
+    expect(refused("http://web.default.svc/")).toMatch(/internal name/);
+  });
+
+  it("still allows public names that merely contain a refused word", () => {
+    for (const url of [
+      "https://test.example.com/a.mp3",
+      "https://local.example.org/a",
+      "https://cdn.home.example.net/a",
+      "https://example.com/a",
+      "https://mytest.io/a",
+      "https://svc.cloud/a",
+    ]) {
+      expect(refused(url), url).toBeNull();
+    }
+  });
+
   it("allows only ports 80, 443, 8080 and 8443", () => {
     expect(refused("http://example.com:22/")).toMatch(/port 22/);
     expect(refused("https://example.com:6379/")).toMatch(/port 6379/);

@@ -4,6 +4,7 @@ import { MAX_MEDIA_BYTES } from "../../protocol/media-limits.ts";
 import type { TaskSource } from "../../protocol/task.ts";
 import { ApiError } from "../errors.ts";
 import { tooLarge } from "../media/r2-upload.ts";
+import { outboundFetch } from "../outbound-fetch.ts";
 import type { TaskAccepted } from "../schemas/tasks.ts";
 import type { TranscribeObjectRequest, TranscribeUrlRequest } from "../schemas/transcribe.ts";
 import { idempotent } from "../tasks/idempotency.ts";
@@ -87,7 +88,10 @@ export async function enqueueFromUrl(
   return enqueueOnce(env, caller, `url:${JSON.stringify(request)}`, async () => {
     const params = resolveTranscribeParams(env, request);
     const webhook = requestedWebhook(env, caller, request);
-    await probeMediaUrl(request.file_url, { allowlist: workerConfig(env).urlAllowlist });
+    await probeMediaUrl(request.file_url, {
+      allowlist: workerConfig(env).urlAllowlist,
+      fetch: outboundFetch(env),
+    });
     // The node fetches the URL as given (its redirects may be short-lived signed links), guarding each hop.
     return submitTranscription(
       env,

@@ -1,55 +1,57 @@
+import { GuardedFetchError, guardedFetch } from "../../protocol/guarded-fetch.ts";
 import { MAX_MEDIA_BYTES } from "../../protocol/media-limits.ts";
-import { checkUrl } from "../../protocol/url-policy.ts";
 import { ApiError } from "../errors.ts";
 import { tooLarge } from "../media/r2-upload.ts";
+import type { OutboundFetch } from "../outbound-fetch.ts";
 
-const MAX_REDIRECTS = 5;
 const TIMEOUT_MS = 10_000;
 /** Answers to HEAD that may only mean "HEAD is not supported here" (S3 URLs presigned for GET give 403). */
 const HEAD_REFUSED = new Set([403, 405, 501]);
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export interface ProbeOptions {
   /** host:port entries the SSRF guard lets through. */
   allowlist: ReadonlySet<string>;
+  /** How one request goes out (worker/outbound-fetch.ts). */
+  fetch: OutboundFetch;
 }
 
 /**
- * Checks during the request that file_url can be fetched, reading headers only: the SSRF guard on every
- * hop (redirects are followed by hand, at most 5), HEAD or, where HEAD is refused, a GET of one byte.
- * An unusable URL is a 400 that names the cause; a file over 2 GB is a 413. A server that reports no
- * size passes: the node enforces the limit again while downloading.
+ * Checks during the request that file_url can be fetched, reading headers only: the SSRF-guarded fetch
+ * (protocol/guarded-fetch.ts: the policy on every hop, at most 5 redirects), each hop a HEAD or, where
+ * HEAD is refused, a GET of one byte. An unusable URL is a 400 that names the cause; a file over 2 GB
+ * is a 413. A server that reports no size passes: the node enforces the limit again while downloading.
  *
- * @example await probeMediaUrl("https://example.com/talk.mp3", { allowlist: new Set() })
+ * @example await probeMediaUrl("https://example.com/talk.mp3", { allowlist: new Set(), fetch: outboundFetch(env) })
  */
 export async function probeMediaUrl(fileUrl: string, options: ProbeOptions): Promise<void> {
-  let url = guarded(fileUrl, options, "file_url");
-  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    let response = await send(url, "HEAD");
-    if (HEAD_REFUSED.has(response.status)) response = await send(url, "GET");
-    if (!REDIRECTS.has(response.status)) {
-      judge(response, url);
-      return;
-    }
-    const location = response.headers.get("location");
-    if (!location) throw unusable(`${url.host} answered HTTP ${response.status} without a Location`);
-    url = guarded(new URL(location, url).toString(), options, "a redirect of file_url");
+  try {
+    const hop = (url: URL) => probeHop(url, options.fetch);
+    const { response, url } = await guardedFetch(fileUrl, hop, { allowlist: options.allowlist });
+    judge(response, url);
+  } catch (error) {
+    if (error instanceof GuardedFetchError) throw unusable(refusal(error));
+    throw error;
   }
-  throw unusable(`more than ${MAX_REDIRECTS} redirects`);
 }
 
-function guarded(target: string, options: ProbeOptions, what: string): URL {
-  const verdict = checkUrl(target, { allowlist: options.allowlist });
-  if (!verdict.ok) throw unusable(`${what} is refused: ${verdict.reason}`);
-  return verdict.url;
+function refusal(error: GuardedFetchError): string {
+  const { failure } = error;
+  if (failure.kind !== "refused") return error.message;
+  return `${failure.hop === 0 ? "file_url" : "a redirect of file_url"} is refused: ${failure.reason}`;
 }
 
 function unusable(reason: string): ApiError {
   return new ApiError("bad_request", `file_url is not usable: ${reason}`);
 }
 
+/** One hop: HEAD, or a one-byte GET where HEAD is refused. */
+async function probeHop(url: URL, fetch: OutboundFetch): Promise<Response> {
+  const response = await send(url, "HEAD", fetch);
+  return HEAD_REFUSED.has(response.status) ? send(url, "GET", fetch) : response;
+}
+
 /** One request without following redirects; a GET asks for one byte and drops the body. */
-async function send(url: URL, method: "HEAD" | "GET"): Promise<Response> {
+async function send(url: URL, method: "HEAD" | "GET", fetch: OutboundFetch): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(url, {

@@ -1,6 +1,6 @@
+import { GuardedFetchError, guardedFetch, readBounded } from "../../protocol/guarded-fetch.ts";
 import type { TaskSource } from "../../protocol/task.ts";
 import type { TaskFailureCode } from "../../protocol/task-failure.ts";
-import { checkUrl } from "../../protocol/url-policy.ts";
 import { RemoteTierError } from "./remote-failure.ts";
 import type { RemoteAudio } from "./remote-transcript.ts";
 
@@ -9,9 +9,7 @@ import type { RemoteAudio } from "./remote-transcript.ts";
  * isolate), so the cap is well under that; larger files need a node (which streams and decodes).
  */
 export const REMOTE_MAX_MEDIA_BYTES = 48 * 1024 * 1024;
-const MAX_REDIRECTS = 5;
 const FETCH_TIMEOUT_MS = 60_000;
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * The task's audio as bytes: the stored object from R2, or the file_url fetched under the SSRF guard
@@ -38,70 +36,40 @@ export async function readTaskMedia(
 }
 
 async function fetchGuarded(fileUrl: string, allowlist: ReadonlySet<string>): Promise<RemoteAudio> {
-  let target = fileUrl;
-  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const verdict = checkUrl(target, { allowlist });
-    if (!verdict.ok) throw permanent("media_unreachable", `file_url is refused: ${verdict.reason}`);
-    let response: Response;
-    try {
-      response = await fetch(verdict.url, {
-        redirect: "manual",
-        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-      });
-    } catch {
-      throw new RemoteTierError(
-        { code: "media_unreachable", message: `could not fetch file_url from ${verdict.url.host}` },
-        false,
-      );
+  let fetched: { response: Response; url: URL };
+  try {
+    fetched = await guardedFetch(fileUrl, sendHop, { allowlist });
+  } catch (error) {
+    if (!(error instanceof GuardedFetchError)) throw error;
+    const { failure } = error;
+    if (failure.kind === "refused") {
+      const what = failure.hop === 0 ? "file_url" : "a redirect of file_url";
+      throw permanent("media_unreachable", `${what} is refused: ${failure.reason}`);
     }
-    if (REDIRECTS.has(response.status)) {
-      await response.body?.cancel();
-      const location = response.headers.get("location");
-      if (!location)
-        throw permanent("media_unreachable", `${verdict.url.host} redirected without a Location`);
-      target = new URL(location, verdict.url).toString();
-      continue;
-    }
-    if (!response.ok || !response.body) {
-      await response.body?.cancel();
-      throw permanent(
-        "media_unreachable",
-        `${verdict.url.host} answered HTTP ${response.status} for file_url`,
-      );
-    }
-    const bytes = await readCapped(response.body);
-    if (bytes.byteLength === 0) throw permanent("media_empty", "file_url gave an empty file");
-    return {
-      bytes,
-      filename: verdict.url.pathname.split("/").at(-1) || "audio",
-      contentType: response.headers.get("content-type") ?? "application/octet-stream",
-    };
+    throw permanent("media_unreachable", `file_url: ${error.message}`);
   }
-  throw permanent("media_unreachable", `file_url redirected more than ${MAX_REDIRECTS} times`);
+  const { response, url } = fetched;
+  if (!response.ok || !response.body) {
+    await response.body?.cancel();
+    throw permanent("media_unreachable", `${url.host} answered HTTP ${response.status} for file_url`);
+  }
+  const read = await readBounded(response.body, REMOTE_MAX_MEDIA_BYTES);
+  if (!read.ok) throw tooLarge(read.over);
+  if (read.bytes.byteLength === 0) throw permanent("media_empty", "file_url gave an empty file");
+  return {
+    bytes: read.bytes,
+    filename: url.pathname.split("/").at(-1) || "audio",
+    contentType: response.headers.get("content-type") ?? "application/octet-stream",
+  };
 }
 
-/** Reads a body whole, stopping as soon as it passes the cap. */
-async function readCapped(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > REMOTE_MAX_MEDIA_BYTES) {
-      await reader.cancel();
-      throw tooLarge(total);
-    }
-    chunks.push(value);
+/** One hop of the file_url download; a network failure is a media failure. */
+async function sendHop(url: URL): Promise<Response> {
+  try {
+    return await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+  } catch {
+    throw permanent("media_unreachable", `could not fetch file_url from ${url.host}`);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }
 
 function tooLarge(size: number): RemoteTierError {

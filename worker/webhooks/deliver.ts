@@ -7,6 +7,7 @@ import { readPermanentTask } from "../../platform/task-store.ts";
 import { sendWebhookMessage } from "../../platform/webhook-store.ts";
 import { checkUrl } from "../../protocol/url-policy.ts";
 import { mediaUrlMinter } from "../media/media-url.ts";
+import { outboundFetch } from "../outbound-fetch.ts";
 import { webhookPayload } from "./payload.ts";
 import { type AttemptOutcome, nextStep } from "./retry-policy.ts";
 import { signingSecrets } from "./signing-secret.ts";
@@ -116,7 +117,7 @@ async function post(env: Env, delivery: Delivery, payload: string, sentAt: Date)
     headers.set(delivery.auth_header_name, delivery.auth_header_value);
   }
   try {
-    const response = await fetch(verdict.url, {
+    const response = await outboundFetch(env)(verdict.url, {
       method: "POST",
       headers,
       body: payload,
