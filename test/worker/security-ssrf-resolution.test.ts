@@ -8,6 +8,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { checkUrl, parseAllowlist } from "../../protocol/url-policy.ts";
+import { outboundFetch } from "../../worker/outbound-fetch.ts";
 import { readTaskMedia } from "../../worker/remote/remote-media.ts";
 import { createKey } from "./helpers.ts";
 import { errorOf, postJson } from "./ingest-helpers.ts";
@@ -34,7 +35,12 @@ describe("a name that resolves to a loopback address", () => {
 
   it("is refused by the remote tier's file_url download, and nothing reaches its server", async () => {
     const before = await hits();
-    const read = readTaskMedia(env.MEDIA, { type: "url", url: target }, parseAllowlist(env.URL_ALLOWLIST));
+    const read = readTaskMedia(
+      env.MEDIA,
+      { type: "url", url: target },
+      parseAllowlist(env.URL_ALLOWLIST),
+      outboundFetch(env),
+    );
     await expect(read).rejects.toMatchObject({ failure: { code: "media_unreachable" } });
     expect(await hits()).toBe(before);
   });

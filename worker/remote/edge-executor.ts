@@ -3,6 +3,7 @@ import type { NodeIdentity } from "../../platform/node-identity.ts";
 import type { RegistryEntry } from "../../protocol/model-registry.ts";
 import { type LeaseOf, NodeHealth } from "../../protocol/node.ts";
 import { ApiError } from "../errors.ts";
+import { outboundFetch } from "../outbound-fetch.ts";
 import { completeLease, failLease, heartbeatLease, leaseTasks } from "../tasks/leasing.ts";
 import { RemoteTierError } from "./remote-failure.ts";
 import { readTaskMedia } from "./remote-media.ts";
@@ -88,7 +89,12 @@ export async function runRemoteLease(
   }, workerConfig(env).leaseTtlMs / 3);
   const started = Date.now();
   try {
-    const audio = await readTaskMedia(env.MEDIA, lease.source, workerConfig(env).urlAllowlist);
+    const audio = await readTaskMedia(
+      env.MEDIA,
+      lease.source,
+      workerConfig(env).urlAllowlist,
+      outboundFetch(env),
+    );
     await report(5, "recognising");
     const ask = { language: lease.params.language, prompt: lease.params.context, task: lease.params.task };
     const transcript = await withRetries(

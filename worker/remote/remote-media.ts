@@ -1,6 +1,7 @@
 import { GuardedFetchError, guardedFetch, readBounded } from "../../protocol/guarded-fetch.ts";
 import type { TaskSource } from "../../protocol/task.ts";
 import type { TaskFailureCode } from "../../protocol/task-failure.ts";
+import type { OutboundFetch } from "../outbound-fetch.ts";
 import { RemoteTierError } from "./remote-failure.ts";
 import type { RemoteAudio } from "./remote-transcript.ts";
 
@@ -12,13 +13,15 @@ export const REMOTE_MAX_MEDIA_BYTES = 48 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 60_000;
 
 /**
- * The task's audio as bytes: the stored object from R2, or the file_url fetched under the SSRF guard
- * (the URL policy on every redirect hop) and the size cap. Problems are the media failure codes.
+ * The task's audio as bytes: the stored object from R2, or the file_url fetched by `send` (worker/
+ * outbound-fetch.ts: through npm start's egress guard where there is one) under the SSRF guard (the URL
+ * policy on every redirect hop) and the size cap. Problems are the media failure codes.
  */
 export async function readTaskMedia(
   media: R2Bucket,
   source: TaskSource,
   allowlist: ReadonlySet<string>,
+  send: OutboundFetch,
 ): Promise<RemoteAudio> {
   if (source.type === "object") {
     const object = await media.get(source.object_key);
@@ -31,14 +34,18 @@ export async function readTaskMedia(
       contentType: object.httpMetadata?.contentType ?? "application/octet-stream",
     };
   }
-  if (source.type === "url") return fetchGuarded(source.url, allowlist);
+  if (source.type === "url") return fetchGuarded(source.url, allowlist, send);
   throw permanent("invalid_params", "the task has no media source");
 }
 
-async function fetchGuarded(fileUrl: string, allowlist: ReadonlySet<string>): Promise<RemoteAudio> {
+async function fetchGuarded(
+  fileUrl: string,
+  allowlist: ReadonlySet<string>,
+  send: OutboundFetch,
+): Promise<RemoteAudio> {
   let fetched: { response: Response; url: URL };
   try {
-    fetched = await guardedFetch(fileUrl, sendHop, { allowlist });
+    fetched = await guardedFetch(fileUrl, (url) => sendHop(url, send), { allowlist });
   } catch (error) {
     if (!(error instanceof GuardedFetchError)) throw error;
     const { failure } = error;
@@ -64,9 +71,9 @@ async function fetchGuarded(fileUrl: string, allowlist: ReadonlySet<string>): Pr
 }
 
 /** One hop of the file_url download; a network failure is a media failure. */
-async function sendHop(url: URL): Promise<Response> {
+async function sendHop(url: URL, send: OutboundFetch): Promise<Response> {
   try {
-    return await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    return await send(url, { redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
   } catch {
     throw permanent("media_unreachable", `could not fetch file_url from ${url.host}`);
   }
