@@ -11,6 +11,7 @@ import { db } from "../../platform/db.ts";
 import { nodeIdentities } from "../../platform/schema.ts";
 import { createKey, createNode } from "./helpers.ts";
 import { connectClient, FakeNode, type TestSocket, waitForHealth } from "./live-helpers.ts";
+import { join, newSession, pcmFrame, until } from "./rooms-helpers.ts";
 
 /** The revocation bound, and room for a loaded 2-core machine to schedule the close. */
 const WINDOW_MS = 2 * workerConfig(env).authCacheTtlMs + 2_000;
@@ -41,7 +42,10 @@ describe("a revoked node on the live plane", () => {
     expect(await victim.json()).toMatchObject({ type: "ready" });
 
     await revoke(stolen.id);
-    expect(await rogue.hub.closeWithin(WINDOW_MS)).toMatchObject({ code: 1008, reason: "node identity revoked" });
+    expect(await rogue.hub.closeWithin(WINDOW_MS)).toMatchObject({
+      code: 1008,
+      reason: "node identity revoked",
+    });
     await session.closeWithin(WINDOW_MS);
     expect(await victim.closeWithin(WINDOW_MS)).toMatchObject({ code: 1011 });
 
@@ -58,7 +62,31 @@ describe("a revoked node on the live plane", () => {
     const served = await honest.acceptAssignment();
     expect(await client.json()).toMatchObject({ type: "ready" });
     expect(await served.session.json()).toMatchObject({ type: "config" });
-    served.session.send({ type: "final", utterance_id: "u1", text: "still here", start: 0, end: 1, language: "en" });
+    served.session.send({
+      type: "final",
+      utterance_id: "u1",
+      text: "still here",
+      start: 0,
+      end: 1,
+      language: "en",
+    });
     expect(await client.json()).toMatchObject({ type: "final", text: "still here" });
+  });
+
+  it("drops a revoked node's room stream and tells its speaker", async () => {
+    const { key } = await createKey("room-revocation");
+    const stolen = await createNode("gpu-stolen-room");
+    const rogue = await FakeNode.connect("rogue-room", 64, "whisper-base", stolen.token);
+    nodes.push(rogue);
+    const speaker = (await join(await newSession(key), { language: "en" })).socket;
+    open.push(speaker);
+    speaker.send(pcmFrame(true));
+    const { session: engine } = await rogue.acceptAssignment();
+    expect(await engine.json()).toMatchObject({ type: "config" });
+
+    await revoke(stolen.id);
+    await engine.closeWithin(WINDOW_MS);
+    const { found } = await until(speaker, "error", WINDOW_MS);
+    expect(found).toMatchObject({ code: "engine_lost", message: expect.stringMatching(/withdrawn/) });
   });
 });
