@@ -16,6 +16,8 @@ const TEST_UPLOAD_SIGNING_SECRET = "test-upload-signing-secret";
 
 /** The test files run under a short LIVE_MAX_SESSION_SEC (/ws and single-device sessions, room speakers). */
 const SESSION_CAP_TESTS = ["test/worker/live-session-cap.test.ts", "test/worker/rooms-stream-cap.test.ts"];
+/** The one test file run under a short AUTH_CACHE_TTL_SEC. */
+const REVOCATION_TEST = "test/worker/security-node-revocation.test.ts";
 
 /**
  * A project of Worker and Durable Object code inside real workerd (vitest-pool-workers), with the
@@ -78,12 +80,15 @@ export default defineConfig(async () => {
       // Request logs of passing tests are noise; a failing test still shows its output.
       silent: "passed-only",
       projects: [
-        workersProject(migrations, "workers", ["test/worker/**/*.test.ts"], SESSION_CAP_TESTS),
+        workersProject(migrations, "workers", ["test/worker/**/*.test.ts"], [...SESSION_CAP_TESTS, REVOCATION_TEST]),
         // The same Worker with a short live-session cap, for the tests that meet it (every other live
         // test would, with a cap this short).
         workersProject(migrations, "workers-session-cap", SESSION_CAP_TESTS, [], {
           LIVE_MAX_SESSION_SEC: "3",
         }),
+        // The same Worker with a one-second credential cache, so a revoked node's live sockets close
+        // within the test's patience (2 × AUTH_CACHE_TTL_SEC).
+        workersProject(migrations, "workers-auth-ttl", [REVOCATION_TEST], [], { AUTH_CACHE_TTL_SEC: "1" }),
         {
           test: {
             name: "node",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_LIVE_CAPACITY } from "../protocol/live.ts";
 import { parseRegistry } from "../protocol/model-registry.ts";
 import { DEFAULT_MAX_AUDIO_DURATION_SEC } from "../protocol/node.ts";
 import { parseAllowlist } from "../protocol/url-policy.ts";
@@ -40,6 +41,8 @@ const WorkerEnv = z.object({
   LIVE_MAX_SESSION_SEC: z.preprocess(absentIfEmpty, count(1).default(7200)),
   /** Live streams (/ws and single-device sessions) one API key may hold at once. */
   LIVE_MAX_STREAMS_PER_KEY: z.preprocess(absentIfEmpty, count(1).default(2)),
+  /** Live streams one node identity's hub sockets take together, whatever capacity they register. */
+  LIVE_NODE_MAX_CAPACITY: z.preprocess(absentIfEmpty, count(1).default(DEFAULT_LIVE_CAPACITY)),
   /** A multi-device room expires after this long without activity. */
   ROOM_TTL_SEC: z.preprocess(absentIfEmpty, count(1).default(900)),
   /** A multi-device room ends this long after it was created, however busy (its speakers' streams bound). */
@@ -116,6 +119,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     liveIdleTimeoutMs: v.LIVE_IDLE_TIMEOUT_MS,
     liveMaxSessionMs: v.LIVE_MAX_SESSION_SEC * 1000,
     liveMaxStreamsPerKey: v.LIVE_MAX_STREAMS_PER_KEY,
+    liveNodeMaxCapacity: v.LIVE_NODE_MAX_CAPACITY,
     roomTtlMs: v.ROOM_TTL_SEC * 1000,
     roomMaxAgeMs: v.ROOM_MAX_AGE_SEC * 1000,
     roomMaxParticipants: v.ROOM_MAX_PARTICIPANTS,

@@ -41,10 +41,22 @@ export const LIVE_PING_INTERVAL_MS = 5_000;
 /** A node whose last ping is older than this no longer counts as connected. */
 export const LIVE_NODE_STALE_MS = 3 * LIVE_PING_INTERVAL_MS;
 
-/** Where a node holds its hub socket, and where it dials into an assigned /ws session (NODE_TOKEN auth). */
+/** Where a node holds its hub socket (node token auth). */
 export const LIVE_NODE_PATH = "/internal/v1/live/node";
-export const liveSessionPath = (sessionId: string): string =>
-  `/internal/v1/live/sessions/${encodeURIComponent(sessionId)}`;
+/**
+ * Where a node dials in for one assigned stream (a /ws or single-device session, a room speaker, a
+ * room's translate-only link): the stream's id and its secret, which only the assignment carries. The
+ * path names no room: the hub knows where the stream lives.
+ */
+export const liveStreamPath = (streamId: string, secret: string): string =>
+  `/internal/v1/live/streams/${encodeURIComponent(streamId)}/${encodeURIComponent(secret)}`;
+
+/**
+ * Live streams a node takes at once unless told otherwise (the node's VOXEDGE_LIVE_CAPACITY), and the
+ * Worker's default LIVE_NODE_MAX_CAPACITY: what two cores carry through the decode gate (docs/native.md
+ * "Capacity").
+ */
+export const DEFAULT_LIVE_CAPACITY = 4;
 
 /**
  * A request language as the engine takes it: a whisper code, or "auto" for omitted/`auto`; null when

@@ -82,11 +82,9 @@ export const SessionCreateResponse = z.object({ conversation_id: z.uuid(), join_
 export const SessionDetails = z.object({ user_a_lang: z.string(), user_a_translate: z.string() });
 export type SessionDetails = z.infer<typeof SessionDetails>;
 
-/** The room paths: public (clients) and internal (the engine dialling in for one speaker's stream). */
+/** A room's public path (participants); engines dial in at liveStreamPath, which names no room. */
 export const roomSocketPath = (conversationId: string): string =>
   `/api/v1/ws/${encodeURIComponent(conversationId)}`;
-export const roomStreamPath = (conversationId: string, streamId: string): string =>
-  `/internal/v1/rooms/${encodeURIComponent(conversationId)}/streams/${encodeURIComponent(streamId)}`;
 
 /**
  * A participant's id, which every participant sees: a first connect may choose it (when no participant

@@ -21,7 +21,7 @@ import { mediaRoutes } from "./routes/media.ts";
 import { noteRoutes } from "./routes/notes.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { transcribeRoutes } from "./routes/transcribe.ts";
-import { roomNodeRoutes, translationRoutes } from "./routes/translation.ts";
+import { translationRoutes } from "./routes/translation.ts";
 import { uploadRoutes } from "./routes/uploads.ts";
 import { translationErrorResponse, usesTranslationEnvelope } from "./translation/errors.ts";
 import { malformedJsonError } from "./validation.ts";
@@ -69,7 +69,6 @@ app.route(OPENAI_PREFIX, openaiRoutes); // /v1/audio/*, /v1/models
 app.route("/api/v1", translationRoutes); // real-time translation: languages, sessions, sockets
 app.route("/internal/v1", internalRoutes); // nodes: leases
 app.route("/internal/v1/live", liveNodeRoutes); // nodes: live sockets
-app.route("/internal/v1/rooms", roomNodeRoutes); // nodes: room speaker streams
 mountDocs(app); // GET /openapi.json, /docs
 
 app.notFound(() => {

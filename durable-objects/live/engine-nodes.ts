@@ -14,6 +14,8 @@ export interface NodeAttachment {
   connected_at: number;
   /** The node identity whose token opened the socket: only it may replace the socket by node id. */
   identity_id: string;
+  /** When the hub last found that identity unrevoked in D1 (0 = not since the socket opened). */
+  checked_at: number;
   registered: Omit<NodeRegister, "type"> | null;
   /** When the hub last handed this node a stream (0 = never): among equals, the longest idle goes next. */
   assigned_at: number;
@@ -38,6 +40,7 @@ export function newNodeAttachment(now: number, identityId: string): NodeAttachme
   return {
     connected_at: now,
     identity_id: identityId,
+    checked_at: 0,
     registered: null,
     assigned_at: 0,
     assigned_total: 0,
@@ -103,7 +106,7 @@ export function liveEngines(ctx: DurableObjectState, now: number): EngineNode[] 
 
 /**
  * Stream slots an engine has left: its capacity less the streams it holds (reported running, or
- * assigned since its last report, and not known to be over).
+ * assigned since its last report, and not known to be over), and no more than its identity has left.
  *
  * @example
  * // capacity 2, one stream reported, one assigned since: nothing left
@@ -113,27 +116,51 @@ export function freeSlots(
   engine: Pick<EngineNode, "registered"> & {
     attachment: Pick<NodeAttachment, "unacked" | "running" | "ended">;
   },
+  identityLeft = Number.POSITIVE_INFINITY,
 ): number {
-  return engine.registered.capacity - usedStreams(engine.attachment).size;
+  return Math.min(engine.registered.capacity - usedStreams(engine.attachment).size, identityLeft);
 }
 
 /**
- * The engine to take the next stream: the one with the most free slots, and among those the one
- * idle longest; null when none has a slot. With `needsSlot: false` (translate-only links) any
- * engine will do.
+ * Slots each node identity has left: `maxPerIdentity` less the streams all its engines hold. The
+ * capacity a node registers is its own claim; this caps what one token can take, however many sockets
+ * it opens and whatever capacity they claim.
  */
-export function pickEngine(engines: readonly EngineNode[], needsSlot = true): EngineNode | null {
+export function identitySlotsLeft(
+  engines: readonly EngineNode[],
+  maxPerIdentity: number,
+): Map<string, number> {
+  const left = new Map<string, number>();
+  for (const engine of engines) {
+    const id = engine.attachment.identity_id;
+    left.set(id, (left.get(id) ?? maxPerIdentity) - usedStreams(engine.attachment).size);
+  }
+  return left;
+}
+
+/**
+ * The engine to take the next stream: the one with the most free slots (within its identity's cap),
+ * and among those the one idle longest; null when none has a slot. With `needsSlot: false`
+ * (translate-only links) any engine will do.
+ */
+export function pickEngine(
+  engines: readonly EngineNode[],
+  maxPerIdentity: number,
+  needsSlot = true,
+): EngineNode | null {
+  const identityLeft = identitySlotsLeft(engines, maxPerIdentity);
+  const free = (engine: EngineNode) => freeSlots(engine, identityLeft.get(engine.attachment.identity_id));
   let best: EngineNode | null = null;
   for (const engine of engines) {
-    if (needsSlot && freeSlots(engine) < 1) continue;
+    if (needsSlot && free(engine) < 1) continue;
     if (!best) {
       best = engine;
       continue;
     }
-    const [free, bestFree] = [freeSlots(engine), freeSlots(best)];
+    const [engineFree, bestFree] = [free(engine), free(best)];
     if (
-      free > bestFree ||
-      (free === bestFree && engine.attachment.assigned_at < best.attachment.assigned_at)
+      engineFree > bestFree ||
+      (engineFree === bestFree && engine.attachment.assigned_at < best.attachment.assigned_at)
     ) {
       best = engine;
     }

@@ -120,6 +120,18 @@ export class LiveSession extends DurableObject<Env> {
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 
+  /**
+   * The hub found the engine's node identity revoked: the session ends as if the engine had gone (also
+   * when it never dialled in), so the client is not left with an engine that no longer answers to us.
+   */
+  async dropEngine(): Promise<void> {
+    await this.finish({
+      code: LiveClose.engineLost,
+      reason: "streaming engine revoked",
+      error: "the streaming engine was withdrawn; reconnect to start a new session",
+    });
+  }
+
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     if (this.ctx.getTags(ws).includes(CLIENT_TAG)) await this.fromClient(ws, message);
     else await this.fromNode(message);

@@ -9,7 +9,7 @@ import {
   type SessionToNode,
   type TranslatedBatch,
 } from "../../protocol/live.ts";
-import { RoomClose, roomStreamPath } from "../../protocol/rooms.ts";
+import { RoomClose } from "../../protocol/rooms.ts";
 import type { AssignAsk, AssignResult } from "../live/live-hub.ts";
 import { closeSocket, sendJson } from "../live/sockets.ts";
 import { linkSockets, tell } from "./connections.ts";
@@ -53,10 +53,10 @@ export class RoomHistory {
       readers: [me.client_id],
       requested_at: Date.now(),
     });
-    const path = roomStreamPath(session.conversation_id, linkId);
+    const host = { object: "room" as const, conversation_id: session.conversation_id };
     const got = await this.room
       .hub()
-      .assign({ session_id: linkId, path, mode: "translate" })
+      .assign({ session_id: linkId, host, mode: "translate" })
       .catch(() => ({ ok: false as const }));
     if (!got.ok) await this.answer(linkId, null);
   }

@@ -1,12 +1,13 @@
 import { workerConfig } from "../../platform/config.ts";
 import { liveHub } from "../../platform/stubs.ts";
 import { NodeToSession, parseLiveMessage, type SessionToNode } from "../../protocol/live.ts";
-import { RoomClose, type RoomError, roomStreamPath } from "../../protocol/rooms.ts";
+import { RoomClose, type RoomError } from "../../protocol/rooms.ts";
 import { closeSocket, sendJson, sendRaw } from "../live/sockets.ts";
 import {
   acceptLink,
   acceptStream,
   clientSockets,
+  linkSockets,
   liveStream,
   type StreamConn,
   streams,
@@ -71,9 +72,9 @@ export class RoomStreams {
     if (crowded) return this.warn(clientId, crowded.code, crowded.message);
     const streamId = crypto.randomUUID();
     book.request(clientId, streamId, frame, now);
-    const path = roomStreamPath(session.conversation_id, streamId);
+    const host = { object: "room" as const, conversation_id: session.conversation_id };
     const got = await liveHub(env)
-      .assign({ session_id: streamId, path, mode: "stream", key_id: session.creator_key_id })
+      .assign({ session_id: streamId, host, mode: "stream", key_id: session.creator_key_id })
       .catch((error: unknown) => ({
         ok: false as const,
         reason: "no_engine" as const,
@@ -124,6 +125,26 @@ export class RoomStreams {
   engineClosed(conn: StreamConn): void {
     if (conn.ending_since !== null) return;
     this.warn(conn.client_id, "engine_lost", "the streaming engine disconnected; speak again to reconnect");
+  }
+
+  /**
+   * The hub found the node identity of a stream's engine revoked: its speaker hears of it (speaking
+   * again asks for another engine) and the stream, or translate-only link, is let go.
+   */
+  async drop(streamId: string): Promise<void> {
+    const { ctx, book, history } = this.#deps;
+    const withdrawn = "the streaming engine was withdrawn; speak again to reconnect";
+    const waiting = book.take(streamId);
+    if (waiting) this.warn(waiting.client_id, "engine_lost", withdrawn, true);
+    for (const { ws, conn } of streams(ctx)) {
+      if (conn.stream_id !== streamId) continue;
+      // marked finishing first, so its close is not reported a second time
+      ws.serializeAttachment({ ...conn, ending_since: Date.now() } satisfies StreamConn);
+      this.warn(conn.client_id, "engine_lost", withdrawn, true);
+      await this.#letGo(ws, conn);
+    }
+    await history.answer(streamId, null);
+    for (const ws of linkSockets(ctx, streamId)) closeSocket(ws, RoomClose.normal, "engine withdrawn");
   }
 
   /** Sends every running stream its speaker's config again (languages or listeners changed). */

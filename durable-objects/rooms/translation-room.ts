@@ -62,6 +62,11 @@ export class TranslationRoom extends DurableObject<Env> {
     return session ? { user_a_lang: session.user_a_lang, user_a_translate: session.user_a_translate } : null;
   }
 
+  /** The hub found the node identity of a stream's engine revoked (room-streams.ts `drop`). */
+  async dropEngine(streamId: string): Promise<void> {
+    await this.#streams.drop(streamId);
+  }
+
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const pair = new WebSocketPair();

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { defaultThreads } from "../../native/index.ts";
+import { DEFAULT_LIVE_CAPACITY } from "../../protocol/live.ts";
 
 /**
  * Tuning of the streaming engine, from the environment:
@@ -41,7 +42,7 @@ export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
   // Measured (npm run bench -- rooms, 2 cores): four rooms whose speakers all finish a phrase at the
   // same moment get their partners' finals at p50 ~1.3-1.6 s through the decode gate, every one
   // within 5 s; a fifth speaker gets `no_engine` at once. docs/native.md "Capacity".
-  capacity: 4,
+  capacity: DEFAULT_LIVE_CAPACITY,
   cores: availableParallelism(),
   threadsPerDecode: defaultThreads(),
   vadSilenceMs: 500,

@@ -99,14 +99,23 @@ export class FakeNode {
   private assigned = 0;
   readonly running = new Set<string>();
 
-  private constructor(readonly hub: TestSocket) {}
+  private constructor(
+    readonly hub: TestSocket,
+    private readonly token: string,
+  ) {}
 
-  static async connect(nodeId = "fake-node", capacity = 1, model = "whisper-base"): Promise<FakeNode> {
-    const { socket } = await upgrade(LIVE_NODE_PATH, { authorization: `Bearer ${NODE_TOKEN}` });
+  /** Registers at the hub with `token` (the shared NODE_TOKEN unless a per-node token is given). */
+  static async connect(
+    nodeId = "fake-node",
+    capacity = 1,
+    model = "whisper-base",
+    token = NODE_TOKEN,
+  ): Promise<FakeNode> {
+    const { socket } = await upgrade(LIVE_NODE_PATH, { authorization: `Bearer ${token}` });
     if (!socket) throw new Error("the hub refused the fake node");
     socket.send({ type: "register", node_id: nodeId, model, capacity });
     await waitForHealth((health) => health.asr_loaded === capacity > 0);
-    return new FakeNode(socket);
+    return new FakeNode(socket, token);
   }
 
   /** The hub's next assignment, without acting on it. */
@@ -127,7 +136,7 @@ export class FakeNode {
       this.running.add(assign.session_id);
       this.reportLoad();
     }
-    const { socket } = await upgrade(assign.path, { authorization: `Bearer ${NODE_TOKEN}` });
+    const { socket } = await upgrade(assign.path, { authorization: `Bearer ${this.token}` });
     if (!socket) throw new Error("the session refused the fake node");
     if (mode === "stream") {
       void socket.closed.then(() => {

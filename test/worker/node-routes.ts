@@ -16,6 +16,5 @@ export const NODE_HTTP_ROUTES: { method: string; path: string; body?: string }[]
 
 export const NODE_SOCKET_ROUTES = [
   "/internal/v1/live/node",
-  "/internal/v1/live/sessions/live_00000000-0000-4000-8000-000000000000",
-  "/internal/v1/rooms/00000000-0000-4000-8000-000000000000/streams/s1",
+  "/internal/v1/live/streams/live_00000000-0000-4000-8000-000000000000/not-the-secret",
 ];

@@ -1,10 +1,10 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { sessionRequest } from "../../durable-objects/live/live-session.ts";
 import { liveSession } from "../../platform/stubs.ts";
-import { liveSessionPath } from "../../protocol/live.ts";
-import { createKey, NODE_TOKEN } from "./helpers.ts";
-import { connectClient, FakeNode, upgrade, waitForHealth } from "./live-helpers.ts";
+import { createKey } from "./helpers.ts";
+import { connectClient, FakeNode, TestSocket, waitForHealth } from "./live-helpers.ts";
 
 /**
  * One LiveSession object per stream: when the stream is over its storage must go too, or every /ws or
@@ -46,8 +46,15 @@ async function startSession() {
 
 async function expectForgottenAfterGrace(sessionId: string) {
   // Within the grace the session is still known to be over: a late dial-in is closed at once.
-  const late = await upgrade(liveSessionPath(sessionId), { authorization: `Bearer ${NODE_TOKEN}` });
-  expect(await late.socket?.closeWithin()).toMatchObject({ code: 1000, reason: "session over" });
+  const dialIn = new Request("https://live-session/node", { headers: { upgrade: "websocket" } });
+  const late = await liveSession(env, sessionId).fetch(
+    sessionRequest(dialIn, { role: "node", session_id: sessionId }),
+  );
+  expect(late.webSocket).not.toBeNull();
+  expect(await new TestSocket(late.webSocket!).closeWithin()).toMatchObject({
+    code: 1000,
+    reason: "session over",
+  });
   const during = await stored(sessionId);
   expect(during.keys).toEqual(["meta"]);
   expect(during.alarm).toBeGreaterThan(Date.now());

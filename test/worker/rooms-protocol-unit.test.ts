@@ -200,8 +200,19 @@ describe("engine capacity", () => {
     const full = engine(1, { running: ["x"] });
     const roomy = engine(4, { running: ["y"], assigned_at: 5 });
     const idle = engine(4, { running: ["z"], assigned_at: 1 });
-    expect(pickEngine([full, roomy, idle])).toBe(idle);
-    expect(pickEngine([full])).toBeNull();
-    expect(pickEngine([full], false)).toBe(full); // translate-only links need no slot
+    expect(pickEngine([full, roomy, idle], 64)).toBe(idle);
+    expect(pickEngine([full], 64)).toBeNull();
+    expect(pickEngine([full], 64, false)).toBe(full); // translate-only links need no slot
+  });
+
+  it("caps the slots of one identity's engines together, whatever capacity they registered", () => {
+    const rogueA = engine(64, { identity_id: "rogue", running: ["a", "b"], assigned_at: 5 });
+    const rogueB = engine(64, { identity_id: "rogue", running: ["c"], assigned_at: 0 });
+    const honest = engine(2, { identity_id: "honest", assigned_at: 9 });
+    // rogue: 4 - 3 streams = 1 slot left over both sockets; the honest node's 2 free slots win
+    expect(pickEngine([rogueA, rogueB, honest], 4)).toBe(honest);
+    const honestFull = engine(2, { identity_id: "honest", running: ["d", "e"] });
+    expect(pickEngine([rogueA, rogueB, honestFull], 4)).toBe(rogueB);
+    expect(pickEngine([rogueA, rogueB, honestFull], 3)).toBeNull();
   });
 });

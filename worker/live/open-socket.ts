@@ -1,9 +1,10 @@
 import { type ClaimRefusal, hubRequest } from "../../durable-objects/live/live-hub.ts";
 import { sessionRequest } from "../../durable-objects/live/live-session.ts";
 import { closeSocket, sendJson } from "../../durable-objects/live/sockets.ts";
+import { roomRequest } from "../../durable-objects/rooms/room-join.ts";
 import type { NodeIdentity } from "../../platform/node-identity.ts";
-import { liveHub, liveSession } from "../../platform/stubs.ts";
-import { LiveClose, liveSessionPath, type ServerMessage } from "../../protocol/live.ts";
+import { liveHub, liveSession, translationRoom } from "../../platform/stubs.ts";
+import { LiveClose, type ServerMessage } from "../../protocol/live.ts";
 import { ApiError } from "../errors.ts";
 
 /** Throws 400 unless the request asks for a WebSocket upgrade. */
@@ -56,7 +57,7 @@ export async function openSingleSocket(
   const sessionId = `single_${crypto.randomUUID()}`;
   const got = await liveHub(env).assign({
     session_id: sessionId,
-    path: liveSessionPath(sessionId),
+    host: { object: "session" },
     mode: "stream",
     key_id: client.keyId,
   });
@@ -77,10 +78,27 @@ export async function connectNodeToHub(env: Env, request: Request, node: NodeIde
   return liveHub(env).fetch(hubRequest(request, node.id));
 }
 
-/** A node dialling into the session the hub assigned it (node token already checked). */
-export async function connectNodeToSession(env: Env, request: Request, sessionId: string): Promise<Response> {
+/**
+ * A node dialling in for a stream the hub assigned it (node token already checked): the hub says where
+ * the stream lives, only to the identity it assigned it to and with the stream's secret; anyone else
+ * gets 404, whatever the reason.
+ */
+export async function connectNodeToStream(
+  env: Env,
+  request: Request,
+  node: NodeIdentity,
+  dial: { streamId: string; secret: string },
+): Promise<Response> {
   requireUpgrade(request);
-  return liveSession(env, sessionId).fetch(sessionRequest(request, { role: "node", session_id: sessionId }));
+  const stream = await liveHub(env).dial(dial.streamId, dial.secret, node.id);
+  if (!stream) throw new ApiError("not_found", "no such stream");
+  if (stream.host.object === "room") {
+    return translationRoom(env, stream.host.conversation_id).fetch(
+      roomRequest(request, { role: "stream", stream_id: stream.stream_id }),
+    );
+  }
+  const join = sessionRequest(request, { role: "node", session_id: stream.stream_id });
+  return liveSession(env, stream.stream_id).fetch(join);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { liveLanguage } from "../../protocol/live.ts";
-import { connectNodeToHub, connectNodeToSession, openLiveSocket } from "../live/open-socket.ts";
+import { connectNodeToHub, connectNodeToStream, openLiveSocket } from "../live/open-socket.ts";
 import { liveKeyAuth } from "../live/ws-auth.ts";
 import { nodeAuth } from "../middleware/node-auth.ts";
 import { createRouter } from "../router.ts";
@@ -49,9 +49,14 @@ export const liveRoutes = createRouter().openapi(wsRoute, async (c) => {
 
 /**
  * Mounted at /internal/v1/live: the sockets inference nodes dial out to (node tokens, undocumented),
- * at LIVE_NODE_PATH and liveSessionPath(id).
+ * at LIVE_NODE_PATH and liveStreamPath(id, secret) (every kind of stream, rooms' included).
  */
 export const liveNodeRoutes = createRouter()
   .use("*", nodeAuth())
   .get("/node", (c) => connectNodeToHub(c.env, c.req.raw, c.get("node")))
-  .get("/sessions/:session_id", (c) => connectNodeToSession(c.env, c.req.raw, c.req.param("session_id")));
+  .get("/streams/:stream_id/:secret", (c) =>
+    connectNodeToStream(c.env, c.req.raw, c.get("node"), {
+      streamId: c.req.param("stream_id"),
+      secret: c.req.param("secret"),
+    }),
+  );

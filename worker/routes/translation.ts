@@ -3,7 +3,6 @@ import { openSingleSocket } from "../live/open-socket.ts";
 import { liveKeyAuth } from "../live/ws-auth.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { jsonBodyLimit } from "../middleware/body-limit.ts";
-import { nodeAuth } from "../middleware/node-auth.ts";
 import { sessionRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
 import { socketTokenParam } from "../schemas/auth.ts";
@@ -16,7 +15,7 @@ import {
   translationErrorContent,
 } from "../schemas/translation.ts";
 import { readLanguages } from "../translation/languages.ts";
-import { connectEngineToRoom, openRoomSocket } from "../translation/room-socket.ts";
+import { openRoomSocket } from "../translation/room-socket.ts";
 import { createSession, sessionDetails } from "../translation/sessions.ts";
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
@@ -147,10 +146,3 @@ export const translationRoutes = createRouter()
       resume: resume ?? null,
     });
   });
-
-/** Mounted at /internal/v1/rooms: the socket an engine dials for a room speaker (roomStreamPath). */
-export const roomNodeRoutes = createRouter()
-  .use("*", nodeAuth())
-  .get("/:conversation_id/streams/:stream_id", (c) =>
-    connectEngineToRoom(c.env, c.req.raw, c.req.param("conversation_id"), c.req.param("stream_id")),
-  );

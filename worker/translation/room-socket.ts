@@ -26,16 +26,3 @@ export async function openRoomSocket(
   }
   return translationRoom(env, conversationId).fetch(roomRequest(request, { role: "client", ...query }));
 }
-
-/** An engine dialling into one speaker's stream (or a translate-only link) of a room (node token already checked). */
-export async function connectEngineToRoom(
-  env: Env,
-  request: Request,
-  conversationId: string,
-  streamId: string,
-): Promise<Response> {
-  requireUpgrade(request);
-  return translationRoom(env, conversationId).fetch(
-    roomRequest(request, { role: "stream", stream_id: streamId }),
-  );
-}
