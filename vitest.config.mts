@@ -80,7 +80,12 @@ export default defineConfig(async () => {
       // Request logs of passing tests are noise; a failing test still shows its output.
       silent: "passed-only",
       projects: [
-        workersProject(migrations, "workers", ["test/worker/**/*.test.ts"], [...SESSION_CAP_TESTS, REVOCATION_TEST]),
+        workersProject(
+          migrations,
+          "workers",
+          ["test/worker/**/*.test.ts"],
+          [...SESSION_CAP_TESTS, REVOCATION_TEST],
+        ),
         // The same Worker with a short live-session cap, for the tests that meet it (every other live
         // test would, with a cap this short).
         workersProject(migrations, "workers-session-cap", SESSION_CAP_TESTS, [], {

@@ -1,5 +1,4 @@
 /** What the scheduler bench's Node driver, its Worker and its Dispatcher share (no runtime APIs). */
-import type { NodeIdentity } from "../../platform/node-identity.ts";
 import type { NodeHealth } from "../../protocol/node.ts";
 
 /** A fleet's state when an operation runs. */
@@ -38,7 +37,11 @@ export const node = (i: number): NodeHealth => ({
   mt_model: "",
   mt_pairs: [],
 });
-export const identity = (i: number): NodeIdentity => ({ id: `id-node-${i}`, name: `node-${i}` });
+/** Simulated node `i`'s identity (platform/node-identity.ts NodeIdentity's shape; the Worker-side module is not imported here). */
+export const identity = (i: number): { id: string; name: string } => ({
+  id: `id-node-${i}`,
+  name: `node-${i}`,
+});
 
 /** A job's life as the scheduler sees it: 60 s of work with a heartbeat every 5 s, polled every 2 s. */
 export const JOB_HEARTBEATS = 12;
