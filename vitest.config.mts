@@ -93,7 +93,11 @@ export default defineConfig(async () => {
         }),
         // The same Worker with a one-second credential cache, so a revoked node's live sockets close
         // within the test's patience (2 × AUTH_CACHE_TTL_SEC).
-        workersProject(migrations, "workers-auth-ttl", [REVOCATION_TEST], [], { AUTH_CACHE_TTL_SEC: "1" }),
+        workersProject(migrations, "workers-auth-ttl", [REVOCATION_TEST], [], {
+          AUTH_CACHE_TTL_SEC: "1",
+          // A client idle through the revocation window must hear the revocation, not its idle timeout.
+          LIVE_IDLE_TIMEOUT_MS: "10000",
+        }),
         {
           test: {
             name: "node",

@@ -1,5 +1,4 @@
 import {
-  abortAllDurableObjects,
   createExecutionContext,
   createMessageBatch,
   getQueueResult,
@@ -86,7 +85,7 @@ export async function submitTranscription(
 
 /**
  * Empties the Dispatcher (waiting line, leases, memory of finished tasks, nodes) between tests, then
- * restarts the objects so the Dispatcher's in-memory line is read back from the emptied tables.
+ * restarts the Dispatcher so its in-memory line is read back from the emptied tables.
  */
 export async function resetDispatcher(): Promise<void> {
   const stub = dispatcher(env);
@@ -96,7 +95,8 @@ export async function resetDispatcher(): Promise<void> {
     }
     await state.storage.deleteAlarm();
   });
-  await abortAllDurableObjects();
+  // Only this object restarts (every object of the runtime would include other files' live sessions).
+  await runInDurableObject(stub, (_instance, state) => state.abort("reset")).catch(() => undefined);
 }
 
 export function dispatcherStub() {
