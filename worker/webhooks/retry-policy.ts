@@ -1,3 +1,5 @@
+import { backoffDelayMs } from "../../protocol/backoff.ts";
+
 /**
  * The decisions of a webhook delivery, as plain functions: what one attempt's outcome means, and when
  * the next attempt runs (exponential backoff with full jitter, within 24 h of the task's end).
@@ -34,18 +36,20 @@ export function classifyAttempt(outcome: AttemptOutcome): AttemptVerdict {
 export const WEBHOOK_RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** No wait between attempts exceeds this (the Queue's own cap on a message delay is 12 h). */
 export const WEBHOOK_MAX_DELAY_MS = 60 * 60 * 1000;
-/** The shortest wait, so a zero draw of the jitter does not retry at once. */
-const MIN_DELAY_MS = 1000;
 
 /**
  * The wait before attempt `attempt + 1`, after `attempt` attempts failed: a uniform draw ("full
- * jitter") below min(cap, base × 2^(attempt-1)), at least a second.
+ * jitter") below min(1 h, base × 2^(attempt-1)), at least a second (so a zero draw does not retry at
+ * once).
  *
  * @example retryDelayMs(3, 10_000, () => 0.5) // 20_000 (half of 40 s)
  */
 export function retryDelayMs(attempt: number, baseMs: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(WEBHOOK_MAX_DELAY_MS, baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.max(MIN_DELAY_MS, Math.floor(random() * ceiling));
+  return backoffDelayMs(
+    attempt,
+    { baseMs, maxMs: WEBHOOK_MAX_DELAY_MS, jitter: "full", floorMs: 1000 },
+    random,
+  );
 }
 
 /** A delivery's next state after an attempt. */
