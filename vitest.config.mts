@@ -38,8 +38,11 @@ function workersProject(
             TEST_MIGRATIONS: migrations,
             NODE_TOKEN: TEST_NODE_TOKEN,
             UPLOAD_SIGNING_SECRET: TEST_UPLOAD_SIGNING_SECRET,
-            // Only the fixture server (a private address on a random port) gets past the SSRF guard.
-            URL_ALLOWLIST: new URL(inject("fixtureOrigin")).host,
+            // Only the fixture server and the tarpit (private addresses on random ports) get past the
+            // SSRF guard.
+            URL_ALLOWLIST: [inject("fixtureOrigin"), inject("tarpitOrigin")]
+              .map((o) => new URL(o).host)
+              .join(","),
             // Short, so the live tests see a silent client time out quickly.
             LIVE_IDLE_TIMEOUT_MS: "1500",
             ...bindings,
