@@ -182,8 +182,11 @@ export const webhookDeliveries = sqliteTable(
      * receiver already took (2xx) is not POSTed again without end.
      */
     unrecorded_attempts: integer("unrecorded_attempts").notNull().default(0),
-    /** When the delivery's latest Queue message is due to arrive: the cron sweep leaves it alone until well after. */
-    message_at: integer("message_at"),
+    /**
+     * When the cron sweep last sent this delivery a message (its own was lost or late); it sends no
+     * other for WEBHOOK_RESEND_AFTER_MS. Cleared by every recorded attempt, which sends its own.
+     */
+    swept_at: integer("swept_at"),
     created_at: integer("created_at").notNull(),
   },
   (table) => [

@@ -44,10 +44,7 @@ export function newDeliveryRow(
   };
 }
 
-/**
- * Asks the webhook Queue for an attempt at `delaySeconds` from now. The caller records when it is due
- * to arrive (`message_at`), so the cron sweep does not send another while it may still be on its way.
- */
+/** Asks the webhook Queue for an attempt at `delaySeconds` from now. */
 export async function sendWebhookMessage(env: Env, taskId: string, delaySeconds = 0): Promise<void> {
   const message: WebhookMessage = { webhook_task_id: taskId };
   await env.WEBHOOK_QUEUE.send(message, delaySeconds > 0 ? { delaySeconds } : undefined);
@@ -62,7 +59,7 @@ export async function markWebhookDue(env: Env, taskId: string, now = Date.now())
   try {
     const due = await db(env)
       .update(webhookDeliveries)
-      .set({ due_at: now, ended_at: now, message_at: now })
+      .set({ due_at: now, ended_at: now })
       .where(
         and(
           eq(webhookDeliveries.task_id, taskId),

@@ -200,23 +200,32 @@ describe("the per-key cap on pending webhook deliveries", { timeout: TEST_TIMEOU
 });
 
 describe("the cron sweep", { timeout: TEST_TIMEOUT_MS }, () => {
-  it("re-sends a due delivery whose message is long lost, not one whose message was sent recently", async () => {
+  it("re-sends a due delivery whose message is lost, then not again for a while", async () => {
     const { id } = await createKey("swept");
     const now = Date.now();
-    const row = (taskId: string, messageAt: number) => ({
+    const row = (taskId: string, sweptAt: number | null) => ({
       ...newDeliveryRow(taskId, id, { url: "https://down.example/hook", authHeader: null }, "http://x", now),
       due_at: now - 10 * 60_000,
       ended_at: now - 10 * 60_000,
-      message_at: messageAt,
+      swept_at: sweptAt,
     });
     const lost = `lost-${crypto.randomUUID()}`;
-    const recent = `recent-${crypto.randomUUID()}`;
+    const sweptLongAgo = `swept-long-ago-${crypto.randomUUID()}`;
+    const sweptRecently = `swept-recently-${crypto.randomUUID()}`;
     await db(env)
       .insert(webhookDeliveries)
-      .values([row(lost, now - WEBHOOK_RESEND_AFTER_MS - 1000), row(recent, now - 30_000)]);
+      .values([
+        row(lost, null),
+        row(sweptLongAgo, now - WEBHOOK_RESEND_AFTER_MS - 1000),
+        row(sweptRecently, now - 60_000),
+      ]);
     await sweepWebhooks(env, now);
-    expect((await rowOf(lost))?.message_at).toBe(now);
-    expect((await rowOf(recent))?.message_at).toBe(now - 30_000);
+    expect((await rowOf(lost))?.swept_at).toBe(now);
+    expect((await rowOf(sweptLongAgo))?.swept_at).toBe(now);
+    expect((await rowOf(sweptRecently))?.swept_at).toBe(now - 60_000);
+    // The next minute's sweep leaves the ones it just sent alone.
+    await sweepWebhooks(env, now + 60_000);
+    expect((await rowOf(lost))?.swept_at).toBe(now);
   });
 });
 

@@ -80,7 +80,6 @@ export async function attemptWebhook(env: Env, taskId: string, now = Date.now())
       ...common,
       status: "pending",
       due_at: dueAt,
-      message_at: dueAt,
       last_error: error,
     });
     await sendWebhookMessage(env, taskId, Math.ceil(step.delayMs / 1000));
@@ -124,7 +123,7 @@ async function claim(
 async function finish(env: Env, delivery: Delivery, update: Partial<Delivery>): Promise<void> {
   await db(env)
     .update(webhookDeliveries)
-    .set({ ...update, claimed_at: null })
+    .set({ ...update, claimed_at: null, swept_at: null })
     .where(
       and(
         eq(webhookDeliveries.task_id, delivery.task_id),

@@ -6,18 +6,20 @@ import { forgetOldHosts } from "./breaker.ts";
 
 /** Deliveries one cron run re-sends (the rest wait for the next minute). */
 const SWEEP_LIMIT = 100;
+/** A due delivery unclaimed this long lost its Queue message (a restart, a failed send) or it is late. */
+const OVERDUE_MS = 30_000;
 /**
- * A due delivery whose latest Queue message was due to arrive this long ago and that is still
- * unclaimed lost it (a restart, a failed send). Minutes, not seconds: a backed-up webhook Queue may
- * hold a message that long, and another one for the same delivery would only add to the backlog.
+ * A delivery the sweep sent a message is not sent another for this long (unless an attempt ran since):
+ * in a backed-up webhook Queue its message may just be late, and one more a minute per delivery would
+ * only add to the backlog.
  */
-export const WEBHOOK_RESEND_AFTER_MS = 2 * 60_000;
+export const WEBHOOK_RESEND_AFTER_MS = 5 * 60_000;
 
 /**
  * The cron safety net of task webhooks: a delivery whose task ended but that was never made due (a
  * crash between the two writes) is made due, and a due one whose Queue message was lost (locally the
- * Queue lives in memory, so a restart drops it) gets a new message, unless one was sent within
- * WEBHOOK_RESEND_AFTER_MS. A duplicate message is harmless (an attempt is claimed in D1 first) but
+ * Queue lives in memory, so a restart drops it) gets a new message, unless the sweep sent it one
+ * within WEBHOOK_RESEND_AFTER_MS. A duplicate message is harmless (an attempt is claimed in D1 first) but
  * costs a consumer slot. Also forgets the circuit breaker's stale hosts. Returns how many were re-sent.
  */
 export async function sweepWebhooks(env: Env, now = Date.now()): Promise<number> {
@@ -34,22 +36,24 @@ export async function sweepWebhooks(env: Env, now = Date.now()): Promise<number>
     )
     .limit(SWEEP_LIMIT);
   for (const row of undue) await markWebhookDue(env, row.task_id, now);
-  const lostBefore = now - WEBHOOK_RESEND_AFTER_MS;
   const overdue = await db(env)
     .select({ task_id: webhookDeliveries.task_id })
     .from(webhookDeliveries)
     .where(
       and(
         eq(webhookDeliveries.status, "pending"),
-        lte(webhookDeliveries.due_at, lostBefore),
-        or(isNull(webhookDeliveries.message_at), lte(webhookDeliveries.message_at, lostBefore)),
+        lte(webhookDeliveries.due_at, now - OVERDUE_MS),
+        or(
+          isNull(webhookDeliveries.swept_at),
+          lte(webhookDeliveries.swept_at, now - WEBHOOK_RESEND_AFTER_MS),
+        ),
       ),
     )
     .limit(SWEEP_LIMIT);
   for (const row of overdue) {
     await db(env)
       .update(webhookDeliveries)
-      .set({ message_at: now })
+      .set({ swept_at: now })
       .where(eq(webhookDeliveries.task_id, row.task_id));
     await sendWebhookMessage(env, row.task_id);
   }
