@@ -33,7 +33,9 @@ function workersProject(
   return {
     plugins: [
       cloudflareTest(({ inject }) => {
-        const allowlist = [new URL(inject("fixtureOrigin")).host, new URL(inject("loopbackHitsOrigin")).host];
+        const allowlist = [inject("fixtureOrigin"), inject("loopbackHitsOrigin"), inject("tarpitOrigin")].map(
+          (origin) => new URL(origin).host,
+        );
         const allowlistedAddresses = allowlist.map((host) => `${new URL(`http://${host}`).hostname}/32`);
         return {
           main: "./worker/index.ts",
@@ -46,8 +48,8 @@ function workersProject(
               TEST_MIGRATIONS: migrations,
               NODE_TOKEN: TEST_NODE_TOKEN,
               UPLOAD_SIGNING_SECRET: TEST_UPLOAD_SIGNING_SECRET,
-              // Only the fixture server and the loopback name's hit counter (private addresses on random
-              // ports) get past the SSRF guard.
+              // Only the fixture server, the webhook tarpit and the loopback name's hit counter (private
+              // addresses on random ports) get past the SSRF guard.
               URL_ALLOWLIST: allowlist.join(","),
               // Short, so the live tests see a silent client time out quickly.
               LIVE_IDLE_TIMEOUT_MS: "1500",

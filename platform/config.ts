@@ -73,8 +73,16 @@ const WorkerEnv = z.object({
   UPLOAD_UNUSED_TTL_SEC: z.preprocess(absentIfEmpty, count(1).default(86_400)),
   /** Task webhooks: the first retry's ceiling (doubling per attempt, full jitter, capped at an hour). */
   WEBHOOK_RETRY_BASE_SEC: z.preprocess(absentIfEmpty, z.coerce.number().positive().default(10)),
-  /** Task webhooks: how long one attempt may take before it counts as a timeout (retried). */
-  WEBHOOK_TIMEOUT_SEC: z.preprocess(absentIfEmpty, z.coerce.number().positive().max(60).default(10)),
+  /**
+   * Task webhooks: how long one attempt may take before it counts as a timeout (retried). Short: a
+   * webhook consumer invocation waits this long for a receiver that never answers.
+   */
+  WEBHOOK_TIMEOUT_SEC: z.preprocess(absentIfEmpty, z.coerce.number().positive().max(60).default(5)),
+  /**
+   * Task webhooks: deliveries of one API key that may wait on their receiver (task ended, not yet
+   * delivered or given up); at the cap a new task asking for a webhook is refused with 429.
+   */
+  WEBHOOK_MAX_PENDING_PER_KEY: z.preprocess(absentIfEmpty, z.coerce.number().int().positive().default(1000)),
   NODE_TOKEN: optionalText,
   UPLOAD_SIGNING_SECRET: optionalText,
   R2_ACCESS_KEY_ID: optionalText,
@@ -134,6 +142,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     uploadUnusedTtlMs: v.UPLOAD_UNUSED_TTL_SEC * 1000,
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_SEC * 1000,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_SEC * 1000,
+    webhookMaxPendingPerKey: v.WEBHOOK_MAX_PENDING_PER_KEY,
     nodeToken: v.NODE_TOKEN ?? null,
     /** The HMAC key of the Worker's own signed PUT route; null when the deployment has none. */
     uploadSigningSecret: v.UPLOAD_SIGNING_SECRET ?? null,

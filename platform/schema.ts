@@ -184,7 +184,38 @@ export const webhookDeliveries = sqliteTable(
     last_error: text("last_error"),
     /** The exact JSON body, fixed at the first attempt so every retry sends the same bytes. */
     payload: text("payload"),
+    /** When the attempt in flight was claimed; cleared when its outcome is written. */
+    claimed_at: integer("claimed_at"),
+    /**
+     * Claims whose outcome was never written (a failed write after the POST, a crash mid-attempt):
+     * found set by the next claim. At WEBHOOK_MAX_UNRECORDED the delivery is failed, so a payload a
+     * receiver already took (2xx) is not POSTed again without end.
+     */
+    unrecorded_attempts: integer("unrecorded_attempts").notNull().default(0),
+    /**
+     * When the cron sweep last sent this delivery a message (its own was lost or late); it sends no
+     * other for WEBHOOK_RESEND_AFTER_MS. Cleared by every recorded attempt, which sends its own.
+     */
+    swept_at: integer("swept_at"),
     created_at: integer("created_at").notNull(),
   },
-  (table) => [index("webhook_deliveries_status_due_idx").on(table.status, table.due_at)],
+  (table) => [
+    index("webhook_deliveries_status_due_idx").on(table.status, table.due_at),
+    // The per-key cap on pending deliveries counts by owner.
+    index("webhook_deliveries_owner_status_idx").on(table.owner_key_id, table.status),
+  ],
 );
+
+/**
+ * The circuit breaker of webhook target hosts (worker/webhooks/breaker.ts): a row per `host:port`
+ * whose last attempts failed (none for a healthy host; a success deletes it). In D1 so every consumer
+ * invocation, isolate and colo agrees, and it survives deploys.
+ */
+export const webhookHosts = sqliteTable("webhook_hosts", {
+  host: text("host").primaryKey(),
+  /** Failures in a row (no answer, 5xx, 429). */
+  failures: integer("failures").notNull(),
+  /** While in the future, attempts to the host are deferred without connecting; null while closed. */
+  open_until: integer("open_until"),
+  updated_at: integer("updated_at").notNull(),
+});

@@ -16,7 +16,10 @@ export interface WebhookTarget {
   authHeader: { name: string; value: string } | null;
 }
 
-/** The Queue message that asks for one delivery attempt (the queue also carries TaskMessage). */
+/**
+ * The Queue message that asks for one delivery attempt, on the webhook Queue (`voxedge-webhooks`).
+ * Before that Queue existed these went on the task Queue; the task consumer forwards any still there.
+ */
 export const WebhookMessage = z.object({ webhook_task_id: z.string().min(1).max(128) });
 export type WebhookMessage = z.infer<typeof WebhookMessage>;
 
@@ -41,10 +44,10 @@ export function newDeliveryRow(
   };
 }
 
-/** Asks the Queue for an attempt at `delaySeconds` from now. */
+/** Asks the webhook Queue for an attempt at `delaySeconds` from now. */
 export async function sendWebhookMessage(env: Env, taskId: string, delaySeconds = 0): Promise<void> {
   const message: WebhookMessage = { webhook_task_id: taskId };
-  await env.TASK_QUEUE.send(message, delaySeconds > 0 ? { delaySeconds } : undefined);
+  await env.WEBHOOK_QUEUE.send(message, delaySeconds > 0 ? { delaySeconds } : undefined);
 }
 
 /**

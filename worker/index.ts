@@ -6,6 +6,7 @@ import { finishMarkedDeletes } from "./tasks/delete.ts";
 import { pruneIdempotencyKeys } from "./tasks/idempotency.ts";
 import { recoverOrphanedTasks } from "./tasks/recover.ts";
 import { sweepExpiredMedia } from "./tasks/retention.ts";
+import { consumeWebhooks, WEBHOOK_QUEUE_NAME } from "./webhooks/consumer.ts";
 import { sweepWebhooks } from "./webhooks/sweep.ts";
 
 export { Dispatcher } from "../durable-objects/dispatcher/dispatcher.ts";
@@ -16,7 +17,8 @@ export { TranslationRoom } from "../durable-objects/rooms/translation-room.ts";
 
 export default {
   fetch: app.fetch,
-  queue: consumeTasks,
+  queue: (batch, env) =>
+    batch.queue === WEBHOOK_QUEUE_NAME ? consumeWebhooks(batch, env) : consumeTasks(batch, env),
   scheduled: async (_controller, env, ctx) => {
     ctx.waitUntil(recoverOrphanedTasks(env));
     ctx.waitUntil(kickRemoteTier(env));

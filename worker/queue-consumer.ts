@@ -1,10 +1,9 @@
 import { dispatcher } from "../platform/stubs.ts";
 import { changeTaskStatus, readTask } from "../platform/task-store.ts";
-import { WebhookMessage } from "../platform/webhook-store.ts";
+import { sendWebhookMessage, WebhookMessage } from "../platform/webhook-store.ts";
 import { TaskMessage } from "../protocol/task.ts";
 import { drainRemoteTasks } from "./remote/edge-executor.ts";
 import { remoteDefaultEntry } from "./remote/remote-tier.ts";
-import { attemptWebhook } from "./webhooks/deliver.ts";
 
 const DEAD_LETTER_SUFFIX = "-dlq";
 
@@ -12,8 +11,9 @@ const DEAD_LETTER_SUFFIX = "-dlq";
  * Hands queued tasks to the Dispatcher. Delivery is at least once: the Dispatcher ignores a task it
  * already holds, and a task that already ended is not handed over again. A message that keeps
  * failing lands in the dead-letter queue, whose consumer fails the task with a clear error.
- * The same queue carries webhook attempts (WebhookMessage); one that lands in the dead-letter queue
- * is dropped, since its due row in D1 is re-sent by the cron sweep.
+ * Webhook attempts have their own Queue (worker/webhooks/consumer.ts); a WebhookMessage still found
+ * here (sent before that Queue existed) is forwarded to it, and one in the dead-letter queue is
+ * dropped, since its due row in D1 is re-sent by the cron sweep.
  *
  * With a remote default model (registry kind `http`) the consumer is also the remote tier's executor:
  * after the hand-off it runs leases until the Dispatcher grants no more, and only then acks, so a Worker
@@ -25,7 +25,7 @@ export async function consumeTasks(batch: MessageBatch<unknown>, env: Env): Prom
   for (const message of batch.messages) {
     const webhook = WebhookMessage.safeParse(message.body);
     if (webhook.success) {
-      if (!deadLetters) await attemptWebhookOrRetry(env, message, webhook.data.webhook_task_id);
+      if (!deadLetters) await forwardWebhook(env, message, webhook.data.webhook_task_id);
       else message.ack();
       continue;
     }
@@ -83,12 +83,13 @@ async function failUndeliverable(env: Env, taskId: string): Promise<void> {
   });
 }
 
-async function attemptWebhookOrRetry(env: Env, message: Message<unknown>, taskId: string): Promise<void> {
+/** Moves a webhook attempt of the old shape onto the webhook Queue. */
+async function forwardWebhook(env: Env, message: Message<unknown>, taskId: string): Promise<void> {
   try {
-    await attemptWebhook(env, taskId);
+    await sendWebhookMessage(env, taskId);
     message.ack();
   } catch (cause) {
-    console.error(JSON.stringify({ event: "webhook_attempt_error", task_id: taskId, error: String(cause) }));
+    console.error(JSON.stringify({ event: "webhook_forward_error", task_id: taskId, error: String(cause) }));
     message.retry({ delaySeconds: 5 });
   }
 }

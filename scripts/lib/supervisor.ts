@@ -6,6 +6,7 @@
  * SIGKILL for one that does not exit in time.
  */
 import type { ChildProcess } from "node:child_process";
+import { backoffDelayMs } from "../../protocol/backoff.ts";
 
 export interface Backoff {
   /** Wait before the first restart. */
@@ -19,14 +20,14 @@ export interface Backoff {
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 30_000, stableMs: 60_000 };
 
 /**
- * The wait before restarting a process that ran `uptimeMs`, given the wait before its previous
- * restart (null for none): doubled after a quick exit, up to `maxMs`; `initialMs` after a stable run.
+ * The wait before a restart after `quickExits` exits in a row that each came before `stableMs` of
+ * uptime (the first is 1): `initialMs` doubling per quick exit up to `maxMs`, no jitter (one machine,
+ * nothing to spread out).
  *
- * @example restartDelay(4_000, 2_000, DEFAULT_BACKOFF) // 8_000
+ * @example restartDelay(4, DEFAULT_BACKOFF) // 8_000
  */
-export function restartDelay(previousMs: number | null, uptimeMs: number, backoff: Backoff): number {
-  if (previousMs === null || uptimeMs >= backoff.stableMs) return backoff.initialMs;
-  return Math.min(previousMs * 2, backoff.maxMs);
+export function restartDelay(quickExits: number, backoff: Backoff): number {
+  return backoffDelayMs(quickExits, { baseMs: backoff.initialMs, maxMs: backoff.maxMs, jitter: "none" });
 }
 
 export interface ServiceSpec {
@@ -73,7 +74,8 @@ interface Entry extends Supervised {
   spec: ServiceSpec;
   child: ChildProcess | null;
   restarts: number;
-  lastDelayMs: number | null;
+  /** Exits in a row that came before `stableMs` of uptime (this one included once it exits). */
+  quickExits: number;
   timer: ReturnType<typeof setTimeout> | null;
 }
 
@@ -98,7 +100,7 @@ export class Supervisor {
 
   /** Starts a process and keeps it running until `stop()`. */
   start(spec: ServiceSpec): Supervised {
-    const entry: Entry = { name: spec.name, spec, child: null, restarts: 0, lastDelayMs: null, timer: null };
+    const entry: Entry = { name: spec.name, spec, child: null, restarts: 0, quickExits: 0, timer: null };
     this.entries.push(entry);
     this.run(entry);
     return entry;
@@ -132,8 +134,8 @@ export class Supervisor {
         void this.stop().then(() => this.options.onCriticalExit?.(entry.name, code ?? 1));
         return;
       }
-      const delayMs = restartDelay(entry.lastDelayMs, uptimeMs, this.backoff);
-      entry.lastDelayMs = delayMs;
+      entry.quickExits = uptimeMs >= this.backoff.stableMs ? 1 : entry.quickExits + 1;
+      const delayMs = restartDelay(entry.quickExits, this.backoff);
       entry.restarts++;
       this.log(
         `[supervisor] ${entry.name} exited (${how}) after ${seconds(uptimeMs)}; restart #${entry.restarts} in ${seconds(delayMs)}`,

@@ -5,7 +5,7 @@
  * receiver (see WEBHOOK_PATH), and an OpenAI-compatible transcription endpoint for the remote
  * recognition tier (a good one that checks the form it is sent, and ones answering a chosen HTTP
  * status). Its origin reaches the tests through provide/inject, and the Worker's URL_ALLOWLIST (see
- * vitest.config.mts).
+ * vitest.config.mts). A second server, the tarpit (see startTarpit), accepts webhooks and never answers.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -142,9 +142,44 @@ function statusEndpoint(pathname: string): Handler | null {
   };
 }
 
+/** What the tarpit did for one `<name>`: requests it took (and never answered), and those the sender gave up. */
+interface TarpitLog {
+  requests: number;
+  abandoned: number;
+}
+
+const tarpitLogs = new Map<string, TarpitLog>();
+const TARPIT_PATH = /^\/tarpit\/([\w-]+)$/;
+const TARPIT_LOG_PATH = /^\/tarpit-log\/([\w-]+)$/;
+
+/**
+ * A webhook target that never answers, on its own port (a host of its own to the Worker, as a hung
+ * receiver elsewhere would be): `POST /tarpit/<name>` is read and left hanging until the sender gives
+ * up. `GET /tarpit-log/<name>` on the fixture server counts them.
+ */
+async function startTarpit(): Promise<ReturnType<typeof createServer>> {
+  const tarpit = createServer((req, res) => {
+    const name = TARPIT_PATH.exec(new URL(req.url ?? "/", "http://tarpit").pathname)?.[1] ?? "unnamed";
+    const log = tarpitLogs.get(name) ?? { requests: 0, abandoned: 0 };
+    tarpitLogs.set(name, log);
+    log.requests++;
+    req.resume();
+    res.on("close", () => log.abandoned++);
+  });
+  tarpit.requestTimeout = 0;
+  await new Promise<void>((resolve) => tarpit.listen(0, "127.0.0.1", resolve));
+  return tarpit;
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const tarpit = await startTarpit();
   const server = createServer((req, res) => {
     const { pathname } = new URL(req.url ?? "/", "http://fixture");
+    const tarpitLog = TARPIT_LOG_PATH.exec(pathname);
+    if (tarpitLog?.[1]) {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      return void res.end(JSON.stringify(tarpitLogs.get(tarpitLog[1]) ?? { requests: 0, abandoned: 0 }));
+    }
     const webhook = WEBHOOK_PATH.exec(pathname);
     if (webhook?.[1] && webhook[2] && req.method === "POST") {
       return receiveWebhook(req, res, webhook[1].split(",").map(Number), webhook[2]);
@@ -161,5 +196,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   project.provide("fixtureOrigin", `http://127.0.0.1:${port}`);
-  return () => new Promise((resolve) => server.close(() => resolve()));
+  project.provide("tarpitOrigin", `http://127.0.0.1:${(tarpit.address() as AddressInfo).port}`);
+  return async () => {
+    tarpit.closeAllConnections();
+    await new Promise((resolve) => tarpit.close(resolve));
+    await new Promise((resolve) => server.close(resolve));
+  };
 }

@@ -9,5 +9,7 @@ declare module "vitest" {
     loopbackNameOrigin: string;
     /** Origin (allowlisted) whose GET answers how many requests reached the loopback name's server. */
     loopbackHitsOrigin: string;
+    /** Origin of the tarpit: a webhook target on its own port that never answers. */
+    tarpitOrigin: string;
   }
 }

@@ -80,7 +80,7 @@ async function retryNow(taskId: string): Promise<void> {
     .update(webhookDeliveries)
     .set({ due_at: Date.now() })
     .where(eq(webhookDeliveries.task_id, taskId));
-  const batch = createMessageBatch("voxedge-tasks", [
+  const batch = createMessageBatch("voxedge-webhooks", [
     {
       id: `webhook-${crypto.randomUUID()}`,
       timestamp: new Date(),

@@ -43,6 +43,24 @@ describe("webhook retry policy", () => {
   });
 });
 
+describe("a webhook attempt deferred by its host's circuit breaker", () => {
+  const deferred = { kind: "deferred", until: 100_000, reason: "circuit open" } as const;
+
+  it("counts as a failed attempt and waits for the breaker or its own backoff, whichever is later", () => {
+    expect(classifyAttempt(deferred)).toBe("retry");
+    const context = { attempt: 1, endedAt: 0, now: 10_000, baseMs: 10_000, random: () => 0.5 };
+    expect(nextStep(deferred, context)).toEqual({ status: "pending", delayMs: 90_000 });
+    expect(nextStep(deferred, { ...context, attempt: 8 })).toEqual({ status: "pending", delayMs: 640_000 });
+  });
+
+  it("gives up when the breaker would hold it past 24 h after the task ended", () => {
+    const late = { ...deferred, until: 24 * 3_600_000 + 1 };
+    expect(nextStep(late, { attempt: 3, endedAt: 0, now: 1_000, baseMs: 10_000 })).toMatchObject({
+      status: "failed",
+    });
+  });
+});
+
 describe("webhook request fields", () => {
   it("accepts none, a URL, or a URL with an auth header", () => {
     expect(checkWebhookFields({}, none)).toEqual({ ok: true, target: null });

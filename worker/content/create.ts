@@ -18,6 +18,7 @@ import type { EnqueueCaller } from "../ingest/enqueue.ts";
 import type { CreateAccepted } from "../schemas/content.ts";
 import { idempotent } from "../tasks/idempotency.ts";
 import { submitTask } from "../tasks/submit.ts";
+import { WEBHOOK_BACKLOG_RETRY_SEC, webhookBacklogRefusal } from "../webhooks/backlog.ts";
 import { checkWebhookFields } from "../webhooks/target.ts";
 import { ContentApiError } from "./errors.ts";
 import { findOwnNote } from "./notes.ts";
@@ -151,6 +152,12 @@ export async function createContentTask(
     env,
     { ownerKeyId: caller.ownerKeyId, key: caller.idempotencyKey, request },
     async () => {
+      const backlog = webhook.target ? await webhookBacklogRefusal(env, caller.ownerKeyId) : null;
+      if (backlog) {
+        throw new ContentApiError("rate_limited", "webhook_backlog", backlog, {
+          "retry-after": String(WEBHOOK_BACKLOG_RETRY_SEC),
+        });
+      }
       const row = await findOwnNote(env, caller.ownerKeyId, noteId);
       if (!row) throw new ContentApiError("not_found", "note_not_found", "no such note for this API key");
       const note: NoteSnapshot = {

@@ -9,6 +9,7 @@ import type { TaskAccepted } from "../schemas/tasks.ts";
 import type { TranscribeObjectRequest, TranscribeUrlRequest } from "../schemas/transcribe.ts";
 import { idempotent } from "../tasks/idempotency.ts";
 import { submitTask } from "../tasks/submit.ts";
+import { WEBHOOK_BACKLOG_RETRY_SEC, webhookBacklogRefusal } from "../webhooks/backlog.ts";
 import { checkWebhookFields, type WebhookFields } from "../webhooks/target.ts";
 import { type ResolvedTranscribeParams, resolveTranscribeParams } from "./transcribe-params.ts";
 import { receiveUploadForm } from "./upload-form.ts";
@@ -36,11 +37,22 @@ export interface EnqueueCaller {
   origin: string;
 }
 
-/** A request's webhook fields as the task's webhook (none when absent); a bad one is a 400. */
-export function requestedWebhook(env: Env, caller: EnqueueCaller, fields: WebhookFields): NewTask["webhook"] {
+/**
+ * A request's webhook fields as the task's webhook (none when absent); a bad one is a 400, one from a
+ * key at its cap of pending deliveries a 429 (worker/webhooks/backlog.ts).
+ */
+export async function requestedWebhook(
+  env: Env,
+  caller: EnqueueCaller,
+  fields: WebhookFields,
+): Promise<NewTask["webhook"]> {
   const verdict = checkWebhookFields(fields, workerConfig(env).urlAllowlist);
   if (!verdict.ok) throw new ApiError("bad_request", verdict.reason);
-  return verdict.target ? { target: verdict.target, baseUrl: caller.origin } : null;
+  if (!verdict.target) return null;
+  const refusal = await webhookBacklogRefusal(env, caller.ownerKeyId);
+  if (refusal)
+    throw new ApiError("rate_limited", refusal, { "retry-after": String(WEBHOOK_BACKLOG_RETRY_SEC) });
+  return { target: verdict.target, baseUrl: caller.origin };
 }
 
 async function submitTranscription(
@@ -87,7 +99,7 @@ export async function enqueueFromUrl(
 ): Promise<Enqueued> {
   return enqueueOnce(env, caller, `url:${JSON.stringify(request)}`, async () => {
     const params = resolveTranscribeParams(env, request);
-    const webhook = requestedWebhook(env, caller, request);
+    const webhook = await requestedWebhook(env, caller, request);
     await probeMediaUrl(request.file_url, {
       allowlist: workerConfig(env).urlAllowlist,
       fetch: outboundFetch(env),
@@ -114,7 +126,7 @@ export async function enqueueFromObject(
 ): Promise<Enqueued> {
   return enqueueOnce(env, caller, `object:${JSON.stringify(request)}`, async () => {
     const params = resolveTranscribeParams(env, request);
-    const webhook = requestedWebhook(env, caller, request);
+    const webhook = await requestedWebhook(env, caller, request);
     const upload = await findOwnUpload(env, request.object_key, caller.ownerKeyId);
     if (!upload) throw new ApiError("not_found", "no upload with this object_key for this API key");
     const head = await env.MEDIA.head(upload.objectKey);
@@ -146,7 +158,7 @@ export async function enqueueFromUpload(
     const upload = await receiveUploadForm(env, request, caller.ownerKeyId);
     try {
       const params = resolveTranscribeParams(env, upload.fields);
-      const webhook = requestedWebhook(env, caller, upload.fields);
+      const webhook = await requestedWebhook(env, caller, upload.fields);
       await recordUpload(env, {
         objectKey: upload.objectKey,
         ownerKeyId: caller.ownerKeyId,

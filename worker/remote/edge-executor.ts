@@ -1,5 +1,6 @@
 import { workerConfig } from "../../platform/config.ts";
 import type { NodeIdentity } from "../../platform/node-identity.ts";
+import { type BackoffPolicy, backoffDelayMs } from "../../protocol/backoff.ts";
 import type { RegistryEntry } from "../../protocol/model-registry.ts";
 import { type LeaseOf, NodeHealth } from "../../protocol/node.ts";
 import { ApiError } from "../errors.ts";
@@ -25,8 +26,7 @@ export const EDGE_EXECUTOR: NodeIdentity = { id: "edge:remote-tier", name: "edge
 /** Tries of one remote call within a lease before the attempt is handed back (transient failures only). */
 export const REMOTE_CALL_TRIES = 3;
 /** Backoff between tries: ½–1 × min(1 s · 2^n, 15 s), jittered so callers do not retry in step. */
-const BACKOFF_BASE_MS = 1000;
-const BACKOFF_MAX_MS = 15_000;
+const REMOTE_CALL_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 15_000, jitter: "equal" };
 
 /**
  * Runs transcriptions for as long as the Dispatcher grants them: `lanes` loops side by side (the
@@ -154,8 +154,7 @@ async function withRetries(
  * @example remoteBackoffMs(1, () => 1) // 1000
  */
 export function remoteBackoffMs(attempt: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(BACKOFF_BASE_MS * 2 ** (attempt - 1), BACKOFF_MAX_MS);
-  return Math.round(ceiling * (0.5 + random() / 2));
+  return backoffDelayMs(attempt, REMOTE_CALL_BACKOFF, random);
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {

@@ -80,7 +80,9 @@ const createResponses = {
   413: contentError("the form is over 16 KB"),
   415: contentError("not a form body (unsupported_media_type)"),
   422: contentError("the Idempotency-Key was used with a different request"),
-  429: contentError("rate limit exceeded for this API key (see Retry-After)"),
+  429: contentError(
+    "rate limit exceeded for this API key, or (webhook_backlog) its webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY (see Retry-After)",
+  ),
   503: contentError("the job queue is unavailable"),
 };
 

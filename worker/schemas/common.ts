@@ -9,7 +9,8 @@ export const apiKeySecurity: Record<string, string[]>[] = [{ bearerAuth: [] }, {
 export const unauthorized = { description: "missing or invalid API key", content: errorContent };
 export const unprocessable = { description: "request validation failed", content: validationContent };
 export const rateLimited = {
-  description: "rate limit exceeded for this API key",
+  description:
+    "rate limit exceeded for this API key; on a task create with webhook_url, also: the key's webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY",
   headers: { "Retry-After": { description: "seconds to wait before retrying", schema: { type: "integer" } } },
   content: errorContent,
 } as const;
