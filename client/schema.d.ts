@@ -189,7 +189,7 @@ export interface paths {
                         "application/json": components["schemas"]["HTTPValidationError"];
                     };
                 };
-                /** @description rate limit exceeded for this API key */
+                /** @description rate limit exceeded for this API key; on a task create with webhook_url, also: the key's webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY */
                 429: {
                     headers: {
                         /** @description seconds to wait before retrying */
@@ -306,7 +306,7 @@ export interface paths {
                         "application/json": components["schemas"]["HTTPValidationError"];
                     };
                 };
-                /** @description rate limit exceeded for this API key */
+                /** @description rate limit exceeded for this API key; on a task create with webhook_url, also: the key's webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY */
                 429: {
                     headers: {
                         /** @description seconds to wait before retrying */
@@ -414,7 +414,7 @@ export interface paths {
                         "application/json": components["schemas"]["HTTPValidationError"];
                     };
                 };
-                /** @description rate limit exceeded for this API key */
+                /** @description rate limit exceeded for this API key; on a task create with webhook_url, also: the key's webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY */
                 429: {
                     headers: {
                         /** @description seconds to wait before retrying */
@@ -764,7 +764,7 @@ export interface paths {
                         "application/json": components["schemas"]["HTTPValidationError"];
                     };
                 };
-                /** @description rate limit exceeded for this API key */
+                /** @description rate limit exceeded for this API key; on a task create with webhook_url, also: the key's webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY */
                 429: {
                     headers: {
                         /** @description seconds to wait before retrying */
@@ -1569,7 +1569,7 @@ export interface paths {
                         "application/json": components["schemas"]["ContentError"];
                     };
                 };
-                /** @description rate limit exceeded for this API key (see Retry-After) */
+                /** @description rate limit exceeded for this API key, or (webhook_backlog) its webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY (see Retry-After) */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1690,7 +1690,7 @@ export interface paths {
                         "application/json": components["schemas"]["ContentError"];
                     };
                 };
-                /** @description rate limit exceeded for this API key (see Retry-After) */
+                /** @description rate limit exceeded for this API key, or (webhook_backlog) its webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY (see Retry-After) */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1811,7 +1811,7 @@ export interface paths {
                         "application/json": components["schemas"]["ContentError"];
                     };
                 };
-                /** @description rate limit exceeded for this API key (see Retry-After) */
+                /** @description rate limit exceeded for this API key, or (webhook_backlog) its webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY (see Retry-After) */
                 429: {
                     headers: {
                         [name: string]: unknown;
