@@ -24,6 +24,12 @@ export interface DecodeRequest {
    * time is mapped back to the input's, and the duration is the input's.
    */
   timeMap?: TimeMap;
+  /**
+   * Work that runs on this thread while whisper decodes each window on its own (diarization): run
+   * right after the window's decode starts. Recognition time excludes any part of it that outlasted
+   * the native decode.
+   */
+  alongside?: () => void;
   /** Called after each window with the seconds of audio recognised so far. */
   onWindow?: (decodedSec: number) => void;
 }
@@ -59,8 +65,13 @@ export interface DecodeRun {
   segments: DetailedSegment[];
   language: string;
   durationSec: number;
-  /** Wall time spent in recognition calls. */
+  /** Wall time spent in recognition calls (without `alongside` work that outlasted a decode). */
   asrMs: number;
+  /**
+   * The run's wall time outside recognition and `alongside`: waiting for PCM, and starting and
+   * closing its reader (ffmpeg).
+   */
+  mediaWaitMs: number;
   stages: DecodeStages;
 }
 
@@ -82,7 +93,9 @@ export async function decodeStream(
   const segments: DetailedSegment[] = [];
   let language = request.language;
   let carry = "";
+  const runStarted = performance.now();
   let asrMs = 0;
+  let alongsideOnlyMs = 0;
   let durationSec = 0;
   const stages = emptyStages();
   let next = iterator.next();
@@ -96,7 +109,7 @@ export async function decodeStream(
       next = iterator.next();
       next.catch(() => undefined); // observed below; avoids an unhandled rejection while decoding
       const started = performance.now();
-      const transcript = await model.transcribe(window.samples, {
+      const transcribing = model.transcribe(window.samples, {
         language: language ?? "auto",
         translate: request.translate,
         initialPrompt: [request.context, carry].filter(Boolean).join(" ") || undefined,
@@ -112,8 +125,16 @@ export async function decodeStream(
         noContext: true,
         signal: request.signal,
       });
-      const windowMs = performance.now() - started;
+      transcribing.catch(() => undefined); // observed below; `alongside` may throw first
+      const alongsideStarted = performance.now();
+      request.alongside?.();
+      const alongsideMs = performance.now() - alongsideStarted;
+      const transcript = await transcribing;
+      // the part of `alongside` after the native decode ended kept this thread, not whisper, busy
+      const overrunMs = Math.max(0, alongsideMs - transcript.timings.totalMs);
+      const windowMs = performance.now() - started - overrunMs;
       asrMs += windowMs;
+      alongsideOnlyMs += overrunMs;
       addStages(stages, transcript.timings, windowMs);
       language ??= transcript.language;
       const windowText = transcript.segments.map((s) => s.text).join("");
@@ -140,7 +161,8 @@ export async function decodeStream(
   }
   // the input's length, skipped stretches included (a file of silence still has its duration)
   if (request.timeMap) durationSec = request.timeMap.originalSamples / SAMPLE_RATE;
-  return { segments, language: language ?? "en", durationSec, asrMs, stages };
+  const mediaWaitMs = Math.max(0, performance.now() - runStarted - asrMs - alongsideOnlyMs);
+  return { segments, language: language ?? "en", durationSec, asrMs, mediaWaitMs, stages };
 }
 
 function emptyStages(): DecodeStages {
