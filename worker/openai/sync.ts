@@ -60,7 +60,7 @@ export async function runSyncTranscription(env: Env, call: SyncCall): Promise<Sy
       ownerKeyId: call.ownerKeyId,
       kind: "transcribe",
       lane: "interactive",
-      params: { ...request.params, object_key: form.objectKey },
+      params: { ...request.params, object_key: form.objectKey, file_url: null },
       source: { type: "object", object_key: form.objectKey },
     });
     taskId = record.task_id;
