@@ -2068,7 +2068,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                /** @description unsupported response_format, timestamp granularity or language, or a file that is not audio */
+                /** @description no file (OpenAI's own message, param null), unsupported response_format, timestamp granularity or language, or a file that is not audio */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2095,7 +2095,7 @@ export interface paths {
                         "application/json": components["schemas"]["OpenAIError"];
                     };
                 };
-                /** @description malformed form: no file, a non-numeric temperature, an over-long prompt */
+                /** @description malformed form: two files, a non-numeric temperature, an over-long prompt */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2192,7 +2192,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                /** @description unsupported response_format, timestamp granularity or language, or a file that is not audio */
+                /** @description no file (OpenAI's own message, param null), unsupported response_format, timestamp granularity or language, or a file that is not audio */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2219,7 +2219,7 @@ export interface paths {
                         "application/json": components["schemas"]["OpenAIError"];
                     };
                 };
-                /** @description malformed form: no file, a non-numeric temperature, an over-long prompt */
+                /** @description malformed form: two files, a non-numeric temperature, an over-long prompt */
                 422: {
                     headers: {
                         [name: string]: unknown;
