@@ -26,8 +26,8 @@ export interface DecodeRequest {
   timeMap?: TimeMap;
   /**
    * Work that runs on this thread while whisper decodes each window on its own (diarization): run
-   * right after the window's decode starts. Recognition time excludes any part of it that outlasted
-   * the native decode.
+   * right after the window's decode starts. A part that outlasts the native decode delays the next
+   * window, so it is recognition's wall time too.
    */
   alongside?: () => void;
   /** Called after each window with the seconds of audio recognised so far. */
@@ -55,7 +55,10 @@ export interface DecodeStages {
   /** Decoder passes: one-token, batched and prompt. */
   decodeMs: number;
   sampleMs: number;
-  /** Recognition wall time not in the figures above (JS, thread hand-off, result conversion). */
+  /**
+   * Recognition wall time not in the figures above (JS, thread hand-off, result conversion, and
+   * `alongside` work that outlasted the native decode).
+   */
   otherMs: number;
   windows: number;
   fallbacks: number;
@@ -65,12 +68,9 @@ export interface DecodeRun {
   segments: DetailedSegment[];
   language: string;
   durationSec: number;
-  /** Wall time spent in recognition calls (without `alongside` work that outlasted a decode). */
+  /** Wall time of the recognition calls, from each window's start to its result (`alongside` inside). */
   asrMs: number;
-  /**
-   * The run's wall time outside recognition and `alongside`: waiting for PCM, and starting and
-   * closing its reader (ffmpeg).
-   */
+  /** The run's wall time outside recognition: waiting for PCM, and starting and closing its reader (ffmpeg). */
   mediaWaitMs: number;
   stages: DecodeStages;
 }
@@ -95,7 +95,6 @@ export async function decodeStream(
   let carry = "";
   const runStarted = performance.now();
   let asrMs = 0;
-  let alongsideOnlyMs = 0;
   let durationSec = 0;
   const stages = emptyStages();
   let next = iterator.next();
@@ -126,15 +125,10 @@ export async function decodeStream(
         signal: request.signal,
       });
       transcribing.catch(() => undefined); // observed below; `alongside` may throw first
-      const alongsideStarted = performance.now();
       request.alongside?.();
-      const alongsideMs = performance.now() - alongsideStarted;
       const transcript = await transcribing;
-      // the part of `alongside` after the native decode ended kept this thread, not whisper, busy
-      const overrunMs = Math.max(0, alongsideMs - transcript.timings.totalMs);
-      const windowMs = performance.now() - started - overrunMs;
+      const windowMs = performance.now() - started;
       asrMs += windowMs;
-      alongsideOnlyMs += overrunMs;
       addStages(stages, transcript.timings, windowMs);
       language ??= transcript.language;
       const windowText = transcript.segments.map((s) => s.text).join("");
@@ -161,7 +155,7 @@ export async function decodeStream(
   }
   // the input's length, skipped stretches included (a file of silence still has its duration)
   if (request.timeMap) durationSec = request.timeMap.originalSamples / SAMPLE_RATE;
-  const mediaWaitMs = Math.max(0, performance.now() - runStarted - asrMs - alongsideOnlyMs);
+  const mediaWaitMs = Math.max(0, performance.now() - runStarted - asrMs);
   return { segments, language: language ?? "en", durationSec, asrMs, mediaWaitMs, stages };
 }
 
