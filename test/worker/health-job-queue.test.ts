@@ -70,8 +70,12 @@ describe("/health job_queue follows the task Queue's publishes", () => {
 
   it("leaves no failed task in the key's history for an enqueue refused with 503", async () => {
     const own = (await createKey("refused-enqueue")).key;
+    const uploads = async () => (await env.MEDIA.list({ prefix: "uploads/" })).objects.length;
+    const before = await uploads();
     expect((await enqueue(refusingQueue, own)).status).toBe(503);
     const history = await request(env, "/history", { headers: bearer(own) });
     expect(await history.json()).toMatchObject({ jobs: [], total: 0 });
+    // the file it sent is not kept either: the client got no key to use it with
+    expect(await uploads()).toBe(before);
   });
 });
