@@ -107,7 +107,7 @@ function addScore(into: FrameScore | undefined, s: FrameScore): FrameScore {
 async function diarizationTurns(vad: VoiceActivity, pcm: Float32Array) {
   const speech = speechStream(chunks(pcm), { vad, diarize: true, skipNonSpeechSec: 0 });
   for await (const _ of speech.pcm);
-  return speech.diarizer?.finish() ?? [];
+  return speech.finishDiarization() ?? [];
 }
 
 interface LiveRun {

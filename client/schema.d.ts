@@ -2068,7 +2068,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                /** @description unsupported response_format, timestamp granularity or language, or a file that is not audio */
+                /** @description no file (OpenAI's own message, param null), unsupported response_format, timestamp granularity or language, or a file that is not audio */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2095,7 +2095,7 @@ export interface paths {
                         "application/json": components["schemas"]["OpenAIError"];
                     };
                 };
-                /** @description malformed form: no file, a non-numeric temperature, an over-long prompt */
+                /** @description malformed form: two files, a non-numeric temperature, an over-long prompt */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2192,7 +2192,7 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                /** @description unsupported response_format, timestamp granularity or language, or a file that is not audio */
+                /** @description no file (OpenAI's own message, param null), unsupported response_format, timestamp granularity or language, or a file that is not audio */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2219,7 +2219,7 @@ export interface paths {
                         "application/json": components["schemas"]["OpenAIError"];
                     };
                 };
-                /** @description malformed form: no file, a non-numeric temperature, an over-long prompt */
+                /** @description malformed form: two files, a non-numeric temperature, an over-long prompt */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2995,8 +2995,10 @@ export interface components {
             /** @default false */
             word_timestamps: boolean;
             response_format?: string;
-            object_key?: string;
-            file_url?: string;
+            /** @default null */
+            object_key: string | null;
+            /** @default null */
+            file_url: string | null;
         } | null;
         /** @enum {string|null} */
         TaskFailureCode: "media_unreachable" | "media_unreadable" | "media_empty" | "media_too_large" | "unsupported_media" | "audio_too_long" | "unsupported_language" | "language_required" | "invalid_params" | "unsupported_kind" | "decoder_error" | "cancelled" | "node_lost" | "node_shutdown" | "queue_unavailable" | "queue_undeliverable" | "internal_error" | "remote_unavailable" | "remote_refused" | "note_too_short" | "tts_unavailable" | "tts_failed" | "llm_failed" | "translation_unavailable" | "translation_failed" | "renderer_unavailable" | "render_failed" | "slides_failed" | null;

@@ -219,3 +219,19 @@ export const webhookHosts = sqliteTable("webhook_hosts", {
   open_until: integer("open_until"),
   updated_at: integer("updated_at").notNull(),
 });
+
+export const BROKER_STATES = ["ready", "reconnecting"] as const;
+export type BrokerState = (typeof BROKER_STATES)[number];
+
+/**
+ * The job broker's last publish outcome as /health reports it (`job_queue`, `job_queue_error`), one
+ * row per broker (`task_queue`: the TASK_QUEUE Queue): written when a send fails, and back to ready by
+ * the next send that succeeds. In D1 so every isolate sees what another one met. `error` is already
+ * cleaned for a public endpoint (worker/tasks/broker-error-text.ts). Unix milliseconds.
+ */
+export const brokerStatus = sqliteTable("broker_status", {
+  broker: text("broker").primaryKey(),
+  state: text("state", { enum: BROKER_STATES }).notNull(),
+  error: text("error").notNull().default(""),
+  changed_at: integer("changed_at").notNull(),
+});

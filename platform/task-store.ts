@@ -69,6 +69,21 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
   return record;
 }
 
+/**
+ * Takes back a task nobody was told of (its Queue send failed, so its creator got 503 and no id):
+ * the D1 row and its webhook row go in one batch (from then on no reader, history or sweep sees it),
+ * then the JobState entry. A crash between the two leaves only a fast entry that nobody can name and
+ * that its alarm deletes. Its media stays, for the creator's retry.
+ */
+export async function withdrawTask(env: Env, taskId: string): Promise<void> {
+  const store = db(env);
+  await store.batch([
+    store.delete(webhookDeliveries).where(eq(webhookDeliveries.task_id, taskId)),
+    store.delete(jobs).where(eq(jobs.task_id, taskId)),
+  ]);
+  await jobState(env, taskId).erase();
+}
+
 /** A D1 row as a typed record (the kind decides the params and result types). */
 export function recordFromRow(row: typeof jobs.$inferSelect): TaskRecord {
   return TaskRecord.parse(row);

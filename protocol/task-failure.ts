@@ -46,6 +46,7 @@ export const TASK_FAILURES = {
     meaning: "every attempt's inference node stopped responding (its lease expired)",
   },
   node_shutdown: { retryable: true, meaning: "the inference node shut down and handed the task back" },
+  // no longer written (a refused task is withdrawn and its creator gets 503); kept for older rows
   queue_unavailable: { retryable: false, meaning: "the job queue refused the task when it was created" },
   queue_undeliverable: {
     retryable: false,

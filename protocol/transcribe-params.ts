@@ -23,10 +23,10 @@ export const TranscribeParams = z
     word_timestamps: z.boolean().default(false),
     /** The compatible endpoint's requested format, kept so the history shows how the job was asked. */
     response_format: z.string().optional(),
-    /** Set for media that went through object storage (uploads, presigned PUTs). */
-    object_key: z.string().optional(),
-    /** Set for jobs enqueued from a URL. */
-    file_url: z.string().optional(),
+    /** Set for media that went through object storage (uploads, presigned PUTs); null otherwise. */
+    object_key: z.string().nullable().default(null),
+    /** Set for jobs enqueued from a URL; null otherwise. */
+    file_url: z.string().nullable().default(null),
   })
   .meta({ id: "HistoryEntryParams" });
 export type TranscribeParams = z.infer<typeof TranscribeParams>;

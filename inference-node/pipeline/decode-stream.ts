@@ -24,6 +24,12 @@ export interface DecodeRequest {
    * time is mapped back to the input's, and the duration is the input's.
    */
   timeMap?: TimeMap;
+  /**
+   * Work that runs on this thread while whisper decodes each window on its own (diarization): run
+   * right after the window's decode starts. A part that outlasts the native decode delays the next
+   * window, so it is recognition's wall time too.
+   */
+  alongside?: () => void;
   /** Called after each window with the seconds of audio recognised so far. */
   onWindow?: (decodedSec: number) => void;
 }
@@ -49,7 +55,10 @@ export interface DecodeStages {
   /** Decoder passes: one-token, batched and prompt. */
   decodeMs: number;
   sampleMs: number;
-  /** Recognition wall time not in the figures above (JS, thread hand-off, result conversion). */
+  /**
+   * Recognition wall time not in the figures above (JS, thread hand-off, result conversion, and
+   * `alongside` work that outlasted the native decode).
+   */
   otherMs: number;
   windows: number;
   fallbacks: number;
@@ -59,8 +68,10 @@ export interface DecodeRun {
   segments: DetailedSegment[];
   language: string;
   durationSec: number;
-  /** Wall time spent in recognition calls. */
+  /** Wall time of the recognition calls, from each window's start to its result (`alongside` inside). */
   asrMs: number;
+  /** The run's wall time outside recognition: waiting for PCM, and starting and closing its reader (ffmpeg). */
+  mediaWaitMs: number;
   stages: DecodeStages;
 }
 
@@ -82,6 +93,7 @@ export async function decodeStream(
   const segments: DetailedSegment[] = [];
   let language = request.language;
   let carry = "";
+  const runStarted = performance.now();
   let asrMs = 0;
   let durationSec = 0;
   const stages = emptyStages();
@@ -96,7 +108,7 @@ export async function decodeStream(
       next = iterator.next();
       next.catch(() => undefined); // observed below; avoids an unhandled rejection while decoding
       const started = performance.now();
-      const transcript = await model.transcribe(window.samples, {
+      const transcribing = model.transcribe(window.samples, {
         language: language ?? "auto",
         translate: request.translate,
         initialPrompt: [request.context, carry].filter(Boolean).join(" ") || undefined,
@@ -112,6 +124,9 @@ export async function decodeStream(
         noContext: true,
         signal: request.signal,
       });
+      transcribing.catch(() => undefined); // observed below; `alongside` may throw first
+      request.alongside?.();
+      const transcript = await transcribing;
       const windowMs = performance.now() - started;
       asrMs += windowMs;
       addStages(stages, transcript.timings, windowMs);
@@ -140,7 +155,8 @@ export async function decodeStream(
   }
   // the input's length, skipped stretches included (a file of silence still has its duration)
   if (request.timeMap) durationSec = request.timeMap.originalSamples / SAMPLE_RATE;
-  return { segments, language: language ?? "en", durationSec, asrMs, stages };
+  const mediaWaitMs = Math.max(0, performance.now() - runStarted - asrMs);
+  return { segments, language: language ?? "en", durationSec, asrMs, mediaWaitMs, stages };
 }
 
 function emptyStages(): DecodeStages {

@@ -4,11 +4,15 @@
  * non-speech stretches; the energy fallback is not trusted to skip (noise it calls non-speech might
  * hold quiet words), so with it every sample is decoded and the diarizer runs its own energy VAD.
  */
-import { Diarizer } from "../diarize/index.ts";
+import { Diarizer, type SpeakerTurn } from "../diarize/index.ts";
 import { LabelledVoicing } from "../diarize/labelled-voicing.ts";
+import { SAMPLE_RATE } from "../media/pcm-stream.ts";
 import { skipNonSpeech, TimeMap } from "../vad/skip-non-speech.ts";
 import { type LabelledChunk, labelSpeech } from "../vad/speech-labels.ts";
 import type { VoiceActivity, VoiceActivityStream } from "../vad/voice-activity.ts";
+
+/** Most samples read ahead of the diarizer: three 30 s windows (5.8 MB). */
+const MAX_PENDING_SAMPLES = 3 * 30 * SAMPLE_RATE;
 
 export interface SpeechStreamOptions {
   vad: VoiceActivity;
@@ -22,17 +26,24 @@ export interface SpeechStream {
   pcm: AsyncIterable<Float32Array>;
   /** Maps decoded times back to the input's; null when nothing is skipped. */
   timeMap: TimeMap | null;
-  /** Fed every sample of the input as `pcm` is read; null without diarization. */
-  diarizer: Diarizer | null;
-  /** Milliseconds spent feeding the diarizer so far. */
+  /** Whether the input is diarized. */
+  diarizing: boolean;
+  /**
+   * Runs the diarizer on what `pcm` has read so far, and clusters once the input has ended. Called
+   * while whisper decodes a window on its own thread, so diarization really runs beside recognition.
+   */
+  diarizeAlongside(): void;
+  /** The speaker turns, after any diarization not yet run; null without diarization. */
+  finishDiarization(): SpeakerTurn[] | null;
+  /** The diarizer's own wall time so far (feeding and clustering), in milliseconds. */
   diarizeMs(): number;
 }
 
 /**
  * @example
  * const speech = speechStream(source.chunks, { vad, diarize: true, skipNonSpeechSec: 2 });
- * const run = await decodeStream(model, speech.pcm, { ...request, timeMap: speech.timeMap ?? undefined });
- * const turns = speech.diarizer?.finish();
+ * const run = await decodeStream(model, speech.pcm, { ...request, alongside: speech.diarizeAlongside });
+ * const turns = speech.finishDiarization();
  */
 export function speechStream(
   chunks: AsyncIterable<Float32Array>,
@@ -43,25 +54,43 @@ export function speechStream(
   const vadStream = silero && (options.diarize || skipping) ? options.vad.stream() : null;
   const voicing = options.diarize && vadStream ? new LabelledVoicing(vadStream.frameSamples) : null;
   const diarizer = options.diarize ? new Diarizer(voicing ? { voicing } : {}) : null;
+  // Chunks read but not yet diarized: what is read while one window decodes, about one window; a
+  // reader that never calls diarizeAlongside has them diarized as they come past the bound.
+  const pending: { pcm: Float32Array; speech: boolean[] }[] = [];
+  let pendingSamples = 0;
+  let inputEnded = false;
+  let turns: SpeakerTurn[] | null = null;
   let diarizeMs = 0;
-  const diarize = (pcm: Float32Array, speech: boolean[] = []) => {
+  const queue = (pcm: Float32Array, speech: boolean[] = []) => {
     if (!diarizer) return;
+    pending.push({ pcm, speech });
+    pendingSamples += pcm.length;
+    if (pendingSamples > MAX_PENDING_SAMPLES) runDiarizer(false);
+  };
+  const runDiarizer = (cluster: boolean) => {
+    if (!diarizer || turns) return;
     const started = performance.now();
-    voicing?.label(speech);
-    diarizer.push(pcm);
+    for (const chunk of pending.splice(0)) {
+      voicing?.label(chunk.speech);
+      diarizer.push(chunk.pcm);
+    }
+    pendingSamples = 0;
+    if (cluster) turns = diarizer.finish();
     diarizeMs += performance.now() - started;
   };
   async function* tapped(): AsyncGenerator<Float32Array> {
     for await (const chunk of chunks) {
-      diarize(chunk);
+      queue(chunk);
       yield chunk;
     }
+    inputEnded = true;
   }
   async function* labelled(stream: VoiceActivityStream): AsyncGenerator<LabelledChunk> {
     for await (const chunk of labelSpeech(chunks, stream)) {
-      diarize(chunk.pcm, chunk.speech);
+      queue(chunk.pcm, chunk.speech);
       yield chunk;
     }
+    inputEnded = true;
   }
   async function* pcmOf(labelledChunks: AsyncIterable<LabelledChunk>): AsyncGenerator<Float32Array> {
     for await (const chunk of labelledChunks) yield chunk.pcm;
@@ -72,5 +101,15 @@ export function speechStream(
     : timeMap
       ? skipNonSpeech(labelled(vadStream), timeMap, options.skipNonSpeechSec)
       : pcmOf(labelled(vadStream));
-  return { pcm, timeMap, diarizer, diarizeMs: () => diarizeMs };
+  return {
+    pcm,
+    timeMap,
+    diarizing: diarizer !== null,
+    diarizeAlongside: () => runDiarizer(inputEnded),
+    finishDiarization: () => {
+      runDiarizer(true);
+      return turns;
+    },
+    diarizeMs: () => diarizeMs,
+  };
 }

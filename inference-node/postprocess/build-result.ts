@@ -109,13 +109,13 @@ export interface ResultTimings {
   /** Fetching the media. */
   downloadMs: number;
   /**
-   * Media decoding (ffmpeg) that ran before recognition, if any. The streaming pipeline pipes ffmpeg
-   * into recognition, so its decode is inside `asrMs` and this stays 0 (the default).
+   * Media decoding recognition waited for: opening the media and every wait for ffmpeg's PCM while
+   * whisper had nothing to decode (0 when absent).
    */
   decodeMs?: number;
   /** Recognition. */
   asrMs: number;
-  /** Diarization, concurrent with recognition; 0 or absent when disabled. */
+  /** The diarizer's own wall time (feeding and clustering), beside recognition; 0 or absent when disabled. */
   diarizeMs?: number;
   /** Post-processing, translation included. */
   postMs: number;
@@ -141,10 +141,10 @@ export interface BuildResultInput {
 /**
  * Builds the TranscriptionResult of a finished task. `audio_url` is null: the Worker mints it on read.
  *
- * Times: the spec's total is "download + decode + max(asr, diarize) + post-processing". Recognition
- * and diarization run concurrently, so only the longer counts; we read "decode" as media decoding,
- * which the streaming pipeline overlaps with recognition (`decodeMs` 0), giving
- * total_ms = downloadMs + decodeMs + max(asrMs, diarizeMs) + postMs.
+ * Times: the spec's total, total_ms = downloadMs + decodeMs + max(asrMs, diarizeMs) + postMs. The
+ * pipeline runs the diarizer while whisper decodes (pipeline/speech-stream.ts), so only the longer
+ * of the two counts, and the decode term is the time recognition waited for ffmpeg; the sum is the
+ * task's wall time on the node (test/node/pipeline-timings.test.ts).
  * rtf = asr_ms / 1000 / duration_sec, 0 for a zero-length clip.
  *
  * @example

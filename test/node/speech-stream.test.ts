@@ -31,7 +31,7 @@ describe("speechStream (what a transcription decodes and diarizes)", () => {
     expect(s.timeMap?.originalSamples).toBe(input.length);
     expect(decoded).toBe(s.timeMap?.keptSamples);
     expect(decoded).toBeLessThan(input.length - 9 * SR);
-    const turns = s.diarizer?.finish() ?? [];
+    const turns = s.finishDiarization() ?? [];
     expect(turns.length).toBeGreaterThan(0);
     const silence: [number, number] = [0.5 + speech.length / SR + 0.5, 0.5 + speech.length / SR + 9.5];
     for (const t of turns) expect(t.end <= silence[0] || t.start >= silence[1], JSON.stringify(t)).toBe(true);
@@ -54,6 +54,7 @@ describe("speechStream (what a transcription decodes and diarizes)", () => {
     });
     expect(await drain(s.pcm)).toBe(input.length);
     expect(s.timeMap).toBeNull();
-    expect(s.diarizer).toBeNull();
+    expect(s.diarizing).toBe(false);
+    expect(s.finishDiarization()).toBeNull();
   });
 });

@@ -67,6 +67,8 @@ export const TRANSCRIBE_PARAMS: TranscribeParams = {
   context: "",
   task: "transcribe",
   word_timestamps: false,
+  object_key: null,
+  file_url: null,
 };
 
 /** Creates a transcription task for `ownerKeyId` and hands it to the queue consumer directly. */

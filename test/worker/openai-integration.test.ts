@@ -313,7 +313,7 @@ describe("errors in OpenAI's envelope", () => {
     expect((await env.MEDIA.list({ prefix: "uploads/" })).objects.length).toBe(before);
   });
 
-  it("answers 422 in the envelope to a malformed form", async () => {
+  it("answers a form without a file as OpenAI does (400), and 422 in the envelope to a malformed form", async () => {
     const { key } = await createKey();
     const form = new FormData();
     form.append("model", "whisper-1");
@@ -322,9 +322,15 @@ describe("errors in OpenAI's envelope", () => {
       headers: bearer(key),
       body: form,
     });
-    expect(missing.status).toBe(422);
+    // OpenAI's own answer to a request without `file`, word for word (docs/api.md)
+    expect(missing.status).toBe(400);
     expect(await missing.json()).toEqual({
-      error: { message: "file: Field required", type: "invalid_request_error", param: "file", code: null },
+      error: {
+        message: "1 validation error for Request\nbody -> file\n  field required (type=value_error.missing)",
+        type: "invalid_request_error",
+        param: null,
+        code: null,
+      },
     });
     const { client } = openai(key);
     const temperature = await client.audio.transcriptions

@@ -49,6 +49,7 @@ describe("POST /transcribe", () => {
         task: "transcribe",
         word_timestamps: false,
         file_url: fixtureUrl("/audio.mp3"),
+        object_key: null,
       });
     }
   });

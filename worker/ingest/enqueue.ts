@@ -66,7 +66,7 @@ async function submitTranscription(
     ownerKeyId,
     kind: "transcribe",
     lane: "batch",
-    params: { ...params, task: "transcribe", word_timestamps: false },
+    params: { object_key: null, file_url: null, ...params, task: "transcribe", word_timestamps: false },
     source,
     webhook,
   });

@@ -1,5 +1,5 @@
 import { MAX_MEDIA_BYTES } from "../../protocol/media-limits.ts";
-import { type ApiError, validationError } from "../errors.ts";
+import { ApiError, validationError } from "../errors.ts";
 import { uploadContentType } from "../media/content-types.ts";
 import { declaredLength, streamToR2, tooLarge } from "../media/r2-upload.ts";
 import {
@@ -58,7 +58,7 @@ export async function receiveStreamedForm(
       values.push(await readTextPart(part, MAX_FIELD_BYTES));
       fields.set(part.name, values);
     }
-    if (!stored) throw formError("file", "Field required", "missing");
+    if (!stored) throw formError("file", MISSING_FILE_MSG, "missing");
     if (stored.size === 0) throw formError("file", "the file is empty", "value_error");
     return { ...stored, fields };
   } catch (cause) {
@@ -84,6 +84,18 @@ async function storeFile(
     customMetadata: { owner_key_id: ownerKeyId },
   });
   return { objectKey, contentType, size };
+}
+
+const MISSING_FILE_MSG = "Field required";
+
+/** Whether `error` is receiveStreamedForm's refusal of a form without a `file` part. */
+export function isMissingFile(error: unknown): boolean {
+  return (
+    error instanceof ApiError &&
+    error.issues.length === 1 &&
+    error.issues[0]?.type === "missing" &&
+    error.issues[0].loc.join(".") === "body.file"
+  );
 }
 
 function formError(field: string | null, msg: string, type: string): ApiError {

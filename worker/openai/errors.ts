@@ -44,6 +44,18 @@ export class OpenAIError extends ApiError {
   }
 }
 
+/**
+ * OpenAI's answer to a transcription or translation request without `file`, word for word as its
+ * API sends it (400, `param` null): clients that match on it see the same thing here.
+ */
+export function missingFileError(): OpenAIError {
+  return new OpenAIError(
+    "bad_request",
+    "1 validation error for Request\nbody -> file\n  field required (type=value_error.missing)",
+    { param: null },
+  );
+}
+
 /** Defaults per error code: OpenAI's type and code for what our code means. */
 const DEFAULTS: Partial<Record<ErrorCode, { type: string; code: string | null; param?: string }>> = {
   unauthorized: { type: "invalid_request_error", code: "invalid_api_key" },

@@ -3,14 +3,14 @@ import { jobState } from "../../platform/stubs.ts";
 import { readTask } from "../../platform/task-store.ts";
 import type { TaskRecord } from "../../protocol/task.ts";
 import type { SpeechTask } from "../../protocol/transcribe-params.ts";
-import { receiveStreamedForm } from "../ingest/streamed-form.ts";
+import { isMissingFile, receiveStreamedForm } from "../ingest/streamed-form.ts";
 import { recordUpload } from "../ingest/upload-registry.ts";
 import { drainRemoteTasks } from "../remote/edge-executor.ts";
 import { remoteDefaultEntry } from "../remote/remote-tier.ts";
 import { FAILURE_VIEWS } from "../tasks/failure-views.ts";
 import { cancelTask } from "../tasks/leasing.ts";
 import { submitTask } from "../tasks/submit.ts";
-import { OpenAIError } from "./errors.ts";
+import { missingFileError, OpenAIError } from "./errors.ts";
 import { type RenderedBody, renderTranscript } from "./formats.ts";
 import { parseSyncRequest, type SyncRequest } from "./request.ts";
 
@@ -46,7 +46,9 @@ export interface SyncReply extends RenderedBody {
  * @example const reply = await runSyncTranscription(env, { ownerKeyId, task: "transcribe", request, waitUntil });
  */
 export async function runSyncTranscription(env: Env, call: SyncCall): Promise<SyncReply> {
-  const form = await receiveStreamedForm(env, call.request, call.ownerKeyId);
+  const form = await receiveStreamedForm(env, call.request, call.ownerKeyId).catch((cause: unknown) => {
+    throw isMissingFile(cause) ? missingFileError() : cause;
+  });
   let request: SyncRequest;
   let taskId: string;
   try {
@@ -60,7 +62,7 @@ export async function runSyncTranscription(env: Env, call: SyncCall): Promise<Sy
       ownerKeyId: call.ownerKeyId,
       kind: "transcribe",
       lane: "interactive",
-      params: { ...request.params, object_key: form.objectKey },
+      params: { ...request.params, object_key: form.objectKey, file_url: null },
       source: { type: "object", object_key: form.objectKey },
     });
     taskId = record.task_id;

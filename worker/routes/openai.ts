@@ -42,10 +42,12 @@ const syncResponses = {
       "text/plain": { schema: z.string() },
     },
   },
-  400: error("unsupported response_format, timestamp granularity or language, or a file that is not audio"),
+  400: error(
+    "no file (OpenAI's own message, param null), unsupported response_format, timestamp granularity or language, or a file that is not audio",
+  ),
   401: error("missing or invalid API key (code invalid_api_key)"),
   413: error("the file exceeds 2 GB (a declared Content-Length is refused before reading)"),
-  422: error("malformed form: no file, a non-numeric temperature, an over-long prompt"),
+  422: error("malformed form: two files, a non-numeric temperature, an over-long prompt"),
   429: {
     ...error("rate limit exceeded for this API key"),
     headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" } } },

@@ -4,16 +4,12 @@ import { dispatcher, liveHub } from "../../platform/stubs.ts";
 import { modelFixCommand, syntheticModelNotice } from "../../protocol/model-registry.ts";
 import { remoteDefaultEntry, remoteEntryReady } from "../remote/remote-tier.ts";
 import type { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
+import { readJobQueue } from "./job-broker.ts";
 import { servedAsrModel } from "./served-model.ts";
 
 /**
- * What /health says when the scheduler cannot be asked: a fixed phrase, since the exception's own text
- * (addresses, internal names) is for the server's log, not for an unauthenticated endpoint.
- */
-export const JOB_QUEUE_UNAVAILABLE = "job queue unavailable";
-
-/**
- * Health as the nodes last reported it, plus whether the scheduling path answers. `asr_loaded` is
+ * Health as the nodes last reported it, plus whether a publish would reach the job broker
+ * (`readJobQueue`). `asr_loaded` is
  * true exactly when a streaming engine is connected to the LiveHub, the engine /ws claims, so false
  * always means /ws is refused (batch-only nodes show on /models `ready` instead); `asr_model` is a
  * model that is served (`servedAsrModel`); `gpu_free_gb` the most free VRAM one node reports; `busy`
@@ -24,15 +20,13 @@ export async function readHealth(
   env: Env,
 ): Promise<{ health: HealthResponse; modelsReady: string[]; syntheticModels: string[] }> {
   const registry = workerConfig(env).modelRegistry;
-  let jobQueue: HealthResponse["job_queue"] = "ready";
-  let jobQueueError = "";
   let nodes: Awaited<ReturnType<ReturnType<typeof dispatcher>["liveNodes"]>> = [];
   const liveAsked = liveStatus(env);
+  const jobQueueAsked = readJobQueue(env);
   try {
     nodes = await dispatcher(env).liveNodes();
   } catch (cause) {
-    jobQueue = "reconnecting";
-    jobQueueError = JOB_QUEUE_UNAVAILABLE;
+    // no node can be heard of; the job broker (the Queue) is another matter, in `job_queue`
     console.error(JSON.stringify({ dispatcher: "liveNodes failed", error: String(cause) }));
   }
   const live = await liveAsked;
@@ -59,8 +53,7 @@ export async function readHealth(
     busy: live.busy,
     mt_loaded: Boolean(mtNode),
     mt_model: mtNode?.mt_model ?? "",
-    job_queue: jobQueue,
-    job_queue_error: jobQueueError,
+    ...(await jobQueueAsked),
   };
   return { health, modelsReady: [...new Set(nodes.flatMap((node) => node.models_ready))], syntheticModels };
 }
