@@ -1,6 +1,7 @@
 import { workerConfig } from "../../platform/config.ts";
 import { type RegistryEntry, WORKERS_AI_WHISPER_MODEL } from "../../protocol/model-registry.ts";
 import { transcribeWithOpenAiEndpoint } from "./openai-endpoint.ts";
+import { type CheckedAudio, checkAnswerDuration, checkAudioBeforeCall } from "./remote-audio-limits.ts";
 import { RemoteTierError } from "./remote-failure.ts";
 import type { RemoteAsk, RemoteAudio, RemoteTranscript } from "./remote-transcript.ts";
 import { type SpeechModelBinding, transcribeWithWorkersAi } from "./workers-ai-whisper.ts";
@@ -32,12 +33,30 @@ function workersAiBinding(env: Env): SpeechModelBinding | null {
 
 /**
  * One transcription by the entry's provider. `onProgress` hears the share done (0–1) between calls.
+ * Every provider's audio passes the same checks (remote-audio-limits.ts): a sane WAV header, and
+ * MAX_AUDIO_DURATION_SEC before the call (from a WAV's header) and after it (from the answer).
  * Failures are RemoteTierError (closed failure codes); a cancel rethrows the signal's reason.
  */
 export async function callRemoteTier(
   env: Env,
   entry: RegistryEntry,
   audio: RemoteAudio,
+  ask: RemoteAsk,
+  signal: AbortSignal,
+  onProgress: (share: number) => Promise<void>,
+): Promise<RemoteTranscript> {
+  const { maxAudioDurationSec } = workerConfig(env);
+  const checked = checkAudioBeforeCall(audio.bytes, maxAudioDurationSec);
+  const transcript = await callProvider(env, entry, audio, checked, ask, signal, onProgress);
+  checkAnswerDuration(transcript, maxAudioDurationSec);
+  return transcript;
+}
+
+async function callProvider(
+  env: Env,
+  entry: RegistryEntry,
+  audio: RemoteAudio,
+  checked: CheckedAudio,
   ask: RemoteAsk,
   signal: AbortSignal,
   onProgress: (share: number) => Promise<void>,
@@ -52,7 +71,7 @@ export async function callRemoteTier(
     return transcribeWithWorkersAi(
       ai,
       entry.remote_model ?? WORKERS_AI_WHISPER_MODEL,
-      audio,
+      { ...audio, checked },
       ask,
       signal,
       entry.timeout_sec,
