@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { createVoxedgeClient, unwrap, type VoxedgeClient } from "../../client/index.ts";
 import { ensureSyntheticModel, type SyntheticSize } from "../../native/model/synthetic.ts";
+import { pcmWavHeader } from "../../protocol/wav.ts";
 import { createKey } from "../../scripts/keys.ts";
 import { applyMigrations } from "../../scripts/lib/wrangler.ts";
 import type { TaskStatusResponse } from "../../worker/schemas/tasks.ts";
@@ -126,18 +127,6 @@ export function writeWav(path: string, samples: Float32Array, sampleRate = 16_00
   for (let i = 0; i < samples.length; i++) {
     data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round((samples[i] ?? 0) * 32767))), i * 2);
   }
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0, "ascii");
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write("WAVEfmt ", 8, "ascii");
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36, "ascii");
-  header.writeUInt32LE(data.length, 40);
+  const header = pcmWavHeader({ channels: 1, sampleRate, bitsPerSample: 16 }, data.length);
   writeFileSync(path, Buffer.concat([header, data]));
 }

@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
+import { UPSTREAM_KEY_FRAGMENT } from "./fixture-answers.ts";
 
 const AUDIO = Buffer.alloc(2048, 7);
 const TOO_BIG = 3_000_000_000;
@@ -124,21 +125,20 @@ async function openAiTranscriptions(req: IncomingMessage, res: ServerResponse): 
   );
 }
 
-/** `/openai-status/<code>/audio/transcriptions`: an endpoint that answers HTTP <code> to everything (a 401 with a key fragment). */
+/**
+ * `/openai-status/<code>/audio/transcriptions`: an endpoint that answers HTTP <code> to everything; its
+ * 401 carries a masked key fragment the way OpenAI's does.
+ */
 function statusEndpoint(pathname: string): Handler | null {
   const code = /^\/openai-status\/(\d{3})\/audio\/transcriptions$/.exec(pathname)?.[1];
   if (!code) return null;
+  const message =
+    code === "401" ? `Incorrect API key provided: ${UPSTREAM_KEY_FRAGMENT}.` : `fixture says ${code}`;
   return (req, res) => {
     req.resume();
-    // A 401 echoes a masked fragment of the key it got, as OpenAI's API does.
-    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
-    const said =
-      code === "401"
-        ? `Incorrect API key provided: ${bearer.slice(0, 3)}****${bearer.slice(-4)}`
-        : `fixture says ${code}`;
     res
       .writeHead(Number(code), { "Content-Type": "application/json" })
-      .end(JSON.stringify({ error: { message: said } }));
+      .end(JSON.stringify({ error: { message } }));
   };
 }
 

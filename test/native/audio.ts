@@ -8,46 +8,24 @@ import { mkdir, readFile, rename, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { readWav } from "../../protocol/wav.ts";
 
 const run = promisify(execFile);
 const CACHE = path.join(tmpdir(), "voxedge-test-audio");
 
-/** Samples of a RIFF/WAVE file: 16-bit PCM or 32-bit float, first channel. */
+/** Samples of a RIFF/WAVE file (header read by protocol/wav.ts): 16-bit PCM or 32-bit float, first channel. */
 export function parseWav(buf: Buffer): { sampleRate: number; samples: Float32Array } {
-  if (buf.toString("ascii", 0, 4) !== "RIFF" || buf.toString("ascii", 8, 12) !== "WAVE") {
-    throw new Error("not a RIFF/WAVE file");
+  const wav = readWav(buf);
+  if (wav.kind !== "wav") throw new Error(wav.kind === "invalid" ? wav.reason : "not a RIFF/WAVE file");
+  const { encoding, bitsPerSample, blockAlign, sampleRate } = wav.format;
+  const samples = new Float32Array(wav.dataBytes / blockAlign);
+  for (let i = 0; i < samples.length; i++) {
+    const at = wav.dataOffset + i * blockAlign;
+    if (encoding === "pcm" && bitsPerSample === 16) samples[i] = buf.readInt16LE(at) / 32768;
+    else if (encoding === "float" && bitsPerSample === 32) samples[i] = buf.readFloatLE(at);
+    else throw new Error(`unsupported WAV format ${encoding}/${bitsPerSample} bit`);
   }
-  let format = 0;
-  let channels = 0;
-  let sampleRate = 0;
-  let bits = 0;
-  for (let off = 12; off + 8 <= buf.length; ) {
-    const id = buf.toString("ascii", off, off + 4);
-    // ffmpeg writes 0xFFFFFFFF as the data size when it streams; the data then runs to the end
-    const declared = buf.readUInt32LE(off + 4);
-    const size = Math.min(declared, buf.length - off - 8);
-    const body = off + 8;
-    if (id === "fmt ") {
-      format = buf.readUInt16LE(body);
-      channels = buf.readUInt16LE(body + 2);
-      sampleRate = buf.readUInt32LE(body + 4);
-      bits = buf.readUInt16LE(body + 14);
-      if (format === 0xfffe) format = buf.readUInt16LE(body + 24); // WAVE_FORMAT_EXTENSIBLE subformat
-    } else if (id === "data") {
-      const step = (bits / 8) * channels;
-      const n = Math.floor(size / step);
-      const samples = new Float32Array(n);
-      for (let i = 0; i < n; i++) {
-        const at = body + i * step;
-        if (format === 1 && bits === 16) samples[i] = buf.readInt16LE(at) / 32768;
-        else if (format === 3 && bits === 32) samples[i] = buf.readFloatLE(at);
-        else throw new Error(`unsupported WAV format ${format}/${bits} bit`);
-      }
-      return { sampleRate, samples };
-    }
-    off = body + size + (size % 2);
-  }
-  throw new Error("WAV file has no data chunk");
+  return { sampleRate, samples };
 }
 
 async function cached(key: string, make: (file: string) => Promise<void>): Promise<string> {

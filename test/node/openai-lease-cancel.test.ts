@@ -15,6 +15,7 @@ import type {
   LeaseOf,
   NodeHealth,
 } from "../../protocol/node.ts";
+import { pcmWavHeader } from "../../protocol/wav.ts";
 import { NODE_HEALTH } from "../helpers/node-health.ts";
 import { repeatTo, speechPcm } from "../native/audio.ts";
 
@@ -148,19 +149,7 @@ function wavBytes(samples: Float32Array): Buffer {
   for (let i = 0; i < samples.length; i++) {
     data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round((samples[i] ?? 0) * 32767))), i * 2);
   }
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0, "ascii");
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write("WAVEfmt ", 8, "ascii");
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16_000, 24);
-  header.writeUInt32LE(32_000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36, "ascii");
-  header.writeUInt32LE(data.length, 40);
+  const header = pcmWavHeader({ channels: 1, sampleRate: 16_000, bitsPerSample: 16 }, data.length);
   return Buffer.concat([header, data]);
 }
 

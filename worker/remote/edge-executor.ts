@@ -108,22 +108,13 @@ export async function runRemoteLease(
     await completeLease(env, lease.lease_id, EDGE_EXECUTOR, { kind: "transcribe", result });
   } catch (error) {
     if (cancel.signal.aborted || isGone(error)) return; // cancelled or lease lost: its task is another's now
-    // What the tier said stays in the deployment's log; the task keeps the fixed message of its code.
-    if (error instanceof RemoteTierError && error.detail)
-      console.error(
-        JSON.stringify({
-          remote_tier_failure: error.failure.code,
-          task_id: lease.task_id,
-          detail: error.detail,
-        }),
-      );
+    if (!(error instanceof RemoteTierError))
+      console.error(JSON.stringify({ remote_tier: entry.id, error: String(error).slice(0, 300) }));
+    // An unexpected error's text stays in the log, like a remote answer's (remote-failure.ts).
     const failure =
       error instanceof RemoteTierError
         ? error.failure
-        : {
-            code: "internal_error" as const,
-            message: `remote tier executor failed: ${String(error).slice(0, 300)}`,
-          };
+        : { code: "internal_error" as const, message: "the remote tier's executor failed unexpectedly" };
     await failLease(env, lease.lease_id, EDGE_EXECUTOR, failure).catch((failError: unknown) => {
       if (!isGone(failError)) throw failError;
     });

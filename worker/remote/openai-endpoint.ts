@@ -60,7 +60,6 @@ export async function transcribeWithOpenAiEndpoint(
     });
   } catch (cause) {
     if (signal.aborted) throw cause;
-    console.error(JSON.stringify({ remote_tier: tier, error: String(cause) }));
     throw remoteUnreachable(tier, cause, endpoint.timeoutSec);
   }
   const body = await boundedText(response, tier);
@@ -92,7 +91,7 @@ async function boundedText(response: Response, tier: string): Promise<string> {
   return new TextDecoder().decode(bytes);
 }
 
-/** The endpoint's own error text (OpenAI's envelope, whisper-server's `{error}`), for the stored message. */
+/** The endpoint's own error text (OpenAI's envelope, whisper-server's `{error}`), for the log. */
 function errorDetail(body: string): string {
   try {
     const json = JSON.parse(body) as { error?: string | { message?: string } };

@@ -3,9 +3,7 @@ import type { TaskFailureCode } from "../../protocol/task-failure.ts";
 
 /**
  * A remote recognition tier's failure, already in the closed failure-code set (protocol/task-failure.ts):
- * the executor stores it like a node's `fail`, so no remote answer ever becomes a 500. What the tier itself
- * said (its host, status, the start of its answer, which may echo a key fragment) is `detail`, for the
- * deployment's log only: callers, history and webhooks read `failure.message`, a fixed text per code.
+ * the executor stores it like a node's `fail`, so no remote answer ever becomes a 500.
  */
 export class RemoteTierError extends Error {
   override name = "RemoteTierError";
@@ -13,37 +11,27 @@ export class RemoteTierError extends Error {
     readonly failure: TaskFailure,
     /** Worth calling again (429, 5xx, a timeout, a dropped connection) after a backoff. */
     readonly transient: boolean,
-    /** What the tier said, for the log; never shown to a caller. */
-    readonly detail = "",
   ) {
     super(failure.message);
   }
 }
 
-/** What a caller reads for each code a remote tier's own answer can give: fixed, naming no host. */
-const CALLER_MESSAGES = {
-  remote_unavailable: "remote recognition is unavailable now (the deployment's log has the details)",
+/**
+ * What the task's caller is told (its error, `/v1/audio/*`'s answer, its webhook) when a remote tier's
+ * answer ends the call: fixed text per code. The endpoint's host, status and body go to the log only
+ * (an upstream 401 quotes part of the deployment's key).
+ */
+export const REMOTE_FAILURE_MESSAGES = {
+  remote_unavailable:
+    "the remote recognition tier did not answer in time, could not be reached, was overloaded or answered something unusable",
   remote_refused:
-    "the deployment's remote recognition tier refused the call (the deployment's log has the details)",
+    "the remote recognition tier refused the deployment's request (its key, model name or endpoint); the deployment's log has the detail",
   media_unreadable: "the remote recognition tier could not read the audio",
   media_too_large: "the remote recognition tier refused the audio as too large",
-  decoder_error:
-    "the remote recognition tier failed while transcribing (the deployment's log has the details)",
+  decoder_error: "the remote recognition tier failed while recognising",
 } as const satisfies Partial<Record<TaskFailureCode, string>>;
 
-/**
- * A failure the tier's answer (or its silence) caused: the caller's message is fixed for `code`, what
- * the tier said goes to `detail`.
- *
- * @example tierFailure("remote_refused", false, "api.example.com answered HTTP 401: …").failure.message
- */
-export function tierFailure(
-  code: keyof typeof CALLER_MESSAGES,
-  transient: boolean,
-  detail: string,
-): RemoteTierError {
-  return new RemoteTierError({ code, message: CALLER_MESSAGES[code] }, transient, detail);
-}
+type RemoteAnswerCode = keyof typeof REMOTE_FAILURE_MESSAGES;
 
 /**
  * The failure an HTTP status of the remote tier means. 429 and 5xx (and 408) are transient: the call is
@@ -55,12 +43,13 @@ export function tierFailure(
  * @example remoteStatusFailure(503, "whisper-server", "busy").transient // true
  */
 export function remoteStatusFailure(status: number, tier: string, detail: string): RemoteTierError {
-  const said = `${tier} answered HTTP ${status}${detail ? `: ${detail.slice(0, 300)}` : ""}`;
-  if (status === 408 || status === 429 || status >= 500) return tierFailure("remote_unavailable", true, said);
-  return tierFailure(permanentCode(status), false, said);
+  const logged = { status, detail: detail.slice(0, 300) };
+  if (status === 408 || status === 429 || status >= 500)
+    return remoteAnswerFailure("remote_unavailable", true, tier, logged);
+  return remoteAnswerFailure(permanentCode(status), false, tier, logged);
 }
 
-function permanentCode(status: number): "media_too_large" | "media_unreadable" | "remote_refused" {
+function permanentCode(status: number): RemoteAnswerCode {
   if (status === 413) return "media_too_large";
   if (status === 400 || status === 415 || status === 422) return "media_unreadable";
   return "remote_refused";
@@ -69,13 +58,26 @@ function permanentCode(status: number): "media_too_large" | "media_unreadable" |
 /** A call that got no answer: timed out, or the connection failed. Transient. */
 export function remoteUnreachable(tier: string, cause: unknown, timeoutSec: number): RemoteTierError {
   const timedOut = cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError");
-  const detail = timedOut
-    ? `${tier} did not answer within ${timeoutSec} s`
-    : `could not connect to ${tier}: ${String(cause).slice(0, 300)}`;
-  return tierFailure("remote_unavailable", true, detail);
+  const detail = timedOut ? `no answer within ${timeoutSec} s` : `could not connect: ${String(cause)}`;
+  return remoteAnswerFailure("remote_unavailable", true, tier, { detail });
 }
 
 /** An answer the tier gave with success status but a body we cannot read: transient (a proxy's page, a cut body). */
 export function remoteGarbled(tier: string, what: string): RemoteTierError {
-  return tierFailure("remote_unavailable", true, `${tier} ${what}`);
+  return remoteAnswerFailure("remote_unavailable", true, tier, { detail: what });
+}
+
+/**
+ * The failure of a remote answer: the caller gets its code's fixed message, the log gets `logged`.
+ *
+ * @example remoteAnswerFailure("media_unreadable", false, "Workers AI", { detail: "AiError: 5006 …" })
+ */
+export function remoteAnswerFailure(
+  code: RemoteAnswerCode,
+  transient: boolean,
+  tier: string,
+  logged: { status?: number; detail: string },
+): RemoteTierError {
+  console.error(JSON.stringify({ remote_tier: tier, error_code: code, ...logged }));
+  return new RemoteTierError({ code, message: REMOTE_FAILURE_MESSAGES[code] }, transient);
 }

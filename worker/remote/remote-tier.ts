@@ -1,9 +1,9 @@
 import { workerConfig } from "../../platform/config.ts";
 import { type RegistryEntry, WORKERS_AI_WHISPER_MODEL } from "../../protocol/model-registry.ts";
 import { transcribeWithOpenAiEndpoint } from "./openai-endpoint.ts";
-import { RemoteTierError, tierFailure } from "./remote-failure.ts";
+import { type CheckedAudio, checkAnswerDuration, checkAudioBeforeCall } from "./remote-audio-limits.ts";
+import { RemoteTierError } from "./remote-failure.ts";
 import type { RemoteAsk, RemoteAudio, RemoteTranscript } from "./remote-transcript.ts";
-import { pcmSeconds, readPcmWav, WavHeaderError } from "./wav-chunks.ts";
 import { type SpeechModelBinding, transcribeWithWorkersAi } from "./workers-ai-whisper.ts";
 
 /**
@@ -33,6 +33,8 @@ function workersAiBinding(env: Env): SpeechModelBinding | null {
 
 /**
  * One transcription by the entry's provider. `onProgress` hears the share done (0–1) between calls.
+ * Every provider's audio passes the same checks (remote-audio-limits.ts): a sane WAV header, and
+ * MAX_AUDIO_DURATION_SEC before the call (from a WAV's header) and after it (from the answer).
  * Failures are RemoteTierError (closed failure codes); a cancel rethrows the signal's reason.
  */
 export async function callRemoteTier(
@@ -43,45 +45,18 @@ export async function callRemoteTier(
   signal: AbortSignal,
   onProgress: (share: number) => Promise<void>,
 ): Promise<RemoteTranscript> {
-  // MAX_AUDIO_DURATION_SEC holds on every tier, as on nodes: a PCM WAV is measured from its (checked)
-  // header before any call; other audio by the length the tier reports.
-  const maxSec = workerConfig(env).maxAudioDurationSec;
-  const wavSec = pcmWavSeconds(audio.bytes);
-  if (wavSec !== null && wavSec > maxSec) throw tooLong(wavSec, maxSec);
-  const transcript = await callProvider(env, entry, audio, ask, signal, onProgress);
-  if (transcript.durationSec !== null && transcript.durationSec > maxSec)
-    throw tooLong(transcript.durationSec, maxSec);
+  const { maxAudioDurationSec } = workerConfig(env);
+  const checked = checkAudioBeforeCall(audio.bytes, maxAudioDurationSec);
+  const transcript = await callProvider(env, entry, audio, checked, ask, signal, onProgress);
+  checkAnswerDuration(transcript, maxAudioDurationSec);
   return transcript;
-}
-
-/** Seconds of a PCM WAV; null for other audio; a contradictory header is the media's fault. */
-function pcmWavSeconds(bytes: Uint8Array): number | null {
-  try {
-    const wav = readPcmWav(bytes);
-    return wav ? pcmSeconds(wav.format, wav.data) : null;
-  } catch (error) {
-    if (!(error instanceof WavHeaderError)) throw error;
-    throw new RemoteTierError(
-      { code: "media_unreadable", message: `unreadable audio: ${error.message}` },
-      false,
-    );
-  }
-}
-
-function tooLong(durationSec: number, maxSec: number): RemoteTierError {
-  return new RemoteTierError(
-    {
-      code: "audio_too_long",
-      message: `the audio (${Math.round(durationSec)} s) is longer than the ${maxSec} s limit (MAX_AUDIO_DURATION_SEC)`,
-    },
-    false,
-  );
 }
 
 async function callProvider(
   env: Env,
   entry: RegistryEntry,
   audio: RemoteAudio,
+  checked: CheckedAudio,
   ask: RemoteAsk,
   signal: AbortSignal,
   onProgress: (share: number) => Promise<void>,
@@ -96,7 +71,7 @@ async function callProvider(
     return transcribeWithWorkersAi(
       ai,
       entry.remote_model ?? WORKERS_AI_WHISPER_MODEL,
-      audio,
+      { ...audio, checked },
       ask,
       signal,
       entry.timeout_sec,
@@ -123,9 +98,8 @@ function bearerSecret(env: Env, name: string): string | null {
 
 /** A registry entry that cannot be called: the deployment's fault, permanent for this task. */
 function configFault(entry: RegistryEntry, why: string): RemoteTierError {
-  return tierFailure(
-    "remote_refused",
+  return new RemoteTierError(
+    { code: "remote_refused", message: `the remote recognition tier ${entry.id} cannot be called: ${why}` },
     false,
-    `the remote recognition tier ${entry.id} cannot be called: ${why}`,
   );
 }

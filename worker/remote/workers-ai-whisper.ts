@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { normalizeLanguage } from "../../protocol/languages.ts";
-import { RemoteTierError, remoteGarbled, remoteUnreachable, tierFailure } from "./remote-failure.ts";
+import type { CheckedAudio } from "./remote-audio-limits.ts";
+import { RemoteTierError, remoteAnswerFailure, remoteGarbled, remoteUnreachable } from "./remote-failure.ts";
 import type { RemoteAsk, RemoteAudio, RemoteTranscript } from "./remote-transcript.ts";
-import { pieceCount, readPcmWav, splitPcmWav } from "./wav-chunks.ts";
+import { cutPieces, planPieces } from "./wav-chunks.ts";
 
 /** The part of the Workers AI binding this tier uses (tests pass a fake that checks the request). */
 export interface SpeechModelBinding {
@@ -40,28 +41,30 @@ const Output = z.object({
 
 /**
  * Transcribes with Workers AI's whisper: a PCM WAV of any length is cut into pieces (with a small
- * overlap) and the pieces' segments stitched back on one timeline; another format is sent whole when
- * it fits one call, and refused (`media_too_large`, permanent) otherwise, with how to fix it.
+ * overlap), sent one after another as each is built, and the pieces' segments stitched back on one
+ * timeline; another format is sent whole when it fits one call, and refused (`media_too_large`,
+ * permanent) otherwise, with how to fix it. `audio.checked` is its header, already checked
+ * (remote-audio-limits.ts).
  *
- * @example await transcribeWithWorkersAi(env.AI, "@cf/openai/whisper-large-v3-turbo", audio, ask, signal)
+ * @example await transcribeWithWorkersAi(env.AI, "@cf/openai/whisper-large-v3-turbo", audio, ask, signal, 300, onPiece)
  */
 export async function transcribeWithWorkersAi(
   ai: SpeechModelBinding,
   model: string,
-  audio: RemoteAudio,
+  audio: RemoteAudio & { checked: CheckedAudio },
   ask: RemoteAsk,
   signal: AbortSignal,
   timeoutSec: number,
   onPiece: (done: number, total: number) => Promise<void>,
 ): Promise<RemoteTranscript> {
-  const { pieces, total } = piecesOf(audio.bytes);
+  const { count, pieces } = piecesOf(audio);
   const segments: RemoteTranscript["segments"] = [];
   const texts: string[] = [];
   let language = ask.language ?? "";
   let durationSec = 0;
-  let index = 0;
+  let done = 0;
   for (const piece of pieces) {
-    const output = await runOnce(ai, model, piece.bytes, ask, signal, timeoutSec);
+    const output = await runOnce(ai, model, piece.wav, ask, signal, timeoutSec);
     const kept = output.segments.flatMap((s) => {
       if (s.start === undefined || s.end === undefined || s.text === undefined) return [];
       const start = s.start + piece.offsetSec;
@@ -70,46 +73,38 @@ export async function transcribeWithWorkersAi(
       return middle >= piece.ownedFrom && middle < piece.ownedTo ? [{ start, end, text: s.text }] : [];
     });
     segments.push(...kept);
-    texts.push(total === 1 ? output.text : kept.map((s) => s.text.trim()).join(" "));
+    texts.push(count === 1 ? output.text : kept.map((s) => s.text.trim()).join(" "));
     const detected = normalizeLanguage(output.transcription_info?.language);
     if (!language && detected.kind === "language") language = detected.code;
     durationSec = Math.max(durationSec, piece.ownedTo, output.transcription_info?.duration ?? 0);
-    index += 1;
-    await onPiece(index, total);
+    await onPiece(++done, count);
   }
   return { text: texts.join(" ").trim(), language, durationSec, segments };
 }
 
 interface Piece {
-  bytes: Uint8Array;
+  wav: Uint8Array;
   offsetSec: number;
   ownedFrom: number;
   ownedTo: number;
 }
 
-/**
- * The calls a file takes: a PCM WAV cut into pieces (built one at a time as they are sent), anything
- * else whole. A piece holds at most WORKERS_AI_MAX_PIECE_BYTES with its overlap and WORKERS_AI_PIECE_SEC,
- * and never less than a second (readPcmWav has refused headers whose byte rate would make it more than
- * the cap: at most 192 kHz × 8 channels × 4 bytes, 6 MiB a second).
- */
-function piecesOf(bytes: Uint8Array): { pieces: Iterable<Piece>; total: number } {
-  const wav = readPcmWav(bytes);
-  if (wav) {
-    const bytesPerSec = wav.format.sampleRate * wav.format.blockAlign;
-    const pieceSec = Math.min(
-      WORKERS_AI_PIECE_SEC,
-      WORKERS_AI_MAX_PIECE_BYTES / bytesPerSec - WORKERS_AI_OVERLAP_SEC,
-    );
-    const pieces = splitPcmWav(wav.format, wav.data, pieceSec, WORKERS_AI_OVERLAP_SEC);
-    return {
-      pieces: (function* () {
-        for (const p of pieces)
-          yield { bytes: p.wav, offsetSec: p.offsetSec, ownedFrom: p.ownedFrom, ownedTo: p.ownedTo };
-      })(),
-      total: pieceCount(wav.format, wav.data, pieceSec),
-    };
+/** How many calls the audio takes, and its pieces, built one at a time as the loop asks. */
+function piecesOf(audio: RemoteAudio & { checked: CheckedAudio }): {
+  count: number;
+  pieces: Iterable<Piece>;
+} {
+  const wav = audio.checked;
+  if (wav.kind === "wav" && wav.format.encoding === "pcm") {
+    const data = audio.bytes.subarray(wav.dataOffset, wav.dataOffset + wav.dataBytes);
+    const plan = planPieces(wav.format, wav.dataBytes, {
+      pieceSec: WORKERS_AI_PIECE_SEC,
+      overlapSec: WORKERS_AI_OVERLAP_SEC,
+      maxPieceBytes: WORKERS_AI_MAX_PIECE_BYTES,
+    });
+    return { count: plan.count, pieces: cutPieces(plan, data) };
   }
+  const bytes = audio.bytes;
   if (bytes.byteLength > WORKERS_AI_MAX_PIECE_BYTES) {
     throw new RemoteTierError(
       {
@@ -122,7 +117,10 @@ function piecesOf(bytes: Uint8Array): { pieces: Iterable<Piece>; total: number }
       false,
     );
   }
-  return { pieces: [{ bytes, offsetSec: 0, ownedFrom: 0, ownedTo: Number.POSITIVE_INFINITY }], total: 1 };
+  return {
+    count: 1,
+    pieces: [{ wav: bytes, offsetSec: 0, ownedFrom: 0, ownedTo: Number.POSITIVE_INFINITY }],
+  };
 }
 
 async function runOnce(
@@ -163,10 +161,11 @@ function workersAiFailure(cause: unknown, timeoutSec: number): RemoteTierError {
   if (cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError")) {
     return remoteUnreachable("Workers AI", cause, timeoutSec);
   }
+  const detail = text.slice(0, 300);
   if (/invalid|malformed|unsupported|could not (?:decode|process) audio|bad input/i.test(text)) {
-    return tierFailure("media_unreadable", false, `Workers AI refused the audio: ${text.slice(0, 300)}`);
+    return remoteAnswerFailure("media_unreadable", false, "Workers AI", { detail });
   }
-  return tierFailure("decoder_error", true, `Workers AI failed: ${text.slice(0, 300)}`);
+  return remoteAnswerFailure("decoder_error", true, "Workers AI", { detail });
 }
 
 /** Rejects with the signal's reason once it aborts. */

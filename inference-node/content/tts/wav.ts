@@ -1,8 +1,10 @@
 /**
- * 16-bit mono PCM WAV in memory: parse, write, silence, concatenation and trimming. Narration is
- * assembled here from synthesized pieces, so every word offset is known exactly from sample counts.
+ * 16-bit mono PCM WAV in memory: parse, write, silence, concatenation and trimming (the header itself
+ * is protocol/wav.ts's, shared with the Worker). Narration is assembled here from synthesized pieces,
+ * so every word offset is known exactly from sample counts.
  */
 import { readFile, writeFile } from "node:fs/promises";
+import { pcmWavHeader, readWav as readWavHeader } from "../../../protocol/wav.ts";
 
 export interface Pcm {
   sampleRate: number;
@@ -10,44 +12,27 @@ export interface Pcm {
   samples: Int16Array;
 }
 
-/** Parses a PCM16 WAV; multi-channel input is mixed to mono. Throws on anything else. */
+/**
+ * Parses a PCM16 WAV (protocol/wav.ts reads and checks the header); multi-channel input is mixed to
+ * mono. Throws on anything else.
+ */
 export function parseWav(bytes: Buffer): Pcm {
-  if (bytes.toString("ascii", 0, 4) !== "RIFF" || bytes.toString("ascii", 8, 12) !== "WAVE") {
-    throw new Error("not a RIFF/WAVE file");
+  const wav = readWavHeader(bytes);
+  if (wav.kind === "not_wav") throw new Error("not a RIFF/WAVE file");
+  if (wav.kind === "invalid") throw new Error(wav.reason);
+  const { format, dataOffset, dataBytes } = wav;
+  if (format.encoding !== "pcm" || format.bitsPerSample !== 16) {
+    throw new Error(`unsupported WAV format (${format.encoding}, ${format.bitsPerSample} bits)`);
   }
-  let offset = 12;
-  let format: { channels: number; sampleRate: number; bits: number; tag: number } | null = null;
-  while (offset + 8 <= bytes.length) {
-    const id = bytes.toString("ascii", offset, offset + 4);
-    const declared = bytes.readUInt32LE(offset + 4);
-    const body = offset + 8;
-    if (id === "fmt ") {
-      format = {
-        tag: bytes.readUInt16LE(body),
-        channels: bytes.readUInt16LE(body + 2),
-        sampleRate: bytes.readUInt32LE(body + 4),
-        bits: bytes.readUInt16LE(body + 14),
-      };
-    } else if (id === "data") {
-      if (!format) throw new Error("WAV data before fmt chunk");
-      if ((format.tag !== 1 && format.tag !== 0xfffe) || format.bits !== 16) {
-        throw new Error(`unsupported WAV format (tag ${format.tag}, ${format.bits} bits)`);
-      }
-      // Streamed writers leave the size at 0 or 0xFFFFFFFF: the data runs to the end of the file.
-      const end = declared === 0 || body + declared > bytes.length ? bytes.length : body + declared;
-      const frames = Math.floor((end - body) / (2 * format.channels));
-      const samples = new Int16Array(frames);
-      for (let i = 0; i < frames; i += 1) {
-        let sum = 0;
-        for (let c = 0; c < format.channels; c += 1)
-          sum += bytes.readInt16LE(body + (i * format.channels + c) * 2);
-        samples[i] = Math.round(sum / format.channels);
-      }
-      return { sampleRate: format.sampleRate, samples };
-    }
-    offset = body + declared + (declared % 2);
+  const frames = dataBytes / format.blockAlign;
+  const samples = new Int16Array(frames);
+  for (let i = 0; i < frames; i += 1) {
+    let sum = 0;
+    for (let c = 0; c < format.channels; c += 1)
+      sum += bytes.readInt16LE(dataOffset + (i * format.channels + c) * 2);
+    samples[i] = Math.round(sum / format.channels);
   }
-  throw new Error("WAV has no data chunk");
+  return { sampleRate: format.sampleRate, samples };
 }
 
 export async function readWav(path: string): Promise<Pcm> {
@@ -56,21 +41,10 @@ export async function readWav(path: string): Promise<Pcm> {
 
 export function encodeWav(pcm: Pcm): Buffer {
   const dataBytes = pcm.samples.length * 2;
-  const out = Buffer.alloc(44 + dataBytes);
-  out.write("RIFF", 0, "ascii");
-  out.writeUInt32LE(36 + dataBytes, 4);
-  out.write("WAVEfmt ", 8, "ascii");
-  out.writeUInt32LE(16, 16);
-  out.writeUInt16LE(1, 20);
-  out.writeUInt16LE(1, 22);
-  out.writeUInt32LE(pcm.sampleRate, 24);
-  out.writeUInt32LE(pcm.sampleRate * 2, 28);
-  out.writeUInt16LE(2, 32);
-  out.writeUInt16LE(16, 34);
-  out.write("data", 36, "ascii");
-  out.writeUInt32LE(dataBytes, 40);
-  Buffer.from(pcm.samples.buffer, pcm.samples.byteOffset, dataBytes).copy(out, 44);
-  return out;
+  return Buffer.concat([
+    pcmWavHeader({ channels: 1, sampleRate: pcm.sampleRate, bitsPerSample: 16 }, dataBytes),
+    new Uint8Array(pcm.samples.buffer, pcm.samples.byteOffset, dataBytes),
+  ]);
 }
 
 export async function writeWav(path: string, pcm: Pcm): Promise<void> {
