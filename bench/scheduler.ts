@@ -21,18 +21,10 @@ import {
   type Fleet,
   JOB_HEARTBEATS,
   JOB_POLLS,
+  type RunBody,
   type RunFigures,
   type SchedulerOp,
 } from "./scheduler-worker/bench-api.ts";
-
-interface RunBody {
-  target: "dispatcher" | "baseline";
-  object: string;
-  op: SchedulerOp;
-  n: number;
-  offset: number;
-  fleet: Fleet;
-}
 
 import { median } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";

@@ -1,5 +1,6 @@
 /** What the scheduler bench's Node driver, its Worker and its Dispatcher share (no runtime APIs). */
 import type { NodeHealth } from "../../protocol/node.ts";
+import { NODE_HEALTH } from "../../test/helpers/node-health.ts";
 
 /** A fleet's state when an operation runs. */
 export interface Fleet {
@@ -17,6 +18,16 @@ export interface Fleet {
 
 export type SchedulerOp = "enqueue" | "enqueue_dup" | "lease" | "heartbeat" | "complete" | "stats" | "job";
 
+/** One /run request: `n` operations of `op` (numbered from `offset`) on a Dispatcher holding `fleet`, or as many trivial writes. */
+export interface RunBody {
+  target: "dispatcher" | "baseline";
+  object: string;
+  op: SchedulerOp;
+  n: number;
+  offset: number;
+  fleet: Fleet;
+}
+
 /** What a batch asked of storage, in all its calls. */
 export interface RunFigures {
   ops: number;
@@ -25,18 +36,8 @@ export interface RunFigures {
   rowsWritten: number;
 }
 
-/** Simulated node `i`: its health as it reports it, and its identity. */
-export const node = (i: number): NodeHealth => ({
-  node_id: `node-${i}`,
-  asr_loaded: true,
-  asr_model: "whisper-base",
-  asr_synthetic: false,
-  models_ready: ["whisper-base"],
-  gpu_free_gb: 0,
-  mt_loaded: false,
-  mt_model: "",
-  mt_pairs: [],
-});
+/** Simulated node `i`: its health as it reports it (a CPU node's, test/helpers/node-health.ts), and its identity. */
+export const node = (i: number): NodeHealth => ({ ...NODE_HEALTH, node_id: `node-${i}` });
 /** Simulated node `i`'s identity (platform/node-identity.ts NodeIdentity's shape; the Worker-side module is not imported here). */
 export const identity = (i: number): { id: string; name: string } => ({
   id: `id-node-${i}`,

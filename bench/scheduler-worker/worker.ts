@@ -16,6 +16,7 @@ import {
   JOB_HEARTBEATS,
   JOB_POLLS,
   node,
+  type RunBody,
   type RunFigures,
   type SchedulerOp,
 } from "./bench-api.ts";
@@ -31,15 +32,6 @@ const CONCURRENCY = 16;
 interface BenchEnv extends Env {
   BENCH_DISPATCHER: DurableObjectNamespace<BenchDispatcher>;
   BENCH_BASELINE: DurableObjectNamespace<BenchBaseline>;
-}
-
-interface RunBody {
-  target: "dispatcher" | "baseline";
-  object: string;
-  op: SchedulerOp;
-  n: number;
-  offset: number;
-  fleet: Fleet;
 }
 
 type Stub = DurableObjectStub<Dispatcher>;
