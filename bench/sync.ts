@@ -20,7 +20,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { loadavg } from "node:os";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
-import { freePort, LocalPlatform } from "../test/helpers/local-platform.ts";
+import { freePort } from "../scripts/lib/ports.ts";
+import { LocalPlatform } from "../test/helpers/local-platform.ts";
 import { NodeLog, nodeStages, type TASK_STAGES } from "./node-log.ts";
 import { median, percentile } from "./stats.ts";
 import { clipForm, prepareClip } from "./sync-clip.ts";

@@ -21,15 +21,13 @@ import { startCronTicker } from "../../scripts/lib/cron.ts";
 import { spawnInferenceNode } from "../../scripts/lib/inference-node.ts";
 import { freePort } from "../../scripts/lib/ports.ts";
 import { waitForOk } from "../../scripts/lib/ready.ts";
-import { type Supervised, Supervisor, type SupervisorEvent } from "../../scripts/lib/supervisor.ts";
+import { type Supervised, Supervisor } from "../../scripts/lib/supervisor.ts";
 import { applyMigrations, startWranglerDev } from "../../scripts/lib/wrangler.ts";
 import type { TaskStatusResponse } from "../../worker/schemas/tasks.ts";
 import { serveFolder } from "./file-host.ts";
 
-export { freePort };
-
 /** What a test node runs with unless told otherwise: quick heartbeats and drain, short decodes, one thread. */
-export const QUICK_NODE_ENV: Record<string, string> = {
+const QUICK_NODE_ENV: Record<string, string> = {
   VOXEDGE_HEARTBEAT_MS: "500",
   VOXEDGE_MAX_TOKENS: "16",
   VOXEDGE_THREADS: "1",
@@ -92,13 +90,11 @@ export class LocalPlatform {
   /** The typed client (client/) on this platform with `key`. */
   readonly client: VoxedgeClient;
   readonly nodeLog: NodeLogLine[] = [];
-  readonly supervisorEvents: (SupervisorEvent & { at: number })[] = [];
   private wrangler: ChildProcess | null = null;
   private readonly nodes: ChildProcess[] = [];
   private readonly supervised = new Map<string, Supervised>();
   private readonly supervisor = new Supervisor({
     log: (line) => process.stderr.write(`${line}\n`),
-    onEvent: (event) => this.supervisorEvents.push({ ...event, at: Date.now() }),
     stopTimeoutMs: 5_000,
   });
   private cron: { stop: () => void } | null = null;
@@ -181,11 +177,17 @@ export class LocalPlatform {
       testScheduled: Boolean(this.options.testScheduled || this.options.cronEveryMs),
     });
     this.wrangler = child;
+    // What wrangler printed last, for the error when it does not come up.
+    let stderr = "";
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (text: string) => {
+      stderr = (stderr + text).slice(-4_000);
+    });
     try {
       await waitForOk(`${this.url}/health`, { timeoutMs: 120_000, exited: () => child.exitCode !== null });
     } catch (error) {
       await this.stopWorker();
-      throw error;
+      throw new Error(`wrangler dev on port ${this.port}: ${(error as Error).message}\n${stderr}`);
     }
   }
 
