@@ -104,7 +104,8 @@ export default defineConfig(async () => {
           test: {
             name: "node",
             environment: "node",
-            include: ["test/node/**/*.test.ts", "test/native/**/*.test.ts"],
+            // test/web: the console's pure parts (web/src), which need no page and no platform.
+            include: ["test/node/**/*.test.ts", "test/native/**/*.test.ts", "test/web/**/*.test.ts"],
             testTimeout: 120_000,
             hookTimeout: 300_000,
             pool: "forks",

@@ -1,13 +1,11 @@
+import { randomBytes } from "node:crypto";
 /**
  * Group `api`: poll and history latency and throughput on the local stack (wrangler dev), each as a
  * ratio against a trivial JSON route measured in the same run (local wrangler dev is not capacity:
  * its proxy and local D1 dominate), and the enqueue→lease hand-off latency.
  */
-import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
-import { createKey } from "../scripts/keys.ts";
-import { applyMigrations } from "../scripts/lib/wrangler.ts";
-import { startLocalWorker, tempState } from "../test/helpers/local-stack.ts";
+import { LocalPlatform } from "../test/helpers/local-platform.ts";
 import { median, percentile } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
 
@@ -85,20 +83,14 @@ async function handOffLatencies(base: string, key: string, token: string): Promi
 }
 
 export const api: BenchGroup = async () => {
-  const state = tempState();
-  const token = randomBytes(16).toString("hex");
-  const target = { remote: false, persistTo: state.dir };
-  applyMigrations(target);
-  const { key } = await createKey("bench", target);
-  const worker = await startLocalWorker({ persistTo: state.dir, vars: { NODE_TOKEN: token } });
-  // A second, separate stack whose key cache is off: its /v1/models costs exactly one D1 read.
-  const uncachedState = tempState();
-  applyMigrations({ remote: false, persistTo: uncachedState.dir });
-  const { key: uncachedKey } = await createKey("bench", { remote: false, persistTo: uncachedState.dir });
-  const uncached = await startLocalWorker({
-    persistTo: uncachedState.dir,
-    vars: { NODE_TOKEN: token, AUTH_CACHE_TTL_SEC: "0" },
+  const worker = await LocalPlatform.start();
+  const { key, token } = worker;
+  // A second, separate platform whose key cache is off: its /v1/models costs exactly one D1 read.
+  const uncached = await LocalPlatform.start({ vars: { AUTH_CACHE_TTL_SEC: "0" } }).catch(async (error) => {
+    await worker.stop();
+    throw error;
   });
+  const uncachedKey = uncached.key;
   try {
     const base = worker.url;
     const auth = { authorization: `Bearer ${key}` };
@@ -170,8 +162,6 @@ export const api: BenchGroup = async () => {
     return figures;
   } finally {
     await uncached.stop();
-    uncachedState.remove();
     await worker.stop();
-    state.remove();
   }
 };

@@ -24,7 +24,7 @@ import { SileroVad } from "../inference-node/vad/silero.ts";
 import { loadModel } from "../native/index.ts";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
 import { type LiveClient, openLive } from "../test/e2e/live-client.ts";
-import { startStack } from "../test/e2e/stack.ts";
+import { LocalPlatform } from "../test/helpers/local-platform.ts";
 import { speechPcm } from "../test/native/audio.ts";
 import { percentile } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
@@ -180,7 +180,11 @@ export async function startBenchPlatform(
   options: { translator?: Translator | null; capacity?: number; users?: number } = {},
 ) {
   const modelPath = await ensureSyntheticModel("base");
-  const stack = await startStack({ allowlist: "", leaseTtlSec: 60, extraKeys: options.users ?? 0 });
+  const stack = await LocalPlatform.start({
+    allowlist: [],
+    vars: { LEASE_TTL_SEC: "60" },
+    keys: 1 + (options.users ?? 0),
+  });
   const model = await loadModel(modelPath, { threads: 2 });
   const decodes: DecodeStat[] = [];
   const service = startLiveService({

@@ -5,13 +5,11 @@
  * encoder, decoder, sampling, diarization, post-processing, complete), throughput with 20 queued
  * jobs, and the node's peak RSS as the input grows to two hours.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { ensureSyntheticModel } from "../native/model/synthetic.ts";
-import { type Stack, startStack, writeWav } from "../test/e2e/stack.ts";
+import { LocalPlatform } from "../test/helpers/local-platform.ts";
+import { writeWav } from "../test/helpers/wav.ts";
 import { repeatTo, SENTENCE, speechPcm } from "../test/native/audio.ts";
 import { NodeLog, nodeStages, TASK_STAGES } from "./node-log.ts";
 import { median } from "./stats.ts";
@@ -23,52 +21,19 @@ const LATENCY_RUNS = 10;
 const THROUGHPUT_JOBS = 20;
 const RSS_MINUTES = [10, 30, 60, 120];
 
-function serveDir(): Promise<{ server: Server; origin: string }> {
-  const server = createServer((req, res) => {
-    try {
-      const body = readFileSync(join(DIR, (req.url ?? "").slice(1)));
-      res.writeHead(200, { "content-type": "audio/wav", "content-length": body.length });
-      res.end(req.method === "HEAD" ? undefined : body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-    ),
-  );
-}
-
 /** An inference node serving the base model, with its info log read for the stage lines. */
 async function startLoggedNode(
-  stack: Stack,
-  allowlist: string,
+  stack: LocalPlatform,
   env: Record<string, string>,
 ): Promise<{ node: ChildProcess; log: NodeLog }> {
-  const model = await ensureSyntheticModel("base");
-  const args = ["--import", "tsx", "inference-node/main.ts", "--worker-url", stack.url];
-  const node = spawn(process.execPath, [...args, "--token", stack.token, "--model", model], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: {
-      ...process.env,
-      URL_ALLOWLIST: allowlist,
-      VOXEDGE_HEARTBEAT_MS: "500",
-      VOXEDGE_LOG_LEVEL: "info",
-      VOXEDGE_DRAIN_MS: "1000",
-      ...env,
-    },
-  });
-  const log = new NodeLog(node.stdout as NonNullable<typeof node.stdout>);
-  for (let i = 0; ; i++) {
-    const health = (await (await fetch(`${stack.url}/health`)).json()) as { asr_loaded: boolean };
-    if (health.asr_loaded) return { node, log };
-    if (node.exitCode !== null || i > 240) throw new Error("the inference node did not load its model");
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const node = await stack.startNode({ model: "base", logs: true, env });
+  return { node, log: new NodeLog(node.stdout as NonNullable<typeof node.stdout>) };
 }
 
-async function enqueue(stack: Stack, url: string): Promise<{ taskId: string; at: number; epoch: number }> {
+async function enqueue(
+  stack: LocalPlatform,
+  url: string,
+): Promise<{ taskId: string; at: number; epoch: number }> {
   const at = performance.now();
   const epoch = Date.now();
   const response = await fetch(`${stack.url}/transcribe`, {
@@ -86,16 +51,16 @@ function peakRssMb(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) / 1024;
 }
 
-async function latencyAndThroughput(origin: string, allowlist: string): Promise<BenchResult[]> {
-  const stack = await startStack({ allowlist, leaseTtlSec: 60, model: "base" });
+async function latencyAndThroughput(): Promise<BenchResult[]> {
+  const stack = await LocalPlatform.start({ serveDir: DIR, vars: { LEASE_TTL_SEC: "60" } });
   let node: ChildProcess | null = null;
   try {
-    const logged = await startLoggedNode(stack, allowlist, {
+    const logged = await startLoggedNode(stack, {
       VOXEDGE_MAX_TOKENS: "32",
       VOXEDGE_THREADS: "2",
     });
     node = logged.node;
-    const clip = `${origin}/clip.wav`;
+    const clip = `${stack.filesOrigin}/clip.wav`;
     const stages = {
       total: [] as number[],
       queue: [] as number[],
@@ -197,14 +162,16 @@ async function latencyAndThroughput(origin: string, allowlist: string): Promise<
   }
 }
 
-async function rssByLength(origin: string, allowlist: string): Promise<BenchResult[]> {
-  const stack = await startStack({ allowlist, leaseTtlSec: 120 });
+async function rssByLength(): Promise<BenchResult[]> {
+  const stack = await LocalPlatform.start({ serveDir: DIR, vars: { LEASE_TTL_SEC: "120" } });
   const figures: BenchResult[] = [];
   try {
     let first: number | null = null;
     for (const minutes of RSS_MINUTES) {
-      const node: ChildProcess = await stack.startNode({ VOXEDGE_MAX_TOKENS: "8", VOXEDGE_THREADS: "2" });
-      const { taskId } = await enqueue(stack, `${origin}/long-${minutes}.wav`);
+      const node: ChildProcess = await stack.startNode({
+        env: { VOXEDGE_MAX_TOKENS: "8", VOXEDGE_THREADS: "2" },
+      });
+      const { taskId } = await enqueue(stack, `${stack.filesOrigin}/long-${minutes}.wav`);
       const end = await stack.settle(taskId, 900_000);
       if (end.status !== "done") throw new Error(`${minutes}-min job failed: ${end.error}`);
       const rss = peakRssMb(node.pid ?? 0);
@@ -233,12 +200,5 @@ export async function pipeline(): Promise<BenchResult[]> {
   writeWav(join(DIR, "clip.wav"), repeatTo(speech, CLIP_SEC));
   for (const minutes of RSS_MINUTES)
     writeWav(join(DIR, `long-${minutes}.wav`), repeatTo(speech, minutes * 60));
-  const { server, origin } = await serveDir();
-  const allowlist = new URL(origin).host;
-  try {
-    return [...(await latencyAndThroughput(origin, allowlist)), ...(await rssByLength(origin, allowlist))];
-  } finally {
-    server.closeAllConnections();
-    server.close();
-  }
+  return [...(await latencyAndThroughput()), ...(await rssByLength())];
 }

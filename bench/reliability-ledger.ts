@@ -3,9 +3,10 @@
  * (/history of every key), and what the nodes did (their logs), reconciled into the figures that must
  * be zero.
  */
+
+import type { LocalPlatform, NodeLogLine } from "../test/helpers/local-platform.ts";
 import type { HistoryEntry, HistoryPage } from "../worker/schemas/history.ts";
 import type { JobOutcome } from "./fault-client.ts";
-import type { FaultStack, NodeLogLine } from "./fault-stack.ts";
 
 export interface Settled {
   /** Distinct task ids the API answered with. */
@@ -61,7 +62,7 @@ const ended = (entry: HistoryEntry) => entry.status === "done" || entry.status =
 
 /** Polls every key's /history until every task ended or `deadline` passes, then reconciles. */
 export async function settleAll(
-  stack: FaultStack,
+  stack: LocalPlatform,
   outcomes: JobOutcome[],
   deadline: number,
 ): Promise<Settled> {

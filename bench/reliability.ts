@@ -15,9 +15,9 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { LocalPlatform } from "../test/helpers/local-platform.ts";
 import { speechWav } from "../test/native/audio.ts";
 import { type Job, type JobOutcome, submitJob } from "./fault-client.ts";
-import { FaultStack } from "./fault-stack.ts";
 import { type Settled, settleAll, taskRuns } from "./reliability-ledger.ts";
 import { percentile } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
@@ -62,7 +62,7 @@ interface Faults {
 }
 
 /** Runs the faults as the burst's acceptance passes each mark. */
-async function strike(stack: FaultStack, accepted: () => number, faults: Faults): Promise<void> {
+async function strike(stack: LocalPlatform, accepted: () => number, faults: Faults): Promise<void> {
   while (accepted() < JOBS * KILL_NODE_AT) await new Promise((r) => setTimeout(r, 100));
   // A node that is running tasks right now, so the kill costs leases.
   for (;;) {
@@ -88,14 +88,14 @@ async function strike(stack: FaultStack, accepted: () => number, faults: Faults)
   while (accepted() < JOBS * RESTART_PLATFORM_AT) await new Promise((r) => setTimeout(r, 100));
   faults.restartStoppedAt = Date.now();
   log("stopping the platform (wrangler dev) ...");
-  await stack.stopPlatform();
-  await stack.startPlatform();
+  await stack.stopWorker();
+  await stack.startWorker();
   faults.restartUpAt = Date.now();
   log(`platform back after ${((faults.restartUpAt - faults.restartStoppedAt) / 1000).toFixed(1)} s`);
 }
 
 /** Task ids each node has started and not yet finished (done, failed or lost), from the node logs. */
-function runningTasks(stack: FaultStack): Map<string, string[]> {
+function runningTasks(stack: LocalPlatform): Map<string, string[]> {
   const open = new Map<string, Set<string>>();
   for (const line of stack.nodeLog) {
     if (!line.task_id) continue;
@@ -121,8 +121,9 @@ async function mediaServer(bytes: Buffer) {
 export const reliability: BenchGroup = async () => {
   const clip = readFileSync(await speechWav("The task engine was built to lose nothing under faults."));
   const media = await mediaServer(clip);
-  const stack = await FaultStack.start({
+  const stack = await LocalPlatform.start({
     keys: KEYS,
+    nodeEnv: {},
     cronEveryMs: 20_000,
     vars: {
       URL_ALLOWLIST: media.host,
@@ -142,8 +143,8 @@ export const reliability: BenchGroup = async () => {
       VOXEDGE_CONTENT_CONCURRENCY: "0",
       VOXEDGE_DRAIN_MS: "1000",
     };
-    await stack.startNode("node-a", nodeEnv);
-    await stack.startNode("node-b", nodeEnv);
+    await stack.superviseNode("node-a", { env: nodeEnv });
+    await stack.superviseNode("node-b", { env: nodeEnv });
     const runId = `rel${Date.now().toString(36)}`;
     const burst = jobs(stack.keys, runId);
     const outcomes: JobOutcome[] = [];
@@ -184,7 +185,7 @@ export const reliability: BenchGroup = async () => {
 };
 
 function figures(
-  stack: FaultStack,
+  stack: LocalPlatform,
   outcomes: JobOutcome[],
   settled: Settled,
   faults: Faults,

@@ -31,7 +31,7 @@ import type { WhisperModel } from "../native/index.ts";
 import { RoomServerMessage } from "../protocol/rooms.ts";
 import { startApertium } from "../scripts/lib/apertium.ts";
 import { type LiveClient, openLive } from "../test/e2e/live-client.ts";
-import type { Stack } from "../test/e2e/stack.ts";
+import type { LocalPlatform } from "../test/helpers/local-platform.ts";
 import {
   buildStream,
   finalLatencies,
@@ -86,7 +86,7 @@ function roomStreamOffset(audio: Float32Array): number {
 
 type RoomClient = LiveClient<RoomServerMessage>;
 
-async function join(stack: Stack, id: string, language: string): Promise<RoomClient> {
+async function join(stack: LocalPlatform, id: string, language: string): Promise<RoomClient> {
   const client = await openLive(`${stack.url}/api/v1/ws/${id}?language=${language}`, {}, (json) =>
     RoomServerMessage.parse(json),
   );
@@ -95,7 +95,7 @@ async function join(stack: Stack, id: string, language: string): Promise<RoomCli
   return client;
 }
 
-async function createRoom(stack: Stack, key: string): Promise<string> {
+async function createRoom(stack: LocalPlatform, key: string): Promise<string> {
   const response = await fetch(`${stack.url}/api/v1/session/create`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -117,10 +117,10 @@ interface RoomRun {
 }
 
 /** `rooms` rooms at once: each speaker streams the speech; the partners' finals and the speakers' interims. */
-async function measureRooms(stack: Stack, speech: SpeechStream, rooms: number): Promise<RoomRun> {
+async function measureRooms(stack: LocalPlatform, speech: SpeechStream, rooms: number): Promise<RoomRun> {
   const pairs = await Promise.all(
     Array.from({ length: rooms }, async (_, i) => {
-      const id = await createRoom(stack, stack.keys[i] ?? stack.key);
+      const id = await createRoom(stack, stack.keys[i + 1] ?? stack.key);
       const speaker = await join(stack, id, "en");
       const partner = await join(stack, id, "es");
       return { speaker, partner };
@@ -164,7 +164,7 @@ async function measureRooms(stack: Stack, speech: SpeechStream, rooms: number): 
 }
 
 /** One room whose speaker says the first phrase and mutes at once: last frame -> the partner's final. */
-async function measureMuted(stack: Stack, speech: SpeechStream): Promise<number | null> {
+async function measureMuted(stack: LocalPlatform, speech: SpeechStream): Promise<number | null> {
   const first = speech.phrases[0];
   if (!first) return null;
   const id = await createRoom(stack, stack.key);

@@ -15,7 +15,7 @@ import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { freePort } from "../scripts/lib/ports.ts";
 import { startWranglerDev } from "../scripts/lib/wrangler.ts";
-import { tempState } from "../test/helpers/local-stack.ts";
+import { tempState } from "../test/helpers/local-platform.ts";
 import { descendants } from "./proc.ts";
 import {
   type Fleet,

@@ -10,10 +10,9 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startApertium } from "../scripts/lib/apertium.ts";
+import { LocalPlatform } from "../test/helpers/local-platform.ts";
 import { durableObjectStorage } from "./do-storage.ts";
-import { FaultStack } from "./fault-stack.ts";
-import { memoryMiB, tcpConnections } from "./proc.ts";
+import { descendants, memoryMiB, tcpConnections } from "./proc.ts";
 import { liveSession, longFile, polls, roomVisit, speechFrames } from "./soak-clients.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
 
@@ -39,10 +38,11 @@ interface Snapshot {
   workerdTcp: number;
 }
 
-function snapshot(stack: FaultStack): Snapshot {
+function snapshot(stack: LocalPlatform): Snapshot {
   const node = stack.nodePid("soak-node");
   if (!node) throw new Error("the soak node is not running");
-  const workerd = stack.workerdPids();
+  const wrangler = stack.workerPid();
+  const workerd = wrangler ? descendants(wrangler, /workerd/) : [];
   const memory = memoryMiB(node);
   return {
     nodeRss: memory?.rss ?? Number.NaN,
@@ -54,7 +54,7 @@ function snapshot(stack: FaultStack): Snapshot {
 }
 
 /** Resident memory of the node and of workerd now, as text for the log and the notes. */
-function phase(stack: FaultStack): string {
+function phase(stack: LocalPlatform): string {
   const now = snapshot(stack);
   return `node ${now.nodeRss.toFixed(0)} MiB, workerd ${now.workerdRss.toFixed(0)} MiB`;
 }
@@ -99,21 +99,17 @@ async function repeat(
 
 export const soak: BenchGroup = async () => {
   const wallStarted = Date.now();
-  const apy = await startApertium();
   const media = await mediaServer(readFileSync(await longFile(LONG_FILE_SEC)));
-  const stack = await FaultStack.start({
+  const stack = await LocalPlatform.start({
     keys: 5,
     cronEveryMs: 60_000,
+    apertium: true,
+    nodeEnv: {},
     vars: { URL_ALLOWLIST: media.host, JOB_TTL_SEC: String(JOB_TTL_SEC), ROOM_TTL_SEC: String(ROOM_TTL_SEC) },
   });
   try {
-    await stack.startNode("soak-node", {
-      URL_ALLOWLIST: media.host,
-      VOXEDGE_MT_BACKEND: "apertium",
-      VOXEDGE_MT_URL: apy.url,
-      VOXEDGE_MAX_TOKENS: "8",
-      VOXEDGE_THREADS: "2",
-      VOXEDGE_CONTENT_CONCURRENCY: "0",
+    await stack.superviseNode("soak-node", {
+      env: { VOXEDGE_MAX_TOKENS: "8", VOXEDGE_THREADS: "2", VOXEDGE_CONTENT_CONCURRENCY: "0" },
     });
     const [key = "", ...roomKeys] = stack.keys;
     const frames = await speechFrames(5);
@@ -167,7 +163,7 @@ export const soak: BenchGroup = async () => {
     await sleep(expired + 5_000 - Date.now());
     const after = snapshot(stack);
     log(`after: ${JSON.stringify(after)}`);
-    await stack.stopPlatform();
+    await stack.stopWorker();
     const storage = durableObjectStorage(stack.state.dir);
     log(`storage: ${JSON.stringify(storage)}`);
     return figures({
@@ -185,7 +181,6 @@ export const soak: BenchGroup = async () => {
     });
   } finally {
     await stack.stop();
-    await apy.stop();
     media.server.close();
   }
 };

@@ -18,12 +18,10 @@
  * node's fetch, PCM read, whisper stages, post-processing and `complete`, then the Worker's reply.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
-import { createKey } from "../scripts/keys.ts";
-import { applyMigrations } from "../scripts/lib/wrangler.ts";
-import { freePort, startLocalWorker, tempState } from "../test/helpers/local-stack.ts";
+import { freePort } from "../scripts/lib/ports.ts";
+import { LocalPlatform } from "../test/helpers/local-platform.ts";
 import { NodeLog, nodeStages, type TASK_STAGES } from "./node-log.ts";
 import { median, percentile } from "./stats.ts";
 import { clipForm, prepareClip } from "./sync-clip.ts";
@@ -67,60 +65,33 @@ async function timed(
 }
 
 /** wrangler dev + one inference node; one API key per client (the per-key enqueue limit is 60/min). */
-async function startOurs(
-  model: string,
-  wav: Buffer,
-): Promise<
+async function startOurs(wav: Buffer): Promise<
   Side & {
     lastRawText: () => Promise<string>;
     lastStages: () => Promise<OurStages>;
     computeMs: () => number[];
   }
 > {
-  const state = tempState();
-  const token = randomBytes(16).toString("hex");
-  const target = { remote: false, persistTo: state.dir };
-  applyMigrations(target);
-  const keys: string[] = [];
-  for (let i = 0; i <= CLIENTS; i++) keys.push((await createKey(`bench-sync-${i}`, target)).key);
-  const worker = await startLocalWorker({ persistTo: state.dir, vars: { NODE_TOKEN: token } });
-  const node: ChildProcess = spawn(
-    "node_modules/.bin/tsx",
-    ["inference-node/main.ts", "--worker-url", worker.url, "--token", token, "--model", model],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
+  const platform = await LocalPlatform.start({ keys: CLIENTS + 1, nodeEnv: {} });
+  let node: ChildProcess;
+  try {
+    node = await platform.startNode({
+      model: "base",
+      logs: true, // the per-task stage lines
       env: {
-        ...process.env,
         VOXEDGE_THREADS: String(THREADS),
         VOXEDGE_CONCURRENCY: "1",
         VOXEDGE_MAX_TOKENS: "0",
         VOXEDGE_TEMPERATURE_INC: "0",
         VOXEDGE_DIARIZE: "0",
-        VOXEDGE_LOG_LEVEL: "info", // the per-task stage lines
       },
-    },
-  );
-  const nodeLog = new NodeLog(node.stdout as NonNullable<typeof node.stdout>);
-  const stop = async () => {
-    if (node.exitCode === null) {
-      const exited = new Promise((r) => node.once("exit", r));
-      node.kill("SIGTERM");
-      await exited;
-    }
-    await worker.stop();
-    state.remove();
-  };
-  try {
-    for (let i = 0; ; i++) {
-      const health = (await (await fetch(`${worker.url}/health`)).json()) as { asr_loaded: boolean };
-      if (health.asr_loaded) break;
-      if (node.exitCode !== null || i > 240) throw new Error("the inference node did not load its model");
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    });
   } catch (error) {
-    await stop();
+    await platform.stop();
     throw error;
   }
+  const nodeLog = new NodeLog(node.stdout as NonNullable<typeof node.stdout>);
+  const { url, keys } = platform;
   const fields = { model: "whisper-1", language: "en", response_format: "json" };
   let lastTask = "";
   let lastSpan = { startedAt: 0, endedAt: 0 };
@@ -129,7 +100,7 @@ async function startOurs(
     once: async (client) => {
       const startedAt = Date.now();
       const run = await timed(() =>
-        fetch(`${worker.url}/v1/audio/transcriptions`, {
+        fetch(`${url}/v1/audio/transcriptions`, {
           method: "POST",
           headers: { authorization: `Bearer ${keys[client] ?? keys[0]}` },
           body: clipForm(wav, fields),
@@ -151,12 +122,12 @@ async function startOurs(
       };
     },
     lastRawText: async () => {
-      const response = await fetch(`${worker.url}/transcribe/${lastTask}`, {
+      const response = await fetch(`${url}/transcribe/${lastTask}`, {
         headers: { authorization: `Bearer ${keys[0]}` },
       });
       return ((await response.json()) as { result: { raw_text: string } }).result.raw_text;
     },
-    stop,
+    stop: () => platform.stop(),
   };
 }
 
@@ -253,7 +224,7 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
   const bin = tools.server;
   const loadAtStart = loadavg()[0] ?? 0;
   log("starting wrangler dev + inference node, and whisper-server");
-  const ours = await startOurs(model, wav);
+  const ours = await startOurs(wav);
   let theirs: Awaited<ReturnType<typeof startTheirs>> | null = null;
   try {
     theirs = await startTheirs(bin, model, wav);

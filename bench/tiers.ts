@@ -11,9 +11,7 @@
  */
 import { loadavg } from "node:os";
 import { ensureSyntheticModel } from "../native/model/synthetic.ts";
-import { createKey } from "../scripts/keys.ts";
-import { applyMigrations } from "../scripts/lib/wrangler.ts";
-import { startLocalWorker, tempState } from "../test/helpers/local-stack.ts";
+import { LocalPlatform } from "../test/helpers/local-platform.ts";
 import { startWhisperServer } from "../test/helpers/whisper-server.ts";
 import { median, percentile } from "./stats.ts";
 import { clipForm, prepareClip } from "./sync-clip.ts";
@@ -41,21 +39,14 @@ export const tiers: BenchGroup = async (): Promise<BenchResult[]> => {
   const loadAtStart = loadavg()[0] ?? 0;
   log("starting whisper-server and wrangler dev (registry default: http → whisper-server, no node)");
   const whisper = await startWhisperServer(model, THREADS);
-  const state = tempState();
-  const target = { remote: false, persistTo: state.dir };
-  applyMigrations(target);
-  const { key } = await createKey("bench-tiers", target);
   const registry = {
     default_model: "remote-whisper",
     models: [
       { id: "remote-whisper", label: "whisper-server", kind: "http", endpoint: whisper.transcriptionsUrl },
     ],
   };
-  const worker = await startLocalWorker({
-    persistTo: state.dir,
-    vars: { MODEL_REGISTRY: JSON.stringify(registry) },
-  });
-  const auth = { authorization: `Bearer ${key}` };
+  const worker = await LocalPlatform.start({ vars: { MODEL_REGISTRY: JSON.stringify(registry) } });
+  const auth = { authorization: `Bearer ${worker.key}` };
   const fields = { model: "whisper-1", response_format: "verbose_json", language: "en" };
   const viaTier = () => timedPost(`${worker.url}/v1/audio/transcriptions`, clipForm(wav, fields), auth);
   const direct = () => timedPost(whisper.transcriptionsUrl, clipForm(wav, fields));
@@ -127,7 +118,6 @@ export const tiers: BenchGroup = async (): Promise<BenchResult[]> => {
     ];
   } finally {
     await worker.stop();
-    state.remove();
     await whisper.stop();
   }
 };

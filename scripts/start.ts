@@ -25,7 +25,6 @@
  * backend is configured (VOXEDGE_MT_BACKEND), APy runs on a free local port and the node translates
  * with it; it is stopped with everything else.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { parseRegistry, type RegistryEntry } from "../protocol/model-registry.ts";
 import { parseAllowlist } from "../protocol/url-policy.ts";
@@ -36,8 +35,10 @@ import { startCronTicker } from "./lib/cron.ts";
 import { ensureDevSecret } from "./lib/dev-vars.ts";
 import { startEgressGuard } from "./lib/egress-guard.ts";
 import { ensureFirstModel, type FirstModel, firstModelSettings, syntheticBanner } from "./lib/first-model.ts";
+import { spawnInferenceNode } from "./lib/inference-node.ts";
 import { freePort } from "./lib/ports.ts";
 import { preflight } from "./lib/preflight.ts";
+import { waitForOk } from "./lib/ready.ts";
 import { Supervisor } from "./lib/supervisor.ts";
 import { applyMigrations, d1Query, sqlString, startWranglerDev } from "./lib/wrangler.ts";
 
@@ -82,48 +83,13 @@ function nodeModel(entry: RegistryEntry): Promise<FirstModel> {
   });
 }
 
-function startNode(
-  base: string,
-  token: string,
-  modelPath: string,
-  env: Record<string, string>,
-): ChildProcess {
-  return spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "inference-node/main.ts",
-      "--worker-url",
-      base,
-      "--token",
-      token,
-      "--model",
-      modelPath,
-    ],
-    {
-      stdio: ["ignore", "inherit", "inherit"],
-      env: {
-        ...process.env,
-        VOXEDGE_LOG_LEVEL: process.env.VOXEDGE_LOG_LEVEL ?? "warn",
-        VOXEDGE_DRAIN_MS: process.env.VOXEDGE_DRAIN_MS ?? "5000",
-        ...env,
-      },
-    },
-  );
-}
-
-async function waitForHealth(url: string): Promise<void> {
-  for (let i = 0; i < 240; i++) {
-    try {
-      const response = await fetch(url);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`no answer from ${url} after 2 minutes`);
+/** The node's settings: quiet logs and a 5 s drain unless the environment says otherwise. */
+function nodeEnv(translation: Record<string, string>): Record<string, string> {
+  return {
+    VOXEDGE_LOG_LEVEL: process.env.VOXEDGE_LOG_LEVEL ?? "warn",
+    VOXEDGE_DRAIN_MS: process.env.VOXEDGE_DRAIN_MS ?? "5000",
+    ...translation,
+  };
 }
 
 /** APy when it is installed and no other backend is configured; the node's translation settings. */
@@ -179,14 +145,17 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${PORT}`;
   let translation: Record<string, string>;
   try {
-    await waitForHealth(`${base}/health`);
+    await waitForOk(`${base}/health`, { timeoutMs: 120_000, intervalMs: 500 });
     translation = await superviseTranslation(supervisor);
   } catch (error) {
     await supervisor.stop();
     throw error;
   }
   startCronTicker(base);
-  supervisor.start({ name: "inference node", spawn: () => startNode(base, token, model.path, translation) });
+  supervisor.start({
+    name: "inference node",
+    spawn: () => spawnInferenceNode({ workerUrl: base, token, model: model.path, env: nodeEnv(translation) }),
+  });
   console.log(`\nVoxedge is up on ${base}  (web console: ${base}/  API docs: ${base}/docs)`);
   console.log(`${created ? "Created" : "Using"} dev API key (saved in ${DEV_KEY_FILE}):`);
   console.log(`  ${key}`);

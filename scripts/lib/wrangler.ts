@@ -69,6 +69,7 @@ export interface DevOptions {
   persistTo?: string;
   /** Variables to inject (wrangler's --var), e.g. a NODE_TOKEN for a throwaway stack. */
   vars?: Record<string, string>;
+  /** stdout dropped and stderr a pipe (which the caller must read), instead of both on this terminal. */
   quiet?: boolean;
   /** Serve GET /__scheduled, which runs the Worker's cron handler (wrangler dev never fires crons itself). */
   testScheduled?: boolean;
@@ -83,6 +84,6 @@ export function startWranglerDev(port: number, options: DevOptions = {}) {
   for (const [name, value] of Object.entries(options.vars ?? {})) args.push("--var", `${name}:${value}`);
   return spawn(WRANGLER, args, {
     env: wranglerEnv,
-    stdio: ["ignore", options.quiet ? "ignore" : "inherit", options.quiet ? "ignore" : "inherit"],
+    stdio: ["ignore", options.quiet ? "ignore" : "inherit", options.quiet ? "pipe" : "inherit"],
   });
 }

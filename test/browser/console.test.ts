@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeWav } from "../e2e/stack.ts";
 import { buildDialogue } from "../helpers/dialogue.ts";
+import { writeWav } from "../helpers/wav.ts";
 import { launchChromium, screenshot, signedInPage, stackInfo, tempDir } from "./chromium.ts";
 
 /**

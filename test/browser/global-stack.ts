@@ -7,61 +7,40 @@
  * ffmpeg. The stack exposes a made-up local dev key, so the console's pre-fill is observable (and,
  * being unknown to the API, exercises the bad-key path).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { type Apertium, startApertium } from "../../scripts/lib/apertium.ts";
-import { type Stack, startStack, writeWav } from "../e2e/stack.ts";
+import { LocalPlatform } from "../helpers/local-platform.ts";
+import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
 
 /** What the sign-in form gets pre-filled with on 127.0.0.1 (CONSOLE_DEV_KEY, as `npm start` sets it). */
 export const EXPOSED_DEV_KEY = "vx_console_devkey_probe";
 const SCREENSHOTS = path.resolve("test/browser/screenshots");
 
-let stack: Stack | undefined;
-let apertium: Apertium | undefined;
-let mediaServer: Server | undefined;
+let platform: LocalPlatform | undefined;
 let mediaDir: string | undefined;
-
-/** A file host on loopback for "From a URL" jobs (the stack's SSRF allowlist lets exactly it through). */
-async function startMediaServer(): Promise<string> {
-  mediaDir = mkdtempSync(path.join(tmpdir(), "voxedge-browser-media-"));
-  writeWav(path.join(mediaDir, "talk.wav"), await speechPcm("A short talk, fetched from a link."));
-  const dir = mediaDir;
-  mediaServer = createServer((req, res) => {
-    if (req.url !== "/talk.wav") return void res.writeHead(404).end();
-    const body = readFileSync(path.join(dir, "talk.wav"));
-    res.writeHead(200, { "content-type": "audio/wav", "content-length": body.length });
-    res.end(req.method === "HEAD" ? undefined : body);
-  });
-  const server = mediaServer;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 export async function setup(project: TestProject): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  const mediaOrigin = await startMediaServer();
-  [apertium, stack] = await Promise.all([
-    startApertium(),
-    startStack({
-      allowlist: new URL(mediaOrigin).host,
-      leaseTtlSec: 30,
-      vars: { CONSOLE_DEV_KEY: EXPOSED_DEV_KEY },
-    }),
-  ]);
-  await stack.startNode({ VOXEDGE_MT_BACKEND: "apertium", VOXEDGE_MT_URL: apertium.url });
-  await translationReady(stack.url);
+  // The file host for "From a URL" jobs (the platform's SSRF allowlist lets exactly it through).
+  mediaDir = mkdtempSync(path.join(tmpdir(), "voxedge-browser-media-"));
+  writeWav(path.join(mediaDir, "talk.wav"), await speechPcm("A short talk, fetched from a link."));
+  platform = await LocalPlatform.start({
+    apertium: true,
+    serveDir: mediaDir,
+    vars: { LEASE_TTL_SEC: "30", CONSOLE_DEV_KEY: EXPOSED_DEV_KEY },
+  });
+  await platform.startNode();
+  await translationReady(platform.url);
   console.log(`browser tests: screenshots in ${SCREENSHOTS}`);
   project.provide("consoleStack", {
-    url: stack.url,
-    key: stack.key,
+    url: platform.url,
+    key: platform.key,
     devKey: EXPOSED_DEV_KEY,
     screenshots: SCREENSHOTS,
-    mediaOrigin,
+    mediaOrigin: platform.filesOrigin,
   });
 }
 
@@ -75,8 +54,6 @@ async function translationReady(url: string): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
-  await stack?.stop();
-  await apertium?.stop();
-  await new Promise((resolve) => (mediaServer ? mediaServer.close(resolve) : resolve(null)));
+  await platform?.stop();
   if (mediaDir) rmSync(mediaDir, { recursive: true, force: true });
 }

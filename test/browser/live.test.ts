@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeWav } from "../e2e/stack.ts";
+import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
 import { concat, quiet } from "../node/live-helpers.ts";
 import { launchChromium, screenshot, signedInPage, stackInfo, tempDir } from "./chromium.ts";

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeWav } from "../e2e/stack.ts";
+import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
 import { concat, quiet } from "../node/live-helpers.ts";
 import { launchChromium, screenshot, signedInPage, stackInfo, tabStops, tempDir } from "./chromium.ts";

@@ -6,9 +6,10 @@ import { join } from "node:path";
 import JSZip from "jszip";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type components, unwrap } from "../../client/index.ts";
+import { LocalPlatform } from "../helpers/local-platform.ts";
+import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
 import { ENGLISH_NOTE, pdfPages, probe, VIETNAMESE_NOTE } from "../node/content-helpers.ts";
-import { type Stack, startStack, writeWav } from "./stack.ts";
 
 /**
  * Content generation through the whole platform: wrangler dev + inference node processes that render
@@ -16,7 +17,7 @@ import { type Stack, startStack, writeWav } from "./stack.ts";
  * short, an audio-only short, a quiz video and a deck with its PDF, by the spec's calls alone.
  */
 
-let stack: Stack;
+let stack: LocalPlatform;
 let dir: string;
 let node: ChildProcess;
 
@@ -74,7 +75,7 @@ async function download(url: string, name: string): Promise<string> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "voxedge-content-e2e-"));
-  stack = await startStack({ allowlist: "", leaseTtlSec: 4 });
+  stack = await LocalPlatform.start({ allowlist: [], vars: { LEASE_TTL_SEC: "4" } });
   node = await stack.startNode();
 }, 300_000);
 

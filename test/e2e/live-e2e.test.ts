@@ -2,10 +2,10 @@ import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type components, unwrap } from "../../client/index.ts";
 import { LIVE_MAX_FRAME_BYTES } from "../../protocol/live.ts";
+import { LocalPlatform } from "../helpers/local-platform.ts";
 import { speechPcm } from "../native/audio.ts";
 import { concat, quiet } from "../node/live-helpers.ts";
 import { type LiveClient, openLive } from "./live-client.ts";
-import { type Stack, startStack } from "./stack.ts";
 
 /**
  * Live microphone through the whole platform: a `ws` client → wrangler dev (Worker, LiveHub and
@@ -15,15 +15,14 @@ import { type Stack, startStack } from "./stack.ts";
  */
 
 const IDLE_TIMEOUT_MS = 2_000;
-let stack: Stack;
+let stack: LocalPlatform;
 let node: ChildProcess | null = null;
 let utterances: Float32Array[];
 
 beforeAll(async () => {
-  stack = await startStack({
-    allowlist: "",
-    leaseTtlSec: 30,
-    vars: { LIVE_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS) },
+  stack = await LocalPlatform.start({
+    allowlist: [],
+    vars: { LEASE_TTL_SEC: "30", LIVE_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS) },
   });
   utterances = await Promise.all([
     speechPcm("Hello from the edge."),

@@ -6,8 +6,9 @@ import OpenAI, { toFile } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unwrap } from "../../client/index.ts";
 import { LANGUAGES } from "../../protocol/languages.ts";
+import { LocalPlatform } from "../helpers/local-platform.ts";
+import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
-import { type Stack, startStack, writeWav } from "./stack.ts";
 
 /**
  * The OpenAI-compatible endpoints on the whole platform: wrangler dev, a real inference node with the
@@ -22,7 +23,7 @@ import { type Stack, startStack, writeWav } from "./stack.ts";
  */
 
 let dir: string;
-let stack: Stack;
+let stack: LocalPlatform;
 let client: OpenAI;
 let speechSec: number;
 
@@ -34,7 +35,7 @@ beforeAll(async () => {
   const speech = await speechPcm(SPEECH);
   speechSec = speech.length / 16_000;
   writeWav(join(dir, "speech.wav"), speech);
-  stack = await startStack({ allowlist: "127.0.0.1:1", leaseTtlSec: 5 });
+  stack = await LocalPlatform.start({ allowlist: ["127.0.0.1:1"], vars: { LEASE_TTL_SEC: "5" } });
   await stack.startNode();
   client = new OpenAI({ apiKey: stack.key, baseURL: `${stack.url}/v1`, maxRetries: 0 });
 }, 240_000);

@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unwrap } from "../../client/index.ts";
 import { ensureSyntheticModel } from "../../native/model/synthetic.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
+import { LocalPlatform } from "../helpers/local-platform.ts";
+import { writeWav } from "../helpers/wav.ts";
 import { startWhisperServer, type WhisperServer } from "../helpers/whisper-server.ts";
 import { speechPcm } from "../native/audio.ts";
-import { type Stack, startStack, writeWav } from "./stack.ts";
 
 /**
  * The registry's `http` tier on the local stack with **zero nodes**: the default model is an http entry
@@ -23,7 +24,7 @@ import { type Stack, startStack, writeWav } from "./stack.ts";
 
 let dir: string;
 let whisper: WhisperServer;
-let edge: Stack;
+let edge: LocalPlatform;
 let files: Server;
 let mediaOrigin: string;
 let speechSec: number;
@@ -46,10 +47,9 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
   mediaOrigin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
   whisper = await startWhisperServer(await ensureSyntheticModel("micro"), 1);
-  edge = await startStack({
-    allowlist: new URL(mediaOrigin).host,
-    leaseTtlSec: 10,
-    vars: { MODEL_REGISTRY: registry(whisper.transcriptionsUrl) },
+  edge = await LocalPlatform.start({
+    allowlist: [new URL(mediaOrigin).host],
+    vars: { LEASE_TTL_SEC: "10", MODEL_REGISTRY: registry(whisper.transcriptionsUrl) },
   });
 }, 600_000);
 
@@ -65,7 +65,7 @@ afterAll(async () => {
 const multipart = (form: FormData) => form as never;
 
 /** The task id of an accepted multipart upload. */
-async function upload(stack: Stack, form: FormData): Promise<string> {
+async function upload(stack: LocalPlatform, form: FormData): Promise<string> {
   return (await unwrap(stack.client.POST("/transcribe/upload", { body: multipart(form) }))).task_id;
 }
 
@@ -146,16 +146,16 @@ describe("http tier → whisper-server, zero nodes", { timeout: 180_000 }, () =>
 });
 
 describe("http tier → another Voxedge's /v1 (one deployment as another's tier)", { timeout: 300_000 }, () => {
-  let upstream: Stack;
-  let downstream: Stack;
+  let upstream: LocalPlatform;
+  let downstream: LocalPlatform;
 
   beforeAll(async () => {
-    upstream = await startStack({ allowlist: "127.0.0.1:1", leaseTtlSec: 10 });
+    upstream = await LocalPlatform.start({ allowlist: ["127.0.0.1:1"], vars: { LEASE_TTL_SEC: "10" } });
     await upstream.startNode();
-    downstream = await startStack({
-      allowlist: "127.0.0.1:1",
-      leaseTtlSec: 10,
+    downstream = await LocalPlatform.start({
+      allowlist: ["127.0.0.1:1"],
       vars: {
+        LEASE_TTL_SEC: "10",
         MODEL_REGISTRY: registry(`${upstream.url}/v1/audio/transcriptions`, { api_key_env: "UPSTREAM_KEY" }),
         UPSTREAM_KEY: upstream.key,
       },

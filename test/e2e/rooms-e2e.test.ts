@@ -13,11 +13,11 @@ import {
   type SingleTranscript,
 } from "../../protocol/rooms.ts";
 import { type Apertium, startApertium } from "../../scripts/lib/apertium.ts";
+import { LocalPlatform } from "../helpers/local-platform.ts";
 import { type RecordingProxy, startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { speechPcm } from "../native/audio.ts";
 import { concat, quiet, SR } from "../node/live-helpers.ts";
 import { type LiveClient, openLive } from "./live-client.ts";
-import { type Stack, startStack } from "./stack.ts";
 
 /**
  * Real-time translation through the whole platform: `ws` clients → wrangler dev (Worker, LiveHub,
@@ -30,7 +30,7 @@ import { type Stack, startStack } from "./stack.ts";
 
 type RoomClient = LiveClient<RoomServerMessage>;
 
-let stack: Stack;
+let stack: LocalPlatform;
 let apy: Apertium;
 let proxy: RecordingProxy;
 let node: ChildProcess;
@@ -40,11 +40,9 @@ let spanish: Float32Array;
 beforeAll(async () => {
   apy = await startApertium();
   proxy = await startRecordingProxy(apy.url);
-  stack = await startStack({ allowlist: "", leaseTtlSec: 30 });
+  stack = await LocalPlatform.start({ allowlist: [], vars: { LEASE_TTL_SEC: "30" } });
   node = await stack.startNode({
-    VOXEDGE_MT_BACKEND: "apertium",
-    VOXEDGE_MT_URL: proxy.url,
-    VOXEDGE_LIVE_CAPACITY: "3",
+    env: { VOXEDGE_MT_BACKEND: "apertium", VOXEDGE_MT_URL: proxy.url, VOXEDGE_LIVE_CAPACITY: "3" },
   });
   [english, spanish] = await Promise.all([
     speechPcm("Hello from the edge. This is a test of the room."),

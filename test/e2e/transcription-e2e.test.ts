@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unwrap } from "../../client/index.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 import { buildDialogue } from "../helpers/dialogue.ts";
+import { LocalPlatform } from "../helpers/local-platform.ts";
+import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
-import { type Stack, startStack, writeWav } from "./stack.ts";
 
 /**
  * The whole platform for real: wrangler dev (Worker, D1, R2, Durable Objects, Queue), inference node
@@ -19,7 +20,7 @@ import { type Stack, startStack, writeWav } from "./stack.ts";
 
 let dir: string;
 let files: Server;
-let stack: Stack;
+let stack: LocalPlatform;
 let mediaOrigin: string;
 let node: ChildProcess;
 let speechSec: number;
@@ -93,7 +94,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => files.listen(0, "127.0.0.1", r));
   const port = (files.address() as AddressInfo).port;
   mediaOrigin = `http://127.0.0.1:${port}`;
-  stack = await startStack({ allowlist: `127.0.0.1:${port}`, leaseTtlSec: 3 });
+  stack = await LocalPlatform.start({ allowlist: [`127.0.0.1:${port}`], vars: { LEASE_TTL_SEC: "3" } });
   node = await stack.startNode();
 }, 240_000);
 

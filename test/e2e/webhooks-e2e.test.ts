@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server } from "node:http";
@@ -7,14 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureSyntheticModel } from "../../native/model/synthetic.ts";
-import { createKey } from "../../scripts/keys.ts";
 import { SCHEDULED_PATH } from "../../scripts/lib/cron.ts";
-import { applyMigrations } from "../../scripts/lib/wrangler.ts";
 import type { TaskStatusResponse } from "../../worker/schemas/tasks.ts";
-import { type LocalWorker, startLocalWorker, tempState } from "../helpers/local-stack.ts";
+import { LocalPlatform } from "../helpers/local-platform.ts";
+import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
-import { writeWav } from "./stack.ts";
 
 /**
  * Task webhooks for real: wrangler dev (Worker, D1, Queue), an inference node with a synthetic model,
@@ -31,14 +28,11 @@ interface Hit {
   body: Record<string, unknown>;
 }
 
-const state = tempState();
 let dir: string;
 let receiver: Server;
 let origin: string;
-let worker: LocalWorker;
-let node: ChildProcess;
+let platform: LocalPlatform;
 let apiKey: string;
-let keyId: string;
 let secret = "";
 const hits: Hit[] = [];
 /** What each path answers, attempt by attempt (the last entry repeats); a number of ms delays it. */
@@ -50,16 +44,11 @@ const plans: Record<string, (number | { delayMs: number; status: number })[]> = 
 };
 /** /restart answers 503 until wrangler dev was restarted, so only an attempt after it can deliver. */
 let restarted = false;
-let vars: Record<string, string>;
 
 async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
-}
-
-function startWorker(): Promise<LocalWorker> {
-  return startLocalWorker({ persistTo: state.dir, vars, testScheduled: true });
 }
 
 beforeAll(async () => {
@@ -103,66 +92,33 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
   origin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  const allowlist = new URL(origin).host;
-  const target = { remote: false, persistTo: state.dir };
-  applyMigrations(target);
-  ({ id: keyId, key: apiKey } = await createKey("webhooks", target));
+  platform = await LocalPlatform.start({
+    allowlist: [new URL(origin).host],
+    testScheduled: true,
+    vars: { WEBHOOK_RETRY_BASE_SEC: "1", WEBHOOK_TIMEOUT_SEC: "2" },
+  });
+  apiKey = platform.key;
   // The key's secret as the operator sees it (made now, before any delivery needs it).
   const out = execFileSync(
     "node_modules/.bin/tsx",
-    ["scripts/keys.ts", "webhook-secret", keyId, "--persist-to", state.dir],
+    ["scripts/keys.ts", "webhook-secret", platform.apiKeys[0]?.id ?? "", "--persist-to", platform.state.dir],
     { encoding: "utf8" },
   );
   secret = out.trim().split("\n").at(-1) ?? "";
   expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
-  const token = "webhooks-e2e-token";
-  vars = {
-    NODE_TOKEN: token,
-    URL_ALLOWLIST: allowlist,
-    WEBHOOK_RETRY_BASE_SEC: "1",
-    WEBHOOK_TIMEOUT_SEC: "2",
-  };
-  worker = await startWorker();
-  const model = await ensureSyntheticModel("micro");
-  node = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "inference-node/main.ts",
-      "--worker-url",
-      worker.url,
-      "--token",
-      token,
-      "--model",
-      model,
-    ],
-    {
-      stdio: ["ignore", "ignore", "inherit"],
-      env: {
-        ...process.env,
-        URL_ALLOWLIST: allowlist,
-        VOXEDGE_HEARTBEAT_MS: "500",
-        VOXEDGE_MAX_TOKENS: "16",
-        VOXEDGE_THREADS: "1",
-        VOXEDGE_LOG_LEVEL: "warn",
-      },
-    },
-  );
+  await platform.startNode();
 }, 180_000);
 
 afterAll(async () => {
-  if (node && node.exitCode === null) node.kill("SIGKILL");
-  await worker?.stop();
+  await platform?.stop();
   await new Promise((r) => receiver?.close(r));
-  state.remove();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const auth = () => ({ authorization: `Bearer ${apiKey}`, "content-type": "application/json" });
 
 async function transcribe(path: string): Promise<string> {
-  const response = await fetch(`${worker.url}/transcribe`, {
+  const response = await fetch(`${platform.url}/transcribe`, {
     method: "POST",
     headers: auth(),
     body: JSON.stringify({
@@ -178,7 +134,7 @@ async function transcribe(path: string): Promise<string> {
 }
 
 async function poll(taskId: string): Promise<TaskStatusResponse> {
-  const response = await fetch(`${worker.url}/transcribe/${taskId}`, { headers: auth() });
+  const response = await fetch(`${platform.url}/transcribe/${taskId}`, { headers: auth() });
   expect(response.status).toBe(200);
   return (await response.json()) as TaskStatusResponse;
 }
@@ -190,7 +146,7 @@ async function webhookSettled(taskId: string, sweep = false, timeoutMs = 90_000)
     const view = await poll(taskId);
     if (view.webhook_status === "delivered" || view.webhook_status === "failed") return view;
     if (Date.now() > deadline) throw new Error(`webhook of ${taskId} still ${view.webhook_status}`);
-    if (sweep) await fetch(new URL(SCHEDULED_PATH, worker.url)).then((r) => r.body?.cancel());
+    if (sweep) await fetch(new URL(SCHEDULED_PATH, platform.url)).then((r) => r.body?.cancel());
     await new Promise((r) => setTimeout(r, 500));
   }
 }
@@ -260,7 +216,7 @@ describe("task webhooks", () => {
         webhook_auth_header_value: "a\r\nb: c",
       },
     ]) {
-      const response = await fetch(`${worker.url}/transcribe`, {
+      const response = await fetch(`${platform.url}/transcribe`, {
         method: "POST",
         headers: auth(),
         body: JSON.stringify({ file_url: `${origin}/speech.wav`, language: "en", ...body }),
@@ -276,9 +232,9 @@ describe("task webhooks", () => {
       await new Promise((r) => setTimeout(r, 200));
     expect(hitsOf("/restart").length).toBe(1);
     // The retry's Queue message lives in wrangler dev's memory: the restart loses it; D1 keeps the row.
-    await worker.stop();
+    await platform.stopWorker();
     restarted = true;
-    worker = await startWorker();
+    await platform.startWorker();
     const view = await webhookSettled(taskId, true);
     expect(view.webhook_status).toBe("delivered");
     const restart = hitsOf("/restart");

@@ -6,26 +6,22 @@
  * the server behind the name; an allowlisted host still answers, and the guard passes requests and
  * answers on unchanged (a webhook's POST, a redirect it does not follow).
  */
-import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EGRESS_TARGET_HEADER } from "../../protocol/guarded-fetch.ts";
 import { parseAllowlist } from "../../protocol/url-policy.ts";
-import { createKey } from "../../scripts/keys.ts";
 import { type EgressGuard, startEgressGuard } from "../../scripts/lib/egress-guard.ts";
-import { applyMigrations } from "../../scripts/lib/wrangler.ts";
 import { addLoopbackName, type HostsEntry } from "../helpers/hosts-entry.ts";
-import { type LocalWorker, startLocalWorker, tempState } from "../helpers/local-stack.ts";
+import { LocalPlatform } from "../helpers/local-platform.ts";
 
-const state = tempState();
 let entry: HostsEntry;
 let hits = 0;
 let target: Server;
 let fixture: Server;
 let fixtureOrigin: string;
 let guard: EgressGuard;
-let worker: LocalWorker;
+let worker: LocalPlatform;
 let key: string;
 
 function listen(server: Server, port: number, host: string): Promise<number> {
@@ -58,19 +54,9 @@ beforeAll(async () => {
   });
   fixtureOrigin = `http://127.0.0.1:${await listen(fixture, 0, "127.0.0.1")}`;
   const allowlist = new URL(fixtureOrigin).host;
-  const local = { remote: false, persistTo: state.dir };
-  applyMigrations(local);
-  key = (await createKey("egress", local)).key;
   guard = await startEgressGuard(parseAllowlist(allowlist));
-  worker = await startLocalWorker({
-    persistTo: state.dir,
-    vars: {
-      NODE_TOKEN: randomBytes(16).toString("hex"),
-      UPLOAD_SIGNING_SECRET: randomBytes(16).toString("hex"),
-      URL_ALLOWLIST: allowlist,
-      EGRESS_GUARD_URL: guard.url,
-    },
-  });
+  worker = await LocalPlatform.start({ allowlist: [allowlist], vars: { EGRESS_GUARD_URL: guard.url } });
+  key = worker.key;
 });
 
 afterAll(async () => {
@@ -79,7 +65,6 @@ afterAll(async () => {
   await entry?.remove();
   target?.close();
   fixture?.close();
-  state.remove();
 });
 
 function transcribe(fileUrl: string): Promise<Response> {

@@ -1,25 +1,27 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { d1Query, sqlString } from "../../scripts/lib/wrangler.ts";
-import { type LocalWorker, startLocalWorker, tempState } from "../helpers/local-stack.ts";
+import { LocalPlatform } from "../helpers/local-platform.ts";
 
-const state = tempState();
-let worker: LocalWorker;
+let worker: LocalPlatform;
 
 function keys(...args: string[]): string {
-  return execFileSync("node_modules/.bin/tsx", ["scripts/keys.ts", ...args, "--persist-to", state.dir], {
-    encoding: "utf8",
-  });
+  return execFileSync(
+    "node_modules/.bin/tsx",
+    ["scripts/keys.ts", ...args, "--persist-to", worker.state.dir],
+    {
+      encoding: "utf8",
+    },
+  );
 }
 
 beforeAll(async () => {
   // A 1 s key cache, so the revocation bound (2 × AUTH_CACHE_TTL_SEC) is short enough to watch.
-  worker = await startLocalWorker({ persistTo: state.dir, vars: { AUTH_CACHE_TTL_SEC: "1" } });
+  worker = await LocalPlatform.start({ keys: 0, vars: { AUTH_CACHE_TTL_SEC: "1" } });
 });
 
 afterAll(async () => {
   await worker?.stop();
-  state.remove();
 });
 
 describe("npm run keys", () => {
@@ -69,7 +71,7 @@ describe("npm run keys", () => {
     expect(second).not.toBe(first);
     const [row] = d1Query<{ current: string; previous: string; rotated_at: number }>(
       `SELECT webhook_secret AS current, webhook_secret_previous AS previous, webhook_secret_rotated_at AS rotated_at FROM api_keys WHERE id = ${sqlString(keyId)}`,
-      { remote: false, persistTo: state.dir },
+      { remote: false, persistTo: worker.state.dir },
     );
     expect(row).toMatchObject({ current: second, previous: first });
     expect(Date.now() - (row?.rotated_at ?? 0)).toBeLessThan(10 * 60_000);

@@ -4,15 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { identifiedLogger } from "../../inference-node/node-identity.ts";
 import { NodeTokenRefusedError, WorkerClient } from "../../inference-node/worker-client.ts";
-import { type LocalWorker, startLocalWorker, tempState } from "../helpers/local-stack.ts";
+import { LocalPlatform } from "../helpers/local-platform.ts";
 
-const state = tempState();
-let worker: LocalWorker;
+let worker: LocalPlatform;
 
 function nodes(...args: string[]): string {
-  return execFileSync("node_modules/.bin/tsx", ["scripts/nodes.ts", ...args, "--persist-to", state.dir], {
-    encoding: "utf8",
-  });
+  return execFileSync(
+    "node_modules/.bin/tsx",
+    ["scripts/nodes.ts", ...args, "--persist-to", worker.state.dir],
+    {
+      encoding: "utf8",
+    },
+  );
 }
 
 /** How the Worker answers a node's hub socket: "open", or the refused upgrade's status. */
@@ -33,12 +36,15 @@ function dialHub(token: string): Promise<string> {
 beforeAll(async () => {
   // No NODE_TOKEN: only per-node tokens open the node routes. A 1 s auth cache, so the revocation
   // bound (2 × AUTH_CACHE_TTL_SEC) is short enough to watch.
-  worker = await startLocalWorker({ persistTo: state.dir, vars: { AUTH_CACHE_TTL_SEC: "1" } });
+  worker = await LocalPlatform.start({
+    keys: 0,
+    withoutNodeToken: true,
+    vars: { AUTH_CACHE_TTL_SEC: "1" },
+  });
 });
 
 afterAll(async () => {
   await worker?.stop();
-  state.remove();
 });
 
 describe("npm run nodes", () => {
