@@ -3,6 +3,7 @@ import type { CompleteRequest, Lease, NodeHealth } from "../protocol/node.ts";
 import type { TaskKind } from "../protocol/task.ts";
 import { Backoff, LEASE_POLL_BACKOFF } from "./backoff.ts";
 import type { Logger } from "./logger.ts";
+import type { NodeHeartbeat, TaskReport } from "./node-heartbeat.ts";
 import { toFailure } from "./task-failure.ts";
 import { LeaseGoneError, type WorkerClient } from "./worker-client.ts";
 
@@ -27,7 +28,8 @@ export interface LeaseLoopOptions {
   kinds: TaskKind[];
   /** Tasks run at once on this node. */
   concurrency: number;
-  heartbeatMs: number;
+  /** The node's one heartbeat, shared by its lease loops. */
+  heartbeat: NodeHeartbeat;
   logger: Logger;
   /** Long-poll wait per lease call. */
   pollWaitMs?: number;
@@ -50,7 +52,7 @@ interface Running {
 }
 
 /**
- * Pulls leases while it has capacity, runs each task with heartbeats that extend its lease, and
+ * Pulls leases while it has capacity, runs each task with the node's heartbeat extending its lease, and
  * reports the outcome. `drain` stops taking work, lets running tasks finish for a grace period, then
  * hands the rest back so another node picks them up at once.
  */
@@ -108,26 +110,21 @@ export class LeaseLoop {
   private async runTask(lease: Lease, abort: AbortController): Promise<void> {
     const { client, logger } = this.options;
     const log = logger.child({ task_id: lease.task_id, lease_id: lease.lease_id, attempt: lease.attempt });
-    const report: { progress: number; step?: string; estimated_time_sec?: number } = { progress: 0 };
-    const heartbeat = setInterval(() => {
-      client.heartbeat(lease.lease_id, { node: this.options.health(), ...report }).then(
-        (answer) => {
-          // The task already ended as failed on the Worker; aborting stops the decode.
-          if (answer.cancel && !abort.signal.aborted) {
-            log.info("task cancelled (caller gone or task deleted); stopping it");
-            abort.abort(new TaskCancelledError(lease.task_id));
-          }
-        },
-        (error: unknown) => {
-          if (error instanceof LeaseGoneError) {
-            log.warn("lease lost; stopping the task");
-            abort.abort(error);
-          } else {
-            log.warn({ err: String(error) }, "heartbeat failed");
-          }
-        },
-      );
-    }, this.options.heartbeatMs);
+    const report: TaskReport = { progress: 0 };
+    const untrack = this.options.heartbeat.track(lease.lease_id, {
+      report: () => report,
+      // The task already ended as failed on the Worker; aborting stops the decode.
+      onCancel: () => {
+        if (abort.signal.aborted) return;
+        log.info("task cancelled (caller gone or task deleted); stopping it");
+        abort.abort(new TaskCancelledError(lease.task_id));
+      },
+      onGone: () => {
+        if (abort.signal.aborted) return;
+        log.warn("lease lost; stopping the task");
+        abort.abort(new LeaseGoneError(lease.lease_id));
+      },
+    });
     const started = Date.now();
     log.info({ kind: lease.kind }, "task started");
     try {
@@ -149,7 +146,7 @@ export class LeaseLoop {
     } catch (error) {
       await this.reportFailure(lease, abort, error, log);
     } finally {
-      clearInterval(heartbeat);
+      untrack();
     }
   }
 

@@ -24,6 +24,7 @@ import { logger as baseLogger } from "./logger.ts";
 import { checkFfmpeg, ffmpegPath } from "./media/ffmpeg-path.ts";
 import { loadResidentModel } from "./model.ts";
 import { nodeHealth } from "./node-health.ts";
+import { NodeHeartbeat } from "./node-heartbeat.ts";
 import { identifiedLogger } from "./node-identity.ts";
 import { renderTask } from "./pipeline/render-task.ts";
 import { transcribe } from "./pipeline/transcribe-task.ts";
@@ -89,7 +90,8 @@ async function main(): Promise<void> {
     },
     logger,
   };
-  // Two loops, so a long render never holds a transcription slot and the other way round.
+  // Two loops, so a long render never holds a transcription slot and the other way round; one heartbeat.
+  const heartbeat = new NodeHeartbeat(client, health, config.heartbeatMs, logger);
   const loops: LeaseLoop[] = [];
   if (model.takesFileJobs) {
     loops.push(
@@ -98,7 +100,7 @@ async function main(): Promise<void> {
         health,
         kinds: ["transcribe"],
         concurrency: config.concurrency,
-        heartbeatMs: config.heartbeatMs,
+        heartbeat,
         logger,
         run: async (lease, context) => {
           if (lease.kind !== "transcribe") throw unsupported(lease.kind);
@@ -123,7 +125,7 @@ async function main(): Promise<void> {
         health,
         kinds: [...CONTENT_KINDS],
         concurrency: config.contentConcurrency,
-        heartbeatMs: config.heartbeatMs,
+        heartbeat,
         logger,
         run: async (lease, context) => {
           if (lease.kind === "transcribe") throw unsupported(lease.kind);

@@ -5,11 +5,11 @@ import { z } from "zod";
 import {
   type CompleteRequest,
   type FailRequest,
-  type HeartbeatRequest,
-  HeartbeatResponse,
   type Lease,
   LeaseResponse,
   type NodeHealth,
+  type NodeHeartbeatRequest,
+  NodeHeartbeatResponse,
   NodeWhoami,
 } from "../protocol/node.ts";
 import type { TaskKind } from "../protocol/task.ts";
@@ -86,13 +86,14 @@ export class WorkerClient {
     return LeaseResponse.parse(await response.json()).leases;
   }
 
-  async heartbeat(leaseId: string, body: HeartbeatRequest): Promise<HeartbeatResponse> {
-    const response = await this.request(`/internal/v1/leases/${leaseId}/heartbeat`, {
+  /** One heartbeat for every lease this node holds; each lease's answer, in no promised order. */
+  async heartbeatNode(body: NodeHeartbeatRequest): Promise<NodeHeartbeatResponse["leases"]> {
+    const response = await this.request("/internal/v1/heartbeat", {
       method: "POST",
       body: JSON.stringify(body),
     });
-    await this.expectOk(response, "heartbeat", leaseId);
-    return HeartbeatResponse.parse(await response.json());
+    await this.expectOk(response, "heartbeat");
+    return NodeHeartbeatResponse.parse(await response.json()).leases;
   }
 
   async complete(leaseId: string, completion: CompleteRequest): Promise<void> {

@@ -235,3 +235,14 @@ export const brokerStatus = sqliteTable("broker_status", {
   error: text("error").notNull().default(""),
   changed_at: integer("changed_at").notNull(),
 });
+
+/**
+ * Where a cron sweep that pages through a table stopped (`orphans`: the old queued tasks the Dispatcher
+ * is asked about), so each run goes on from there and every row is reached however long the backlog.
+ * `created_at` and `task_id` are the last row seen; no row: start from the oldest.
+ */
+export const sweepCursors = sqliteTable("sweep_cursors", {
+  sweep: text("sweep").primaryKey(),
+  created_at: integer("created_at").notNull(),
+  task_id: text("task_id").notNull(),
+});

@@ -80,15 +80,53 @@ export type LeaseOf<K extends TaskKind> = Extract<Lease, { kind: K }>;
 export const LeaseResponse = z.object({ leases: z.array(Lease) });
 export type LeaseResponse = z.infer<typeof LeaseResponse>;
 
-export const HeartbeatRequest = z.strictObject({
-  node: NodeHealth,
+/** What a node reports of one running task with each heartbeat. */
+const progressFields = {
   progress: z.number().min(0).max(100).default(0),
   /** What the task is doing now (e.g. a content step such as `rendering_video`). */
   step: z.string().min(1).max(64).optional(),
   /** Seconds the node expects the task still needs. */
   estimated_time_sec: z.number().min(0).max(86_400).optional(),
-});
+};
+
+/** One lease's heartbeat (`/leases/{id}/heartbeat`): kept for nodes older than the per-node heartbeat. */
+export const HeartbeatRequest = z.strictObject({ node: NodeHealth, ...progressFields });
 export type HeartbeatRequest = z.input<typeof HeartbeatRequest>;
+
+/** The most leases one node heartbeat carries: a node's largest capacity. */
+export const MAX_HEARTBEAT_LEASES = 64;
+
+/**
+ * The per-node heartbeat (`POST /heartbeat`): every lease the node holds, in one call per period, so the
+ * scheduler hears from a node once however many tasks it runs.
+ */
+export const NodeHeartbeatRequest = z.strictObject({
+  node: NodeHealth,
+  leases: z
+    .array(z.strictObject({ lease_id: z.string().min(1).max(64), ...progressFields }))
+    .min(1)
+    .max(MAX_HEARTBEAT_LEASES)
+    .refine((leases) => new Set(leases.map((l) => l.lease_id)).size === leases.length, {
+      message: "each lease_id may appear once",
+    }),
+});
+export type NodeHeartbeatRequest = z.input<typeof NodeHeartbeatRequest>;
+
+/**
+ * Each lease's answer: `extended` until `expires_at`; `cancel`: the task was cancelled, stop it and
+ * report nothing (the lease is released with this answer); `gone`: expired, released or not this
+ * node's, stop the task.
+ */
+export const NodeHeartbeatResponse = z.object({
+  leases: z.array(
+    z.object({
+      lease_id: z.string(),
+      state: z.enum(["extended", "cancel", "gone"]),
+      expires_at: z.number().int().nullable(),
+    }),
+  ),
+});
+export type NodeHeartbeatResponse = z.infer<typeof NodeHeartbeatResponse>;
 
 export const HeartbeatResponse = z.object({
   expires_at: z.number().int(),

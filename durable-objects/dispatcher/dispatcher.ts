@@ -129,14 +129,41 @@ export class Dispatcher extends DurableObject<Env> {
    * back with `cancelled: 1`; the Worker then ends it.
    */
   async heartbeat(leaseId: string, health: NodeHealth, holder: NodeIdentity): Promise<LeaseRow | null> {
+    const [lease] = await this.heartbeatNode([leaseId], health, holder);
+    return lease ?? null;
+  }
+
+  /**
+   * One node's heartbeat for all its leases: the node is recorded once and the alarm moved once,
+   * however many leases it holds. Each answer is as `heartbeat` gives it, in the order asked.
+   */
+  async heartbeatNode(
+    leaseIds: string[],
+    health: NodeHealth,
+    holder: NodeIdentity,
+  ): Promise<(LeaseRow | null)[]> {
     const now = Date.now();
     this.nodes.record(health, now);
-    const lease = this.leases.get(leaseId);
-    if (!lease || !isHeldBy(lease, holder)) return null;
     const expiresAt = now + this.leaseTtlMs();
-    this.leases.extend(leaseId, expiresAt);
-    await this.scheduleAlarm(expiresAt);
-    return { ...lease, expires_at: expiresAt };
+    const answers = leaseIds.map((leaseId) => {
+      const lease = this.leases.get(leaseId);
+      if (!lease || !isHeldBy(lease, holder)) return null;
+      this.leases.extend(leaseId, expiresAt);
+      return { ...lease, expires_at: expiresAt };
+    });
+    if (answers.some((lease) => lease !== null)) await this.scheduleAlarm(expiresAt);
+    return answers;
+  }
+
+  /**
+   * Of these tasks, those this object neither holds in line or under lease nor has seen finish: the
+   * orphan sweep hands only those over again.
+   */
+  async unknownTasks(taskIds: string[]): Promise<string[]> {
+    return taskIds.filter(
+      (taskId) =>
+        !this.queue.has(taskId) && !this.leases.holdsTask(taskId) && !this.leases.isFinished(taskId),
+    );
   }
 
   async lookup(leaseId: string): Promise<LeaseRow | null> {

@@ -3,6 +3,7 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { LeaseLoop } from "../../inference-node/lease-loop.ts";
+import { NodeHeartbeat } from "../../inference-node/node-heartbeat.ts";
 import { WorkerClient } from "../../inference-node/worker-client.ts";
 import { NODE_HEALTH } from "../helpers/node-health.ts";
 
@@ -28,15 +29,16 @@ describe("LeaseLoop drain", () => {
         },
       }),
     );
+    const client = new WorkerClient(`http://127.0.0.1:${await closedPort()}`, "token");
     const loop = new LeaseLoop({
-      client: new WorkerClient(`http://127.0.0.1:${await closedPort()}`, "token"),
+      client,
       health: () => NODE_HEALTH,
       run: async () => {
         throw new Error("no task can be leased from a Worker that is down");
       },
       kinds: ["transcribe"],
       concurrency: 1,
-      heartbeatMs: 1_000,
+      heartbeat: new NodeHeartbeat(client, () => NODE_HEALTH, 1_000, logger),
       logger,
     });
     loop.start();

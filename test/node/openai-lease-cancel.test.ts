@@ -1,6 +1,7 @@
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { LeaseLoop, TaskCancelledError } from "../../inference-node/lease-loop.ts";
+import { NodeHeartbeat } from "../../inference-node/node-heartbeat.ts";
 import { transcribe } from "../../inference-node/pipeline/transcribe-task.ts";
 import { EnergyVoiceActivity } from "../../inference-node/vad/voice-activity.ts";
 import type { WorkerClient } from "../../inference-node/worker-client.ts";
@@ -14,6 +15,7 @@ import type {
   Lease,
   LeaseOf,
   NodeHealth,
+  NodeHeartbeatRequest,
 } from "../../protocol/node.ts";
 import { pcmWavHeader } from "../../protocol/wav.ts";
 import { NODE_HEALTH } from "../helpers/node-health.ts";
@@ -66,9 +68,14 @@ function fakeClient(
       });
       return [];
     },
-    heartbeat: async () => {
+    heartbeatNode: async (body: NodeHeartbeatRequest) => {
       calls.heartbeats++;
-      return heartbeat();
+      const answer = heartbeat();
+      return body.leases.map((l) => ({
+        lease_id: l.lease_id,
+        state: answer.cancel ? "cancel" : "extended",
+        expires_at: answer.expires_at,
+      }));
     },
     complete: async () => {
       calls.completes++;
@@ -104,7 +111,7 @@ function loopWith(client: WorkerClient, run: ReturnType<typeof blockingRun>) {
     run,
     kinds: ["transcribe"],
     concurrency: 1,
-    heartbeatMs: 20,
+    heartbeat: new NodeHeartbeat(client, () => health, 20, pino({ level: "silent" })),
     logger: pino({ level: "silent" }),
     pollWaitMs: 50,
   });
@@ -216,7 +223,7 @@ describe("a cancelled task on the real pipeline", () => {
         ),
       kinds: ["transcribe"],
       concurrency: 1,
-      heartbeatMs: 50,
+      heartbeat: new NodeHeartbeat(client, () => health, 50, pino({ level: "silent" })),
       logger: pino({ level: "silent" }),
       pollWaitMs: 50,
     });

@@ -348,4 +348,27 @@ describe("recovery sweep", () => {
     expect(leases.map((l) => l.task_id)).toEqual([orphan.task_id]);
     expect(await recoverOrphanedTasks(env)).toBe(0);
   });
+
+  it("finds an orphan behind more than a page of old tasks the Dispatcher already holds", async () => {
+    const { id } = await createKey();
+    const held = [];
+    for (let i = 0; i < 205; i++) held.push((await createTranscription(id)).task_id);
+    for (let i = 0; i < held.length; i += 100) {
+      expect((await deliver(held.slice(i, i + 100))).retryMessages).toEqual([]);
+    }
+    const orphan = await createTranscription(id);
+    const old = Date.now() - 10 * 60_000;
+    // The held backlog is older than the orphan, so the oldest page holds no orphan at all.
+    for (const [i, taskId] of [...held, orphan.task_id].entries()) {
+      await db(env)
+        .update(jobs)
+        .set({ created_at: old + i })
+        .where(eq(jobs.task_id, taskId));
+    }
+    expect(await recoverOrphanedTasks(env)).toBe(1);
+    expect(await dispatcherStub().unknownTasks([orphan.task_id, held[0]!, "never-seen"])).toEqual([
+      "never-seen",
+    ]);
+    expect(await recoverOrphanedTasks(env)).toBe(0);
+  }, 60_000);
 });

@@ -6,6 +6,8 @@ import {
   HeartbeatResponse,
   LeaseRequest,
   LeaseResponse,
+  NodeHeartbeatRequest,
+  NodeHeartbeatResponse,
   NodeWhoami,
 } from "../../protocol/node.ts";
 import { TranslateCapabilities, TranslateRequest, TranslateResponse } from "../../protocol/translate.ts";
@@ -18,6 +20,7 @@ import {
   completeLease,
   failLease,
   heartbeatLease,
+  heartbeatNode,
   leasedTaskSource,
   leaseTasks,
   storeLeaseOutput,
@@ -49,6 +52,17 @@ const whoamiRoute = createRoute({
   hide: true,
   responses: {
     200: { description: "the node identity of this token", content: json(NodeWhoami) },
+    ...errors,
+  },
+});
+
+const nodeHeartbeatRoute = createRoute({
+  method: "post",
+  path: "/heartbeat",
+  hide: true,
+  request: { body: { required: true, content: json(NodeHeartbeatRequest) } },
+  responses: {
+    200: { description: "each lease extended, cancelled or gone", content: json(NodeHeartbeatResponse) },
     ...errors,
   },
 });
@@ -152,6 +166,14 @@ internalRoutes
   .openapi(leaseRoute, async (c) =>
     c.json({ leases: await leaseTasks(c.env, c.req.valid("json"), c.get("node")) }, 200),
   )
+  .openapi(nodeHeartbeatRoute, async (c) => {
+    const { node: health, leases } = c.req.valid("json");
+    const reports = leases.map(({ lease_id, progress, step, estimated_time_sec }) => ({
+      leaseId: lease_id,
+      report: { progress, step, etaSec: estimated_time_sec },
+    }));
+    return c.json({ leases: await heartbeatNode(c.env, c.get("node"), health, reports) }, 200);
+  })
   .openapi(heartbeatRoute, async (c) => {
     const { node: health, progress, step, estimated_time_sec } = c.req.valid("json");
     const report = { progress, step, etaSec: estimated_time_sec };

@@ -16,6 +16,7 @@ import {
   Lease,
   type LeaseAsk,
   type NodeHealth,
+  type NodeHeartbeatResponse,
 } from "../../protocol/node.ts";
 import type { TaskRecord, TaskResult } from "../../protocol/task.ts";
 import { CANCELLED_FAILURE, isRetryable } from "../../protocol/task-failure.ts";
@@ -110,14 +111,44 @@ export async function heartbeatLease(
   health: NodeHealth,
   report: ProgressReport,
 ): Promise<HeartbeatResponse> {
-  const lease = await dispatcher(env).heartbeat(leaseId, health, node);
-  if (!lease) throw leaseGone();
-  if (lease.cancelled) {
-    await endCancelledLease(env, lease);
-    return { expires_at: lease.expires_at, cancel: true };
-  }
-  await reportProgress(env, lease.task_id, report);
-  return { expires_at: lease.expires_at, cancel: false };
+  const [answer] = await heartbeatNode(env, node, health, [{ leaseId, report }]);
+  if (!answer || answer.state === "gone") throw leaseGone();
+  return { expires_at: answer.expires_at ?? 0, cancel: answer.state === "cancel" };
+}
+
+/** One running task as a node heartbeat reports it. */
+export interface LeaseReport {
+  leaseId: string;
+  report: ProgressReport;
+}
+
+/**
+ * A node's heartbeat for every lease it holds: one Dispatcher call extends them all; a cancelled
+ * lease is ended here, and each live task's progress goes to its own fast store.
+ */
+export async function heartbeatNode(
+  env: Env,
+  node: NodeIdentity,
+  health: NodeHealth,
+  reports: LeaseReport[],
+): Promise<NodeHeartbeatResponse["leases"]> {
+  const leases = await dispatcher(env).heartbeatNode(
+    reports.map((r) => r.leaseId),
+    health,
+    node,
+  );
+  return Promise.all(
+    reports.map(async ({ leaseId, report }, i) => {
+      const lease = leases[i];
+      if (!lease) return { lease_id: leaseId, state: "gone" as const, expires_at: null };
+      if (lease.cancelled) {
+        await endCancelledLease(env, lease);
+        return { lease_id: leaseId, state: "cancel" as const, expires_at: lease.expires_at };
+      }
+      await reportProgress(env, lease.task_id, report);
+      return { lease_id: leaseId, state: "extended" as const, expires_at: lease.expires_at };
+    }),
+  );
 }
 
 /**
