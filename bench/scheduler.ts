@@ -73,7 +73,11 @@ const CASES: Case[] = [
   { op: "lease", label: "w20000_k2000_n2000_l10000", fleet: fleet({ ...LARGE, leases: 10_000 }) },
   // A node's one heartbeat carries all its leases: 10 a call here, 5 in the large fleet.
   { op: "heartbeat", label: "l100_n10_10each", fleet: fleet({ leases: 100 }) },
-  { op: "heartbeat", label: "l10000_n2000_5each", fleet: fleet({ leases: 10_000, nodes: 2_000, keys: 2_000 }) },
+  {
+    op: "heartbeat",
+    label: "l10000_n2000_5each",
+    fleet: fleet({ leases: 10_000, nodes: 2_000, keys: 2_000 }),
+  },
   { op: "complete", label: "l1000", fleet: fleet({ leases: 1_000, nodes: 100, keys: 100 }) },
   // Each release tries a grant for every parked long-poll, each counting the leases: at 10 000 leases
   // and 1 000 parked, one release takes seconds and workerd restarts the object mid-batch.

@@ -56,8 +56,7 @@ async function operation(stub: Stub, op: SchedulerOp, i: number, fleet: Fleet): 
     const who = i % nodes;
     const held = Array.from({ length: Math.ceil((leases - who) / nodes) }, (_, m) => `l-${who + m * nodes}`);
     await stub.heartbeatNode(held, node(who), identity(who));
-  }
-  else if (op === "complete") {
+  } else if (op === "complete") {
     const lease = await stub.lookup(`l-${i}`);
     if (lease) await stub.release(lease.lease_id, "finished");
   } else if (op === "stats") await stub.stats(`w-${i % waiting}`);
@@ -73,7 +72,8 @@ async function job(stub: Stub, i: number, { keys, nodes }: Fleet): Promise<void>
   const [lease] = await stub.lease(ask(who, nodes), identity(who));
   for (let p = 0; p < JOB_POLLS; p++) await stub.stats(mine.task_id);
   if (!lease) return;
-  for (let h = 0; h < JOB_HEARTBEATS; h++) await stub.heartbeatNode([lease.lease_id], node(who), identity(who));
+  for (let h = 0; h < JOB_HEARTBEATS; h++)
+    await stub.heartbeatNode([lease.lease_id], node(who), identity(who));
   const held = await stub.lookup(lease.lease_id);
   if (held) await stub.release(held.lease_id, "finished");
 }
