@@ -71,22 +71,19 @@ export function isHeldBy(lease: LeaseRow, node: NodeIdentity): boolean {
 }
 
 /**
- * The leases out, in SQLite, with their counts per work class and per key kept in memory (rebuilt from
- * the table when the object starts), so a grant or a poll never counts the table.
+ * The leases out: SQLite is the durable record, and memory holds every lease row and the counts per
+ * work class and key (rebuilt from the table when the object starts), so a lookup, a heartbeat's check,
+ * a grant or a poll never reads the table. A few hundred bytes a running lease.
  */
 export class LeaseTable {
   private readonly running = new Map<WorkClass, Map<string, number>>();
   private readonly total = new Map<WorkClass, number>();
-  /** The tasks leases hold, so a duplicate hand-off is told apart without a read. */
-  private readonly leasedTasks = new Set<string>();
+  private readonly rows = new Map<string, LeaseRow>();
+  /** Lease id by task id, so a duplicate hand-off or a cancel finds its lease without a read. */
+  private readonly leaseOfTask = new Map<string, string>();
 
   constructor(private readonly sql: SqlStorage) {
-    for (const row of sql.exec<{ task_id: string; owner: string; kind: TaskKind }>(
-      "SELECT task_id, owner, kind FROM leases",
-    )) {
-      this.leasedTasks.add(row.task_id);
-      this.addRunning(row.owner, row.kind, 1);
-    }
+    for (const row of sql.exec<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM leases l`)) this.remember({ ...row });
   }
 
   insert(row: LeaseRow): void {
@@ -106,46 +103,54 @@ export class LeaseTable {
       row.identity_id,
       row.expires_at,
     );
-    this.leasedTasks.add(row.task_id);
+    this.remember({ ...row });
+  }
+
+  private remember(row: LeaseRow): void {
+    this.rows.set(row.lease_id, row);
+    this.leaseOfTask.set(row.task_id, row.lease_id);
     this.addRunning(row.owner, row.kind, 1);
   }
 
+  /** A copy of the lease (callers may keep it while the table changes). */
   get(leaseId: string): LeaseRow | null {
-    return (
-      this.sql
-        .exec<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM leases l WHERE l.lease_id = ?`, leaseId)
-        .toArray()[0] ?? null
-    );
+    const row = this.rows.get(leaseId);
+    return row ? { ...row } : null;
   }
 
   /** The lease that holds a task, if one does. */
   byTask(taskId: string): LeaseRow | null {
-    return (
-      this.sql
-        .exec<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM leases l WHERE l.task_id = ?`, taskId)
-        .toArray()[0] ?? null
-    );
+    const leaseId = this.leaseOfTask.get(taskId);
+    return leaseId ? this.get(leaseId) : null;
   }
 
   /** Marks a lease cancelled; it lives on until its node hears of it (or it expires). */
   cancel(leaseId: string): void {
+    const row = this.rows.get(leaseId);
+    if (!row || row.cancelled) return;
     this.sql.exec("INSERT OR IGNORE INTO cancelled_leases (lease_id) VALUES (?)", leaseId);
+    row.cancelled = 1;
   }
 
   holdsTask(taskId: string): boolean {
-    return this.leasedTasks.has(taskId);
+    return this.leaseOfTask.has(taskId);
   }
 
   extend(leaseId: string, expiresAt: number): void {
+    const row = this.rows.get(leaseId);
+    if (!row) return;
     this.sql.exec("UPDATE leases SET expires_at = ? WHERE lease_id = ?", expiresAt, leaseId);
+    row.expires_at = expiresAt;
   }
 
-  delete(lease: Pick<LeaseRow, "lease_id" | "task_id" | "owner" | "kind">): void {
-    const gone = this.sql.exec("DELETE FROM leases WHERE lease_id = ?", lease.lease_id).rowsWritten > 0;
-    this.sql.exec("DELETE FROM cancelled_leases WHERE lease_id = ?", lease.lease_id);
-    if (!gone) return;
-    this.leasedTasks.delete(lease.task_id);
-    this.addRunning(lease.owner, lease.kind, -1);
+  delete(lease: Pick<LeaseRow, "lease_id">): void {
+    const row = this.rows.get(lease.lease_id);
+    if (!row) return;
+    this.sql.exec("DELETE FROM leases WHERE lease_id = ?", row.lease_id);
+    if (row.cancelled) this.sql.exec("DELETE FROM cancelled_leases WHERE lease_id = ?", row.lease_id);
+    this.rows.delete(row.lease_id);
+    this.leaseOfTask.delete(row.task_id);
+    this.addRunning(row.owner, row.kind, -1);
   }
 
   /** Leases out in a work class. */
