@@ -1,13 +1,20 @@
 /**
- * Cores' worth of CPU that other processes are using, for the per-decode thread decision
+ * Cores' worth of CPU that other processes keep busy, for the per-decode thread decision
  * (thread-policy.ts): the machine's busy time (os.cpus()) minus this process's own (its decodes
- * included), over the last ~METER_WINDOW_MS. Sampled by an unref'd timer so a decision never waits.
+ * included), per 250 ms sample, and the **least** of the samples over the last ~METER_WINDOW_MS. A
+ * neighbour that competes for the cores (another decoder, a build) is busy in every sample; the
+ * platform's own short bursts around a request (the Worker taking the upload, the media read, ffmpeg
+ * turning the file into PCM, a child process this one does not count as its own) fill a few, and must
+ * not cost the decode its threads. Sampled by an unref'd timer so a decision never waits.
  */
 import { availableParallelism, cpus } from "node:os";
 
 const SAMPLE_MS = 250;
-/** Long enough to smooth the kernel's tick accounting, short enough to follow a neighbour starting. */
-export const METER_WINDOW_MS = 1000;
+/**
+ * Longer than the platform's burst before a decode (a few hundred ms), short enough that a neighbour
+ * that started is counted from its second second on.
+ */
+export const METER_WINDOW_MS = 2000;
 
 export interface Sample {
   at: number;
@@ -45,11 +52,24 @@ export function startCpuMeter(): void {
   timer.unref();
 }
 
-/** Other processes' busy cores over the last ~second (0 when sampling has only just started). */
+/**
+ * Other processes' busy cores, sustained: the least of each sample interval's figure over the last
+ * ~METER_WINDOW_MS (0 while fewer than two samples were taken).
+ */
+export function sustainedForeignBusy(window: readonly Sample[]): number {
+  let least = Number.POSITIVE_INFINITY;
+  for (let i = 1; i < window.length; i++) {
+    const from = window[i - 1];
+    const to = window[i];
+    if (from && to) least = Math.min(least, foreignBusyBetween(from, to));
+  }
+  return Number.isFinite(least) ? least : 0;
+}
+
+/** Other processes' sustained busy cores over the last ~METER_WINDOW_MS (0 when sampling has only just started). */
 export function foreignBusyCores(): number {
   startCpuMeter();
-  const first = samples[0];
-  return first ? foreignBusyBetween(first, sample()) : 0;
+  return sustainedForeignBusy(samples);
 }
 
 /** CPUs this process may run on. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { foreignBusyBetween } from "../../native/cpu-meter.ts";
+import { foreignBusyBetween, sustainedForeignBusy } from "../../native/cpu-meter.ts";
 import { chooseThreading, fixedThreading, SPIN_POLL_LEVEL } from "../../native/thread-policy.ts";
 
 describe("chooseThreading", () => {
@@ -45,5 +45,34 @@ describe("foreignBusyBetween", () => {
     expect(foreignBusyBetween(from, { at: 1000, machineBusyMs: 2500, ownMs: 600 })).toBeCloseTo(1);
     // tick rounding can make ours exceed the machine's: never below 0
     expect(foreignBusyBetween(from, { at: 1000, machineBusyMs: 1100, ownMs: 300 })).toBe(0);
+  });
+});
+
+describe("sustainedForeignBusy", () => {
+  /** Samples 250 ms apart whose intervals had these foreign busy cores (none of it ours). */
+  const samplesOf = (foreign: number[]) => {
+    const out = [{ at: 0, machineBusyMs: 0, ownMs: 0 }];
+    for (const cores of foreign) {
+      const last = out.at(-1)!;
+      out.push({
+        at: last.at + 250,
+        machineBusyMs: last.machineBusyMs + cores * 250 + 100,
+        ownMs: last.ownMs + 100,
+      });
+    }
+    return out;
+  };
+
+  it("ignores the platform's own burst before a decode: a few busy samples in a quiet window", () => {
+    // The Worker takes the upload and ffmpeg decodes the file: ~0.5 s of two busy cores.
+    expect(sustainedForeignBusy(samplesOf([0, 0, 0, 0, 0, 0, 2, 2]))).toBe(0);
+  });
+
+  it("counts a neighbour busy through the whole window", () => {
+    expect(sustainedForeignBusy(samplesOf([1, 1.2, 1, 1.1, 1, 1, 2, 1]))).toBeCloseTo(1);
+  });
+
+  it("is 0 before two samples exist", () => {
+    expect(sustainedForeignBusy(samplesOf([]))).toBe(0);
   });
 });
