@@ -108,7 +108,7 @@ describe("POST /transcribe with media from a share host", () => {
     ]);
   });
 
-  it("reads no more than the first 512 bytes of a download it must sniff", async () => {
+  it("asks for the first 512 bytes only of a download it must sniff", async () => {
     await accepted((await enqueue("/share/media/octet.wav")).response);
     expect((await requestsTo("/share/media/octet.wav")).slice(-2)).toEqual([
       { method: "HEAD", path: "/share/media/octet.wav", range: null },
