@@ -144,7 +144,7 @@ export interface paths {
                         "application/json": components["schemas"]["TaskAccepted"];
                     };
                 };
-                /** @description unsupported language, auto-detect without the base model, or an unusable file_url (scheme, refused address, 404, expired share link, unreachable host) */
+                /** @description unsupported language, auto-detect without the base model, or an unusable file_url (scheme, refused address, 404, expired share link, an HTML page or a JSON error instead of media, unreachable host) */
                 400: {
                     headers: {
                         [name: string]: unknown;

@@ -1,7 +1,8 @@
 /// <reference path="../worker/provided-context.d.ts" />
 /**
  * vitest globalSetup of the Worker tests: a real HTTP server on 127.0.0.1 standing in for the hosts a
- * file_url points at (found, missing, private, expired, HEAD refused, huge, redirecting), a webhook
+ * file_url points at (found, missing, private, expired, HEAD refused, huge, redirecting, and the share
+ * hosts of share-link-hosts.ts), a webhook
  * receiver (see WEBHOOK_PATH), and an OpenAI-compatible transcription endpoint for the remote
  * recognition tier (a good one that checks the form it is sent, and ones answering a chosen HTTP
  * status). Its origin reaches the tests through provide/inject, and the Worker's URL_ALLOWLIST (see
@@ -11,18 +12,25 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
 import { UPSTREAM_KEY_FRAGMENT } from "./fixture-answers.ts";
+import { shareLinkRoute } from "./share-link-hosts.ts";
 
 const AUDIO = Buffer.alloc(2048, 7);
 const TOO_BIG = 3_000_000_000;
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** An answer to a one-byte ranged GET (Range: bytes=0-0) from a file of `total` bytes; else 400. */
+/** An answer to a GET of a file's first bytes (Range: bytes=0-N) from a file of `total` bytes; else 400. */
 function rangedGetOnly(headStatus: number, total: number): Handler {
   return (req, res) => {
     if (req.method === "HEAD") return void res.writeHead(headStatus).end();
-    if (req.headers.range !== "bytes=0-0") return void res.writeHead(400).end("expected Range: bytes=0-0");
-    res.writeHead(206, { "Content-Range": `bytes 0-0/${total}`, "Content-Length": "1" }).end("x");
+    const last = /^bytes=0-(\d+)$/.exec(req.headers.range ?? "")?.[1];
+    if (!last) return void res.writeHead(400).end("expected Range: bytes=0-N");
+    const part = AUDIO.subarray(0, Math.min(Number(last) + 1, total));
+    res.writeHead(206, {
+      "Content-Range": `bytes 0-${part.length - 1}/${total}`,
+      "Content-Length": String(part.length),
+    });
+    res.end(part);
   };
 }
 
@@ -189,7 +197,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       res.writeHead(200, { "Content-Type": "application/json" });
       return void res.end(JSON.stringify(received.get(log[1]) ?? []));
     }
-    const route = ROUTES[pathname] ?? statusEndpoint(pathname);
+    const route = ROUTES[pathname] ?? statusEndpoint(pathname) ?? shareLinkRoute(pathname);
     if (route) route(req, res);
     else res.writeHead(404).end();
   });

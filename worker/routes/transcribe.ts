@@ -80,7 +80,7 @@ const urlRoute = createRoute({
   },
   responses: responses(
     "unsupported language, auto-detect without the base model, or an unusable file_url (scheme, refused " +
-      "address, 404, expired share link, unreachable host)",
+      "address, 404, expired share link, an HTML page or a JSON error instead of media, unreachable host)",
   ),
 });
 
