@@ -14,6 +14,11 @@ const TEST_NODE_TOKEN = "test-node-token";
 /** HMAC key of the Worker's signed PUT route in tests; `npm start` writes a random one to .dev.vars. */
 const TEST_UPLOAD_SIGNING_SECRET = "test-upload-signing-secret";
 
+/** User JWT settings of the Worker tests (test/worker/user-jwt.test.ts signs HS256 tokens with the secret). */
+const TEST_JWT_ISSUER = "https://id.voxedge.test";
+const TEST_JWT_AUDIENCE = "voxedge-content";
+const TEST_JWT_SECRET = "test-jwt-secret-of-at-least-32-characters";
+
 /** The test files run under a short LIVE_MAX_SESSION_SEC (/ws and single-device sessions, room speakers). */
 const SESSION_CAP_TESTS = ["test/worker/live-session-cap.test.ts", "test/worker/rooms-stream-cap.test.ts"];
 /** The one test file run under a short AUTH_CACHE_TTL_SEC. */
@@ -33,9 +38,12 @@ function workersProject(
   return {
     plugins: [
       cloudflareTest(({ inject }) => {
-        const allowlist = [inject("fixtureOrigin"), inject("loopbackHitsOrigin"), inject("tarpitOrigin")].map(
-          (origin) => new URL(origin).host,
-        );
+        const allowlist = [
+          inject("fixtureOrigin"),
+          inject("loopbackHitsOrigin"),
+          inject("tarpitOrigin"),
+          inject("identityProviderOrigin"),
+        ].map((origin) => new URL(origin).host);
         const allowlistedAddresses = allowlist.map((host) => `${new URL(`http://${host}`).hostname}/32`);
         return {
           main: "./worker/index.ts",
@@ -53,6 +61,13 @@ function workersProject(
               URL_ALLOWLIST: allowlist.join(","),
               // Short, so the live tests see a silent client time out quickly.
               LIVE_IDLE_TIMEOUT_MS: "1500",
+              // User JWTs: the test identity provider's key set (RS256), and a shared HS256 secret.
+              AUTH_JWT_ISSUER: TEST_JWT_ISSUER,
+              AUTH_JWT_AUDIENCE: TEST_JWT_AUDIENCE,
+              AUTH_JWT_JWKS_URL: `${inject("identityProviderOrigin")}/jwks.json`,
+              AUTH_JWT_SECRET: TEST_JWT_SECRET,
+              // A rotated key is fetched at once (deployments wait at least 30 s between fetches).
+              AUTH_JWT_JWKS_REFRESH_SEC: "0",
               ...bindings,
             },
           },
@@ -63,7 +78,11 @@ function workersProject(
       name,
       include,
       exclude,
-      globalSetup: ["./test/helpers/fixture-server.ts", "./test/helpers/loopback-name.ts"],
+      globalSetup: [
+        "./test/helpers/fixture-server.ts",
+        "./test/helpers/loopback-name.ts",
+        "./test/helpers/identity-provider.ts",
+      ],
       setupFiles: ["./test/worker/apply-migrations.ts"],
     },
   };

@@ -1320,7 +1320,7 @@ export interface paths {
                         "application/json": components["schemas"]["VoiceList"];
                     };
                 };
-                /** @description missing or invalid API key (error_key unauthorized) */
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1365,7 +1365,7 @@ export interface paths {
                         "application/json": components["schemas"]["BackgroundList"];
                     };
                 };
-                /** @description missing or invalid API key (error_key unauthorized) */
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1410,7 +1410,7 @@ export interface paths {
                         "application/json": components["schemas"]["TemplateList"];
                     };
                 };
-                /** @description missing or invalid API key (error_key unauthorized) */
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1515,7 +1515,7 @@ export interface paths {
                         "application/json": components["schemas"]["ContentError"];
                     };
                 };
-                /** @description missing or invalid API key (error_key unauthorized) */
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1636,7 +1636,7 @@ export interface paths {
                         "application/json": components["schemas"]["ContentError"];
                     };
                 };
-                /** @description missing or invalid API key (error_key unauthorized) */
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1757,7 +1757,7 @@ export interface paths {
                         "application/json": components["schemas"]["ContentError"];
                     };
                 };
-                /** @description missing or invalid API key (error_key unauthorized) */
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1865,7 +1865,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateTaskResult"];
                     };
                 };
-                /** @description missing or invalid API key (error_key unauthorized) */
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1922,7 +1922,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description missing or invalid API key (error_key unauthorized) */
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3122,7 +3122,7 @@ export interface components {
             data: {
                 /** @description poll GET /v1/create/tasks/{task_id}/result */
                 task_id: string;
-                /** @description the id of the API key that owns the task */
+                /** @description who owns the task: the API key's id, or the user's id (a user JWT's subject, or the X-Voxedge-User a service key acted for) */
                 user_id: string;
             };
         };

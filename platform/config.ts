@@ -53,6 +53,16 @@ const WorkerEnv = z.object({
   /** The defaults GET /api/v1/languages suggests (when the deployment translates that pair). */
   TRANSLATE_DEFAULT_SOURCE: z.preprocess(absentIfEmpty, z.string().default("en")),
   TRANSLATE_DEFAULT_TARGET: z.preprocess(absentIfEmpty, z.string().default("es")),
+  /**
+   * User JWTs on the content and notes routes (off unless AUTH_JWT_JWKS_URL or the AUTH_JWT_SECRET
+   * secret is set; issuer and audience are then required): worker/auth/user-jwt.ts.
+   */
+  AUTH_JWT_ISSUER: optionalText,
+  AUTH_JWT_AUDIENCE: optionalText,
+  AUTH_JWT_JWKS_URL: z.preprocess(absentIfEmpty, z.url({ protocol: /^https?$/ }).optional()),
+  /** The least time between two fetches of the key set: how soon a rotated-in key is honoured. */
+  AUTH_JWT_JWKS_REFRESH_SEC: z.preprocess(absentIfEmpty, z.coerce.number().min(0).default(30)),
+  AUTH_JWT_SECRET: z.preprocess(absentIfEmpty, z.string().min(32, "at least 32 characters").optional()),
   /** How long a live API key is cached (isolate and Cache API); 0 = every request reads D1. */
   AUTH_CACHE_TTL_SEC: z.preprocess(absentIfEmpty, z.coerce.number().min(0).default(15)),
   /** Optional: the synchronous endpoints' longest wait (default 540 s, under the SDK's 10 minutes). */
@@ -134,6 +144,8 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     roomMaxSpeakers: v.ROOM_MAX_SPEAKERS,
     translateDefaults: { source: v.TRANSLATE_DEFAULT_SOURCE, target: v.TRANSLATE_DEFAULT_TARGET },
     authCacheTtlMs: v.AUTH_CACHE_TTL_SEC * 1000,
+    /** User JWT verification; null when the deployment accepts none. */
+    userJwt: jwtSettings(v),
     syncWaitMaxSec: v.SYNC_WAIT_MAX_SEC,
     maxAudioDurationSec: v.MAX_AUDIO_DURATION_SEC,
     mediaRequireSignature: v.MEDIA_REQUIRE_SIGNATURE === "true",
@@ -151,6 +163,30 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
   };
 }
 export type WorkerConfig = ReturnType<typeof toConfig>;
+
+/** How user JWTs are verified: the issuer's key set and/or a shared HS256 secret. */
+export interface JwtSettings {
+  issuer: string;
+  audience: string;
+  jwksUrl: string | undefined;
+  /** Least ms between two fetches of the key set. */
+  jwksRefreshMs: number;
+  secret: string | undefined;
+}
+
+function jwtSettings(v: z.infer<typeof WorkerEnv>): JwtSettings | null {
+  if (!v.AUTH_JWT_JWKS_URL && !v.AUTH_JWT_SECRET) return null;
+  if (!v.AUTH_JWT_ISSUER || !v.AUTH_JWT_AUDIENCE) {
+    throw new ConfigError("Worker configuration: user JWTs need AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE");
+  }
+  return {
+    issuer: v.AUTH_JWT_ISSUER,
+    audience: v.AUTH_JWT_AUDIENCE,
+    jwksUrl: v.AUTH_JWT_JWKS_URL,
+    jwksRefreshMs: v.AUTH_JWT_JWKS_REFRESH_SEC * 1000,
+    secret: v.AUTH_JWT_SECRET,
+  };
+}
 
 /** A variable with a value the schema refuses; the message names each one. */
 export class ConfigError extends Error {

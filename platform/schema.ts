@@ -11,6 +11,9 @@ import {
 import { TASK_FAILURE_CODES } from "../protocol/task-failure.ts";
 
 /** API keys: only the SHA-256 of a key is stored; `prefix` lets a person recognise a key in listings. */
+export const KEY_KINDS = ["api", "service", "user"] as const;
+export type KeyKind = (typeof KEY_KINDS)[number];
+
 export const apiKeys = sqliteTable("api_keys", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
@@ -18,6 +21,14 @@ export const apiKeys = sqliteTable("api_keys", {
   prefix: text("prefix").notNull(),
   createdAt: integer("created_at").notNull(),
   revokedAt: integer("revoked_at"),
+  /**
+   * Every owner of rows has a row here. `api`: a client's key, the owner of what it makes. `service`: a
+   * trusted backend's key (`vxs_…`), which may also act for one of its users on the content and notes
+   * routes (X-Voxedge-User). `user`: a user (a JWT's subject, or the user a service key acted for),
+   * id `user:<user id>`, with no secret at all: its key_hash is its id, which no SHA-256 hex digest of
+   * a credential can equal, so nothing authenticates as it.
+   */
+  kind: text("kind", { enum: KEY_KINDS }).notNull().default("api"),
   /**
    * The key's webhook signing secret (`whsec_<base64>`, Standard Webhooks): made on first use or by
    * `npm run keys -- webhook-secret ID`; the platform must hold it to sign (HMAC is symmetric).

@@ -1,7 +1,9 @@
 /**
  * API key administration.
  *
- *   npm run keys -- create --name NAME [--remote]   prints the new key alone on the last line
+ *   npm run keys -- create --name NAME [--service] [--remote]   prints the new key alone on the last line;
+ *     --service makes a service key (vxs_…): a backend's key that may act for its users on the content
+ *     and notes routes (X-Voxedge-User)
  *   npm run keys -- list [--remote]
  *   npm run keys -- revoke ID [--remote]
  *   npm run keys -- webhook-secret ID [--rotate] [--remote]   prints the key's webhook signing secret
@@ -10,7 +12,7 @@
  * Local by default (the D1 database `npm start` uses; --persist-to DIR for another local state
  * folder); --remote manages production D1.
  */
-import { generateApiKey, newWebhookSecret } from "../worker/auth/key-material.ts";
+import { generateApiKey, generateServiceKey, newWebhookSecret } from "../worker/auth/key-material.ts";
 import { type CredentialKind, createCredential, runAsProgram } from "./lib/credentials-cli.ts";
 import { type D1Target, d1Query, sqlString } from "./lib/wrangler.ts";
 
@@ -48,6 +50,8 @@ const API_KEYS: CredentialKind = {
   table: "api_keys",
   hashColumn: "key_hash",
   generate: generateApiKey,
+  service: { generate: generateServiceKey, columns: { kind: "service" } },
+  listed: "kind != 'user'",
   extraCommands: { "webhook-secret": webhookSecret },
 };
 

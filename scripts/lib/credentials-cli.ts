@@ -23,6 +23,13 @@ export interface CredentialKind {
   /** The column holding the secret's SHA-256. */
   hashColumn: string;
   generate: () => Promise<NewSecret>;
+  /**
+   * `create --service` (keys only): the other variant of this kind, made by its own generator and
+   * stored with these extra column values.
+   */
+  /** A SQL condition on the rows `list` shows (keys: not the users' owner rows). */
+  listed?: string;
+  service?: { generate: () => Promise<NewSecret>; columns: Record<string, string> };
   /** Commands only this kind has (`keys webhook-secret`): name → run(id, rotate, target) → exit code. */
   extraCommands?: Record<string, (id: string | undefined, rotate: boolean, target: D1Target) => number>;
 }
@@ -40,25 +47,28 @@ export async function createCredential(
   kind: CredentialKind,
   name: string,
   target: D1Target,
+  service = false,
 ): Promise<{ id: string; secret: string }> {
-  const made = await kind.generate();
+  const variant = service ? kind.service : undefined;
+  if (service && !variant) throw new Error(`a ${kind.noun} has no --service variant`);
+  const made = await (variant?.generate ?? kind.generate)();
+  const extra = Object.entries(variant?.columns ?? {});
+  const columns = ["id", "name", kind.hashColumn, "prefix", "created_at", ...extra.map(([column]) => column)];
   const values = [
     sqlString(made.id),
     sqlString(name),
     sqlString(made.hash),
     sqlString(made.prefix),
     Date.now(),
+    ...extra.map(([, value]) => sqlString(value)),
   ];
-  d1Query(
-    `INSERT INTO ${kind.table} (id, name, ${kind.hashColumn}, prefix, created_at) VALUES (${values.join(", ")})`,
-    target,
-  );
+  d1Query(`INSERT INTO ${kind.table} (${columns.join(", ")}) VALUES (${values.join(", ")})`, target);
   return { id: made.id, secret: made.secret };
 }
 
 function listCredentials(kind: CredentialKind, target: D1Target): CredentialRow[] {
   return d1Query<CredentialRow>(
-    `SELECT id, name, prefix, created_at, revoked_at FROM ${kind.table} ORDER BY created_at`,
+    `SELECT id, name, prefix, created_at, revoked_at FROM ${kind.table} WHERE ${kind.listed ?? "1"} ORDER BY created_at`,
     target,
   );
 }
@@ -81,13 +91,14 @@ export async function runCredentialsCli(kind: CredentialKind, argv: string[]): P
       remote: { type: "boolean", default: false },
       "persist-to": { type: "string" },
       rotate: { type: "boolean", default: false },
+      service: { type: "boolean", default: false },
     },
   });
   const [command, id] = positionals;
   const usage = (problem: string): number => {
     const extras = Object.keys(kind.extraCommands ?? {}).map((name) => ` | ${name} ID`);
     console.error(
-      `${problem}\nusage: npm run ${kind.script} -- create --name NAME | list | revoke ID${extras.join("")}  [--remote | --persist-to DIR]`,
+      `${problem}\nusage: npm run ${kind.script} -- create --name NAME${kind.service ? " [--service]" : ""} | list | revoke ID${extras.join("")}  [--remote | --persist-to DIR]`,
     );
     return 2;
   };
@@ -97,8 +108,11 @@ export async function runCredentialsCli(kind: CredentialKind, argv: string[]): P
     case "create": {
       const name = values.name?.trim();
       if (!name) return usage("create needs --name NAME");
-      const created = await createCredential(kind, name, target);
-      console.log(`created ${kind.noun} ${created.id} (${name}); its secret is shown only now:`);
+      const service = values.service ?? false;
+      if (service && !kind.service) return usage(`a ${kind.noun} has no --service variant`);
+      const created = await createCredential(kind, name, target, service);
+      const noun = service ? `service ${kind.noun}` : kind.noun;
+      console.log(`created ${noun} ${created.id} (${name}); its secret is shown only now:`);
       console.log(created.secret);
       return 0;
     }

@@ -50,6 +50,20 @@ describe("npm run keys", () => {
     expect(status).toBe(401);
   });
 
+  it("creates a service key that acts for a user on the notes routes, and lists no user's owner row", async () => {
+    const key = keys("create", "--service", "--name", "backend").trim().split("\n").at(-1)!;
+    expect(key).toMatch(/^vxs_[A-Za-z0-9_-]{43}$/);
+    const made = await fetch(`${worker.url}/v1/notes`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "x-voxedge-user": "u-42", "content-type": "application/json" },
+      body: JSON.stringify({ content: "A note made for user u-42." }),
+    });
+    expect(made.status).toBe(201);
+    const listed = keys("list");
+    expect(listed).toMatch(/backend\t.*active/);
+    expect(listed).not.toContain("user:u-42");
+  });
+
   it("refuses create without a name and revoke of an unknown id", () => {
     expect(() => keys("create")).toThrow(/needs --name/);
     expect(() => keys("revoke", "key_nope")).toThrow(/no active key/);

@@ -11,5 +11,7 @@ declare module "vitest" {
     loopbackHitsOrigin: string;
     /** Origin of the tarpit: a webhook target on its own port that never answers. */
     tarpitOrigin: string;
+    /** Origin of the identity provider standing in for user JWTs' issuer (test/helpers/identity-provider.ts). */
+    identityProviderOrigin: string;
   }
 }

@@ -38,21 +38,21 @@ function remember(entry: string, identity: CachedIdentity, ttlMs: number): void 
  *
  * @example const key = await cachedIdentity("api-key", hash, 15_000, () => loadFromD1(hash));
  */
-export async function cachedIdentity(
+export async function cachedIdentity<T extends CachedIdentity>(
   scope: CredentialScope,
   hash: string,
   ttlMs: number,
-  load: () => Promise<CachedIdentity | null>,
-): Promise<CachedIdentity | null> {
+  load: () => Promise<T | null>,
+): Promise<T | null> {
   if (ttlMs <= 0) return load();
   const entry = `${scope}/${hash}`;
   const local = isolate.get(entry);
-  if (local && local.expiresAt > Date.now()) return local.identity;
+  if (local && local.expiresAt > Date.now()) return local.identity as T;
   isolate.delete(entry);
   const request = new Request(`${CACHE_ORIGIN}${entry}`);
   const shared = await caches.default.match(request);
   if (shared) {
-    const identity = (await shared.json()) as CachedIdentity;
+    const identity = (await shared.json()) as T;
     remember(entry, identity, ttlMs);
     return identity;
   }

@@ -5,6 +5,8 @@
 
 /** Every key starts with this, so a leaked key is recognisable (secret scanners, logs). */
 export const KEY_PREFIX = "vx_";
+/** Every service key starts with this: a backend's credential, told apart from a client's key at a glance. */
+export const SERVICE_KEY_PREFIX = "vxs_";
 /** Every per-node token starts with this: never mistaken for an API key, on either side. */
 export const NODE_TOKEN_PREFIX = "vxn_";
 
@@ -44,6 +46,11 @@ async function generateSecret(secretPrefix: string, idPrefix: string): Promise<N
 /** A new API key (`vx_…`, id `key_…`). */
 export function generateApiKey(): Promise<NewSecret> {
   return generateSecret(KEY_PREFIX, "key_");
+}
+
+/** A new service key (`vxs_…`, id `svc_…`). */
+export function generateServiceKey(): Promise<NewSecret> {
+  return generateSecret(SERVICE_KEY_PREFIX, "svc_");
 }
 
 /** A new per-node token (`vxn_…`, id `node_…`). */

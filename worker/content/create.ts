@@ -14,6 +14,7 @@ import {
   VOICES,
 } from "../../protocol/content.ts";
 import { normalizeLanguage } from "../../protocol/languages.ts";
+import { isUserOwner } from "../auth/principal.ts";
 import type { EnqueueCaller } from "../ingest/enqueue.ts";
 import type { CreateAccepted } from "../schemas/content.ts";
 import { idempotent } from "../tasks/idempotency.ts";
@@ -128,11 +129,11 @@ const SCHEMAS = { shorts: ShortsParams, quiz_video: QuizVideoParams, slide: Slid
 /**
  * Checks a create form and queues its render. Idempotency-Key returns an earlier request's task.
  *
- * @example await createContentTask(env, { ownerKeyId, idempotencyKey: null }, "shorts", fields)
+ * @example await createContentTask(env, { ownerKeyId, userId, idempotencyKey: null, origin }, "shorts", fields)
  */
 export async function createContentTask(
   env: Env,
-  caller: EnqueueCaller,
+  caller: EnqueueCaller & { userId: string },
   kind: ContentKind,
   fields: Fields,
 ): Promise<{ accepted: CreateAccepted; replayed: boolean }> {
@@ -147,6 +148,13 @@ export async function createContentTask(
     workerConfig(env).urlAllowlist,
   );
   if (!webhook.ok) throw bad("invalid_webhook", webhook.reason);
+  if (webhook.target && isUserOwner(caller.ownerKeyId)) {
+    // Deliveries are signed with the owning key's webhook secret, and a user has no key of their own.
+    throw bad(
+      "webhook_needs_api_key",
+      "a task made for a user cannot have a webhook (deliveries are signed with an API key's secret): poll it, or create it as the key itself",
+    );
+  }
   const request = `${kind}:${JSON.stringify([...fields].sort(([a], [b]) => a.localeCompare(b)))}`;
   const { taskId, replayed } = await idempotent(
     env,
@@ -178,7 +186,7 @@ export async function createContentTask(
     },
   );
   return {
-    accepted: { status: "PROCESSING", data: { task_id: taskId, user_id: caller.ownerKeyId } },
+    accepted: { status: "PROCESSING", data: { task_id: taskId, user_id: caller.userId } },
     replayed,
   };
 }

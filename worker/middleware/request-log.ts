@@ -12,6 +12,7 @@ export function requestLog(): MiddlewareHandler<AppEnv> {
     const started = Date.now();
     await next();
     const path = await loggedPath(c.req.path);
+    const principal = c.get("principal");
     console.log(
       JSON.stringify({
         request_id: c.get("requestId"),
@@ -19,7 +20,9 @@ export function requestLog(): MiddlewareHandler<AppEnv> {
         path,
         status: c.res.status,
         ms: Date.now() - started,
-        key_id: c.get("apiKey")?.id,
+        key_id: principal ? (principal.keyId ?? undefined) : c.get("apiKey")?.id,
+        // A user's requests (their JWT, or a service key acting for them) carry the user too.
+        user_id: principal && principal.ownerId !== principal.keyId ? principal.userId : undefined,
         node_id: c.get("node")?.id,
         node: c.get("node")?.name,
       }),

@@ -12,7 +12,7 @@ import { readCreateForm } from "../content/form.ts";
 import { toTaskResult } from "../content/task-result.ts";
 import type { AppEnv } from "../env.ts";
 import { mediaUrlMinter } from "../media/media-url.ts";
-import { apiKeyAuth } from "../middleware/api-key-auth.ts";
+import { principalAuth } from "../middleware/principal-auth.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
 import { apiKeySecurity } from "../schemas/common.ts";
@@ -39,7 +39,11 @@ import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../tasks/idempotency.ts";
  */
 
 const secured = { tags: ["content"], security: apiKeySecurity };
-const unauthorized = { 401: contentError("missing or invalid API key (error_key unauthorized)") };
+const unauthorized = {
+  401: contentError(
+    "missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed)",
+  ),
+};
 const json = <T>(schema: T) => ({ "application/json": { schema } });
 
 const catalogRoute = (
@@ -49,7 +53,7 @@ const catalogRoute = (
 ) =>
   createRoute({
     ...secured,
-    middleware: [apiKeyAuth()] as const,
+    middleware: [principalAuth()] as const,
     method: "get",
     path,
     summary,
@@ -93,7 +97,7 @@ const createRouteFor = (
 ) =>
   createRoute({
     ...secured,
-    middleware: [apiKeyAuth(), enqueueRateLimit()] as const,
+    middleware: [principalAuth(), enqueueRateLimit()] as const,
     method: "post",
     path,
     summary,
@@ -111,7 +115,7 @@ const slideRoute = createRouteFor("/slide", "Make a slide deck (PPTX and PDF) fr
 
 const resultRoute = createRoute({
   ...secured,
-  middleware: [apiKeyAuth()] as const,
+  middleware: [principalAuth()] as const,
   method: "get",
   path: "/{task_id}/result",
   summary: "Poll a task: PENDING, PROCESSING (step, progress, estimated_time), SUCCESS (data) or FAILURE",
@@ -125,7 +129,7 @@ const resultRoute = createRoute({
 
 const deleteRoute = createRoute({
   ...secured,
-  middleware: [apiKeyAuth()] as const,
+  middleware: [principalAuth()] as const,
   method: "delete",
   path: "/{task_id}",
   summary: "Delete a task: cancel it if pending or running, delete its outputs and its record",
@@ -140,8 +144,10 @@ const deleteRoute = createRoute({
 /** Handler of the three create routes: read the form, create, answer the spec's acknowledgement. */
 const create = (kind: ContentKind) => async (c: Context<AppEnv>) => {
   const fields = await readCreateForm(c.req.raw);
+  const principal = c.get("principal");
   const caller = {
-    ownerKeyId: c.get("apiKey").id,
+    ownerKeyId: principal.ownerId,
+    userId: principal.userId,
     idempotencyKey: c.req.header(IDEMPOTENCY_HEADER) ?? null,
     origin: publicBaseUrl(c.env, c.req.url),
   };
@@ -175,9 +181,9 @@ export const catalogRoutes = createRouter()
 export const createRoutes = createRouter();
 for (const route of [shortsRoute, quizRoute, slideRoute]) createRoutes.openAPIRegistry.registerPath(route);
 createRoutes
-  .post("/shorts", apiKeyAuth(), enqueueRateLimit(), create("shorts"))
-  .post("/quiz-video", apiKeyAuth(), enqueueRateLimit(), create("quiz_video"))
-  .post("/slide", apiKeyAuth(), enqueueRateLimit(), create("slide"));
+  .post("/shorts", principalAuth(), enqueueRateLimit(), create("shorts"))
+  .post("/quiz-video", principalAuth(), enqueueRateLimit(), create("quiz_video"))
+  .post("/slide", principalAuth(), enqueueRateLimit(), create("slide"));
 
 const taskNotFound = () =>
   new ContentApiError("not_found", "task_not_found", "no such task for this API key");
@@ -185,7 +191,7 @@ const taskNotFound = () =>
 export const createTaskRoutes = createRouter()
   .openapi(resultRoute, async (c) => {
     const record = await readTask(c.env, c.req.valid("param").task_id);
-    if (!record || record.owner_key_id !== c.get("apiKey").id) throw taskNotFound();
+    if (!record || record.owner_key_id !== c.get("principal").ownerId) throw taskNotFound();
     const view = await toTaskResult(record, mediaUrlMinter(c.env, c.req.url));
     return c.json({ ...view, ...(await readWebhookState(c.env, record.task_id)) }, 200);
   })
@@ -193,7 +199,7 @@ export const createTaskRoutes = createRouter()
     const deleted = await deleteOwnedTask(
       c.env,
       c.req.valid("param").task_id,
-      c.get("apiKey").id,
+      c.get("principal").ownerId,
       CONTENT_KINDS,
     );
     if (!deleted) throw taskNotFound();

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createNote, deleteNote, listNotes, readNote } from "../content/notes.ts";
-import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { jsonBodyLimit, NOTE_JSON_MAX_BYTES } from "../middleware/body-limit.ts";
+import { principalAuth } from "../middleware/principal-auth.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
 import { apiKeySecurity } from "../schemas/common.ts";
@@ -20,7 +20,7 @@ const notFound = { 404: contentError("no such note for this API key (error_key n
 const createRoute_ = createRoute({
   ...common,
   // Creating a note counts against the key's create budget, like every other create route.
-  middleware: [apiKeyAuth(), enqueueRateLimit(), jsonBodyLimit(NOTE_JSON_MAX_BYTES)] as const,
+  middleware: [principalAuth(), enqueueRateLimit(), jsonBodyLimit(NOTE_JSON_MAX_BYTES)] as const,
   method: "post",
   path: "/",
   summary: "Create a note from text, or from a finished transcription",
@@ -38,7 +38,7 @@ const createRoute_ = createRoute({
 
 const listRoute = createRoute({
   ...common,
-  middleware: [apiKeyAuth()] as const,
+  middleware: [principalAuth()] as const,
   method: "get",
   path: "/",
   summary: "The calling key's notes, newest first",
@@ -51,7 +51,7 @@ const listRoute = createRoute({
 
 const readRoute = createRoute({
   ...common,
-  middleware: [apiKeyAuth()] as const,
+  middleware: [principalAuth()] as const,
   method: "get",
   path: "/{note_id}",
   summary: "One note, with its whole text",
@@ -65,7 +65,7 @@ const readRoute = createRoute({
 
 const deleteRoute = createRoute({
   ...common,
-  middleware: [apiKeyAuth()] as const,
+  middleware: [principalAuth()] as const,
   method: "delete",
   path: "/{note_id}",
   summary: "Delete a note (tasks made from it keep their copy)",
@@ -75,15 +75,15 @@ const deleteRoute = createRoute({
 
 export const noteRoutes = createRouter()
   .openapi(createRoute_, async (c) =>
-    c.json(await createNote(c.env, c.get("apiKey").id, c.req.valid("json")), 201),
+    c.json(await createNote(c.env, c.get("principal").ownerId, c.req.valid("json")), 201),
   )
   .openapi(listRoute, async (c) =>
-    c.json(await listNotes(c.env, c.get("apiKey").id, c.req.valid("query")), 200),
+    c.json(await listNotes(c.env, c.get("principal").ownerId, c.req.valid("query")), 200),
   )
   .openapi(readRoute, async (c) =>
-    c.json(await readNote(c.env, c.get("apiKey").id, c.req.valid("param").note_id), 200),
+    c.json(await readNote(c.env, c.get("principal").ownerId, c.req.valid("param").note_id), 200),
   )
   .openapi(deleteRoute, async (c) => {
-    await deleteNote(c.env, c.get("apiKey").id, c.req.valid("param").note_id);
+    await deleteNote(c.env, c.get("principal").ownerId, c.req.valid("param").note_id);
     return c.body(null, 204);
   });

@@ -44,7 +44,10 @@ export const CreateAccepted = z
     status: z.literal("PROCESSING"),
     data: z.object({
       task_id: z.string().openapi({ description: "poll GET /v1/create/tasks/{task_id}/result" }),
-      user_id: z.string().openapi({ description: "the id of the API key that owns the task" }),
+      user_id: z.string().openapi({
+        description:
+          "who owns the task: the API key's id, or the user's id (a user JWT's subject, or the X-Voxedge-User a service key acted for)",
+      }),
     }),
   })
   .meta({ id: "CreateAccepted" });

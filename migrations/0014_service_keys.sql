@@ -1,0 +1,1 @@
+ALTER TABLE `api_keys` ADD `kind` text DEFAULT 'api' NOT NULL;
