@@ -55,7 +55,11 @@ describe("npm run keys", () => {
     expect(key).toMatch(/^vxs_[A-Za-z0-9_-]{43}$/);
     const made = await fetch(`${worker.url}/v1/notes`, {
       method: "POST",
-      headers: { authorization: `Bearer ${key}`, "x-voxedge-user": "u-42", "content-type": "application/json" },
+      headers: {
+        authorization: `Bearer ${key}`,
+        "x-voxedge-user": "u-42",
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ content: "A note made for user u-42." }),
     });
     expect(made.status).toBe(201);
