@@ -1294,6 +1294,197 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/notes/{note_id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish one of your notes as a community note, under a display name */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    note_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["PublishNoteRequest"];
+                };
+            };
+            responses: {
+                /** @description the note, community: true */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Note"];
+                    };
+                };
+                /** @description missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description no such note for this API key (error_key note_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description malformed body or query (error_key validation_error) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notes/{note_id}/unpublish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take one of your notes out of the community (content already made from it stays) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    note_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the note, community: false */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Note"];
+                    };
+                };
+                /** @description missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description no such note for this API key (error_key note_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description malformed body or query (error_key validation_error) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/community/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Published community notes, most recently published first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    skip?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description one page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CommunityNotePage"];
+                    };
+                };
+                /** @description missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description malformed body or query (error_key validation_error) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/voices": {
         parameters: {
             query?: never;
@@ -3038,6 +3229,8 @@ export interface components {
             created_at: number;
             /** @description Unix seconds */
             updated_at: number;
+            /** @description published as a community note: anyone may make content from it with community=true */
+            community: boolean;
             content: string;
         };
         ContentError: {
@@ -3078,8 +3271,32 @@ export interface components {
             created_at: number;
             /** @description Unix seconds */
             updated_at: number;
+            /** @description published as a community note: anyone may make content from it with community=true */
+            community: boolean;
             /** @description the first 200 characters */
             excerpt: string;
+        };
+        PublishNoteRequest: {
+            /** @description the name shown beside the note in the community list (default: anonymous) */
+            display_name?: string;
+        };
+        CommunityNotePage: {
+            notes: components["schemas"]["CommunityNote"][];
+            total: number;
+            limit: number;
+            skip: number;
+        };
+        CommunityNote: {
+            note_id: string;
+            title: string;
+            language: string | null;
+            char_count: number;
+            /** @description the first 200 characters */
+            excerpt: string;
+            /** @description the display name its owner chose; never a key or user id */
+            publisher: string;
+            /** @description Unix seconds */
+            published_at: number;
         };
         VoiceList: {
             voices: components["schemas"]["Voice"][];
@@ -3136,6 +3353,8 @@ export interface components {
             is_audio_only?: string;
             /** @description from GET /v1/backgrounds */
             bg_id?: string;
+            /** @description true: note_id may be any published community note (GET /v1/community/notes); the content is yours */
+            community?: string;
             /**
              * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed
              * @example https://example.com/hooks/voxedge
@@ -3155,6 +3374,8 @@ export interface components {
             bg_id?: string;
             /** @description a quiz_video template from GET /v1/templates */
             template_id?: string;
+            /** @description true: note_id may be any published community note (GET /v1/community/notes); the content is yours */
+            community?: string;
             /**
              * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed
              * @example https://example.com/hooks/voxedge
@@ -3176,7 +3397,7 @@ export interface components {
             language?: string;
             /** @description a-b with 1 <= a <= b <= 30 (default 5-8) */
             slide_count_range?: string;
-            /** @description true, false, 1 or 0 */
+            /** @description true: note_id may be any published community note (GET /v1/community/notes); the content is yours */
             community?: string;
             /**
              * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed

@@ -110,8 +110,18 @@ export const notes = sqliteTable(
     source_task_id: text("source_task_id"),
     created_at: integer("created_at").notNull(),
     updated_at: integer("updated_at").notNull(),
+    /**
+     * When its owner published it as a community note (any caller may then make content from it with
+     * `community=true`); null while private. Unix ms.
+     */
+    published_at: integer("published_at"),
+    /** The name the publisher chose to show beside it (never their key or user id). */
+    publisher_name: text("publisher_name"),
   },
-  (table) => [index("notes_owner_created_idx").on(table.owner_key_id, table.created_at)],
+  (table) => [
+    index("notes_owner_created_idx").on(table.owner_key_id, table.created_at),
+    index("notes_published_idx").on(table.published_at),
+  ],
 );
 
 /**

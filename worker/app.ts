@@ -18,7 +18,7 @@ import { historyRoutes } from "./routes/history.ts";
 import { internalRoutes } from "./routes/internal.ts";
 import { liveNodeRoutes, liveRoutes } from "./routes/live.ts";
 import { mediaRoutes } from "./routes/media.ts";
-import { noteRoutes } from "./routes/notes.ts";
+import { communityRoutes, noteRoutes } from "./routes/notes.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { transcribeRoutes } from "./routes/transcribe.ts";
 import { translationRoutes } from "./routes/translation.ts";
@@ -61,6 +61,7 @@ app.route("/uploads", uploadRoutes); // POST /uploads/presign, PUT /uploads/put/
 app.route("/media", mediaRoutes); // GET /media/{key}
 app.route("/ws", liveRoutes); // the live microphone
 app.route("/v1/notes", noteRoutes); // content generation: notes
+app.route("/v1/community", communityRoutes); // content generation: published community notes
 app.route("/v1", catalogRoutes); // content: /v1/voices, /backgrounds, /templates, /catalog/previews/{file}
 app.route("/v2/create", createRoutes); // content: POST /v2/create/shorts, /quiz-video, /slide
 app.route("/v1/create/tasks", createTaskRoutes); // content: GET /v1/create/tasks/{id}/result

@@ -21,6 +21,7 @@ import { idempotent } from "../tasks/idempotency.ts";
 import { submitTask } from "../tasks/submit.ts";
 import { WEBHOOK_BACKLOG_RETRY_SEC, webhookBacklogRefusal } from "../webhooks/backlog.ts";
 import { checkWebhookFields } from "../webhooks/target.ts";
+import { findPublishedNote } from "./community-notes.ts";
 import { ContentApiError } from "./errors.ts";
 import { findOwnNote } from "./notes.ts";
 
@@ -139,6 +140,7 @@ export async function createContentTask(
 ): Promise<{ accepted: CreateAccepted; replayed: boolean }> {
   const noteId = required(fields, "note_id");
   const params = paramsOf(kind, fields);
+  const community = flag(fields, "community");
   const webhook = checkWebhookFields(
     {
       webhook_url: fields.get("webhook_url"),
@@ -166,8 +168,19 @@ export async function createContentTask(
           "retry-after": String(WEBHOOK_BACKLOG_RETRY_SEC),
         });
       }
-      const row = await findOwnNote(env, caller.ownerKeyId, noteId);
-      if (!row) throw new ContentApiError("not_found", "note_not_found", "no such note for this API key");
+      // community=true also reaches a note another owner published; without it, theirs stays 404.
+      const row =
+        (await findOwnNote(env, caller.ownerKeyId, noteId)) ??
+        (community ? await findPublishedNote(env, noteId) : null);
+      if (!row) {
+        throw new ContentApiError(
+          "not_found",
+          "note_not_found",
+          community
+            ? "no such note of yours, nor a published community note"
+            : "no such note for this API key",
+        );
+      }
       const note: NoteSnapshot = {
         note_id: row.id,
         title: row.title,

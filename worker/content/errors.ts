@@ -13,6 +13,7 @@ import type { ContentErrorBody } from "../schemas/content-common.ts";
 /** Paths of the content service; everything else under /v1 is the OpenAI-compatible API. */
 const CONTENT_PREFIXES = [
   "/v1/notes",
+  "/v1/community",
   "/v1/voices",
   "/v1/backgrounds",
   "/v1/templates",

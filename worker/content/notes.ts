@@ -10,7 +10,7 @@ import { ContentApiError } from "./errors.ts";
 
 /** Notes: what content generation starts from. Each belongs to the API key that made it. */
 
-type NoteRow = typeof notes.$inferSelect;
+export type NoteRow = typeof notes.$inferSelect;
 
 const EXCERPT_CHARS = 200;
 const TITLE_WORDS = 10;
@@ -98,6 +98,8 @@ export async function createNote(env: Env, ownerKeyId: string, request: CreateNo
     owner_key_id: ownerKeyId,
     created_at: now,
     updated_at: now,
+    published_at: null,
+    publisher_name: null,
     ...source,
   };
   await db(env).insert(notes).values(row);
@@ -151,14 +153,17 @@ export async function listNotes(
   return { notes: rows.map(toSummary), total: totals[0]?.n ?? 0, ...page };
 }
 
-function toNote(row: NoteRow): Note {
+export function toNote(row: NoteRow): Note {
   return { ...common(row), content: row.content };
 }
 
 function toSummary(row: NoteRow): NoteSummary {
-  const excerpt =
-    row.content.length > EXCERPT_CHARS ? `${row.content.slice(0, EXCERPT_CHARS)}…` : row.content;
-  return { ...common(row), excerpt };
+  return { ...common(row), excerpt: excerptOf(row.content) };
+}
+
+/** The first EXCERPT_CHARS characters of a note, marked when cut. */
+export function excerptOf(content: string): string {
+  return content.length > EXCERPT_CHARS ? `${content.slice(0, EXCERPT_CHARS)}…` : content;
 }
 
 function common(row: NoteRow) {
@@ -171,5 +176,6 @@ function common(row: NoteRow) {
     source_task_id: row.source_task_id,
     created_at: row.created_at / 1000,
     updated_at: row.updated_at / 1000,
+    community: row.published_at !== null,
   };
 }

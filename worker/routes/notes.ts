@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { listCommunityNotes, publishNote, unpublishNote } from "../content/community-notes.ts";
 import { createNote, deleteNote, listNotes, readNote } from "../content/notes.ts";
 import { jsonBodyLimit, NOTE_JSON_MAX_BYTES } from "../middleware/body-limit.ts";
 import { principalAuth } from "../middleware/principal-auth.ts";
@@ -6,7 +7,15 @@ import { enqueueRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
 import { apiKeySecurity } from "../schemas/common.ts";
 import { contentError } from "../schemas/content-common.ts";
-import { CreateNoteRequest, Note, NoteIdParam, NotePage, NoteQuery } from "../schemas/notes.ts";
+import {
+  CommunityNotePage,
+  CreateNoteRequest,
+  Note,
+  NoteIdParam,
+  NotePage,
+  NoteQuery,
+  PublishNoteRequest,
+} from "../schemas/notes.ts";
 
 /** Mounted at /v1/notes: the notes content generation starts from. */
 
@@ -73,6 +82,55 @@ const deleteRoute = createRoute({
   responses: { 204: { description: "deleted" }, ...errors, ...notFound },
 });
 
+const publishRoute = createRoute({
+  ...common,
+  middleware: [principalAuth(), jsonBodyLimit(NOTE_JSON_MAX_BYTES)] as const,
+  method: "post",
+  path: "/{note_id}/publish",
+  summary: "Publish one of your notes as a community note, under a display name",
+  request: {
+    params: NoteIdParam,
+    body: { required: false, content: { "application/json": { schema: PublishNoteRequest } } },
+  },
+  responses: {
+    200: { description: "the note, community: true", content: { "application/json": { schema: Note } } },
+    ...errors,
+    ...notFound,
+  },
+});
+
+const unpublishRoute = createRoute({
+  ...common,
+  middleware: [principalAuth()] as const,
+  method: "post",
+  path: "/{note_id}/unpublish",
+  summary: "Take one of your notes out of the community (content already made from it stays)",
+  request: { params: NoteIdParam },
+  responses: {
+    200: { description: "the note, community: false", content: { "application/json": { schema: Note } } },
+    ...errors,
+    ...notFound,
+  },
+});
+
+const communityListRoute = createRoute({
+  ...common,
+  middleware: [principalAuth()] as const,
+  method: "get",
+  path: "/notes",
+  summary: "Published community notes, most recently published first",
+  request: { query: NoteQuery },
+  responses: {
+    200: { description: "one page", content: { "application/json": { schema: CommunityNotePage } } },
+    ...errors,
+  },
+});
+
+/** Mounted at /v1/community: what every caller may make content from. */
+export const communityRoutes = createRouter().openapi(communityListRoute, async (c) =>
+  c.json(await listCommunityNotes(c.env, c.req.valid("query")), 200),
+);
+
 export const noteRoutes = createRouter()
   .openapi(createRoute_, async (c) =>
     c.json(await createNote(c.env, c.get("principal").ownerId, c.req.valid("json")), 201),
@@ -82,6 +140,15 @@ export const noteRoutes = createRouter()
   )
   .openapi(readRoute, async (c) =>
     c.json(await readNote(c.env, c.get("principal").ownerId, c.req.valid("param").note_id), 200),
+  )
+  .openapi(publishRoute, async (c) => {
+    // The body is optional: without one the note is published as "anonymous".
+    const body = c.req.valid("json") as { display_name?: string } | undefined;
+    const { note_id } = c.req.valid("param");
+    return c.json(await publishNote(c.env, c.get("principal").ownerId, note_id, body?.display_name), 200);
+  })
+  .openapi(unpublishRoute, async (c) =>
+    c.json(await unpublishNote(c.env, c.get("principal").ownerId, c.req.valid("param").note_id), 200),
   )
   .openapi(deleteRoute, async (c) => {
     await deleteNote(c.env, c.get("principal").ownerId, c.req.valid("param").note_id);

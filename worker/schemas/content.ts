@@ -95,6 +95,11 @@ export const TaskResultResponse = z
 export type TaskResultResponse = z.infer<typeof TaskResultResponse>;
 
 const boolText = z.string().openapi({ description: "true, false, 1 or 0" });
+/** `community`: the spec's on /v2/create/slide; on shorts and quiz videos a Voxedge addition. */
+const communityField = boolText.optional().openapi({
+  description:
+    "true: note_id may be any published community note (GET /v1/community/notes); the content is yours",
+});
 
 export const ShortsForm = z
   .object({
@@ -103,6 +108,7 @@ export const ShortsForm = z
     clip_duration: z.string().optional().openapi({ description: "seconds, 5..180 (default 30)" }),
     is_audio_only: boolText.optional(),
     bg_id: z.string().optional().openapi({ description: "from GET /v1/backgrounds" }),
+    community: communityField,
     ...webhookFields,
   })
   .meta({ id: "ShortsForm" });
@@ -116,6 +122,7 @@ export const QuizVideoForm = z
       .string()
       .optional()
       .openapi({ description: "a quiz_video template from GET /v1/templates" }),
+    community: communityField,
     ...webhookFields,
   })
   .meta({ id: "QuizVideoForm" });
@@ -129,7 +136,7 @@ export const SlideForm = z
       .string()
       .optional()
       .openapi({ description: "a-b with 1 <= a <= b <= 30 (default 5-8)" }),
-    community: boolText.optional(),
+    community: communityField,
     ...webhookFields,
   })
   .meta({ id: "SlideForm" });

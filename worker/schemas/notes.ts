@@ -44,6 +44,9 @@ const noteFields = {
   source_task_id: z.string().nullable(),
   created_at: z.number().openapi({ description: "Unix seconds" }),
   updated_at: z.number().openapi({ description: "Unix seconds" }),
+  community: z.boolean().openapi({
+    description: "published as a community note: anyone may make content from it with community=true",
+  }),
 };
 
 export const Note = z.object({ ...noteFields, content: z.string() }).meta({ id: "Note" });
@@ -74,3 +77,40 @@ export const NoteIdParam = z.object({
 
 /** Paging as on /history. */
 export const NoteQuery = PageQuery;
+
+export const PublishNoteRequest = z
+  .strictObject({
+    display_name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(80)
+      .optional()
+      .openapi({ description: "the name shown beside the note in the community list (default: anonymous)" }),
+  })
+  .meta({ id: "PublishNoteRequest" });
+
+export const CommunityNote = z
+  .object({
+    note_id: z.string(),
+    title: z.string(),
+    language: z.string().nullable(),
+    char_count: z.number().int(),
+    excerpt: z.string().openapi({ description: "the first 200 characters" }),
+    publisher: z
+      .string()
+      .openapi({ description: "the display name its owner chose; never a key or user id" }),
+    published_at: z.number().openapi({ description: "Unix seconds" }),
+  })
+  .meta({ id: "CommunityNote" });
+export type CommunityNote = z.infer<typeof CommunityNote>;
+
+export const CommunityNotePage = z
+  .object({
+    notes: z.array(CommunityNote),
+    total: z.number().int(),
+    limit: z.number().int(),
+    skip: z.number().int(),
+  })
+  .meta({ id: "CommunityNotePage" });
+export type CommunityNotePage = z.infer<typeof CommunityNotePage>;
