@@ -217,6 +217,42 @@ describe("studio", () => {
   });
 });
 
+describe("community notes in the studio", () => {
+  it("publishes a note, finds it on the community tab, and makes a deck from it there", async () => {
+    const { context, page } = await signedInPage(browser);
+    await page.goto(`${stackInfo().url}/studio`);
+    await page.getByLabel("Title (optional)").fill("Tides for everyone");
+    await page.getByLabel("Text", { exact: true }).fill(NOTE);
+    await page.getByRole("button", { name: "Save note" }).click();
+    const note = page.locator(".notes .note-item").filter({ hasText: "Tides for everyone" }).first();
+    await note.getByRole("button", { name: "Publish to community" }).click();
+    await note.getByRole("button", { name: "Unpublish", pressed: true }).waitFor();
+
+    // The community tab lists it (after a reload: read back from the API) under the default name.
+    await page.reload();
+    const community = page.getByRole("region", { name: "Community notes" });
+    const listed = community.locator(".note-item").filter({ hasText: "Tides for everyone" });
+    await listed.getByText("by anonymous").waitFor();
+    await listed.getByRole("button", { name: "Use this note" }).click();
+    await listed.getByRole("button", { name: "In use" }).waitFor();
+    await page.getByText("From the note “Tides for everyone”.").waitFor();
+
+    await page.getByRole("radio", { name: "Slide deck" }).check();
+    await page.getByRole("radio", { name: "Clean (white, blue accent)" }).waitFor({ state: "attached" });
+    await page.getByRole("button", { name: "Make the deck" }).click();
+    await page.getByRole("article", { name: "Slide deck: Tides for everyone" }).waitFor();
+    await screenshot(page, "studio-community");
+
+    // Unpublished, it leaves the community tab.
+    await note.getByRole("button", { name: "Unpublish" }).click();
+    await note.getByRole("button", { name: "Publish to community", pressed: false }).waitFor();
+    await page.reload();
+    await community.getByText("No community notes yet.").waitFor();
+    expect(await community.locator(".note-item").count()).toBe(0);
+    await context.close();
+  });
+});
+
 /** The sample_url the catalog gives a voice. */
 async function sampleUrl(name: string): Promise<string> {
   const key = stackInfo().key;

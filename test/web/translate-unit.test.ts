@@ -227,6 +227,16 @@ describe("studio create fields", () => {
     });
   });
 
+  it("marks a community note's request community=true, and only that one", () => {
+    expect(createFields({ ...choices, kind: "quiz" }, "n2", "en-male", true)).toMatchObject({
+      note_id: "n2",
+      community: "true",
+    });
+    expect(createFields({ ...choices, kind: "quiz" }, "n2", "en-male", false)).not.toHaveProperty(
+      "community",
+    );
+  });
+
   it("leaves an empty choice to the API's default", () => {
     expect(
       createFields({ ...choices, kind: "slide", slideCountRange: " ", slideLanguage: "" }, "n1", ""),

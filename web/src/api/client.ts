@@ -2,6 +2,7 @@ import { createVoxedgeClient, unwrap } from "../../../client/index.ts";
 import { apiKey } from "../auth/key-store.ts";
 import type {
   Background,
+  CommunityNotePage,
   ContentTaskResult,
   CreateAccepted,
   HealthResponse,
@@ -117,6 +118,12 @@ export const contentApi = {
   deleteNote: async (noteId: string): Promise<void> => {
     await voxedge.DELETE("/v1/notes/{note_id}", { params: { path: { note_id: noteId } } });
   },
+  publishNote: (noteId: string): Promise<Note> =>
+    unwrap(voxedge.POST("/v1/notes/{note_id}/publish", { params: { path: { note_id: noteId } }, body: {} })),
+  unpublishNote: (noteId: string): Promise<Note> =>
+    unwrap(voxedge.POST("/v1/notes/{note_id}/unpublish", { params: { path: { note_id: noteId } } })),
+  communityNotes: (query: { limit: number; skip: number }): Promise<CommunityNotePage> =>
+    unwrap(voxedge.GET("/v1/community/notes", { params: { query } })),
   voices: (): Promise<{ voices: Voice[] }> => unwrap(voxedge.GET("/v1/voices")),
   backgrounds: (): Promise<{ backgrounds: Background[] }> => unwrap(voxedge.GET("/v1/backgrounds")),
   templates: (): Promise<{ templates: Template[] }> => unwrap(voxedge.GET("/v1/templates")),

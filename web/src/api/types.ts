@@ -27,7 +27,13 @@ export type {
 } from "../../../worker/schemas/content.ts";
 export type { HealthResponse, ModelsResponse } from "../../../worker/schemas/discovery.ts";
 export type { HistoryEntry, HistoryPage } from "../../../worker/schemas/history.ts";
-export type { Note, NotePage, NoteSummary } from "../../../worker/schemas/notes.ts";
+export type {
+  CommunityNote,
+  CommunityNotePage,
+  Note,
+  NotePage,
+  NoteSummary,
+} from "../../../worker/schemas/notes.ts";
 export type { TaskAccepted, TaskStatusResponse } from "../../../worker/schemas/tasks.ts";
 export type { PresignResponse } from "../../../worker/schemas/uploads.ts";
 

@@ -46,8 +46,15 @@ export function readChoices(): Choices {
  *
  * @example createFields(choices, "note-1", "en-female") // { note_id: "note-1", voice_id: "en-female", clip_duration: "30", … }
  */
-export function createFields(choices: Choices, noteId: string, voiceId: string): Record<string, string> {
+export function createFields(
+  choices: Choices,
+  noteId: string,
+  voiceId: string,
+  community = false,
+): Record<string, string> {
   const fields: Record<string, string> = { note_id: noteId };
+  // Another owner's published note: the API looks it up among the community notes.
+  if (community) fields.community = "true";
   const set = (name: string, value: string) => {
     if (value.trim()) fields[name] = value.trim();
   };

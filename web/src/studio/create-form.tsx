@@ -14,8 +14,11 @@ interface Catalogs {
   templates: Template[];
 }
 
+/** The note the form makes content of: one of the caller's, or a community note (`community`). */
+export type ChosenNote = Pick<NoteSummary, "note_id" | "title" | "language"> & { community: boolean };
+
 /** Make something of a note: a short, its audio alone, a quiz video or a slide deck, with the catalogs' choices. */
-export function CreateForm({ note }: { note: NoteSummary | null }) {
+export function CreateForm({ note }: { note: ChosenNote | null }) {
   const [catalogs, setCatalogs] = useState<Catalogs | null>(null);
   const [catalogError, setCatalogError] = useState<unknown>(null);
   const [choices, setChoices] = useState<Choices>(readChoices);
@@ -53,7 +56,7 @@ export function CreateForm({ note }: { note: NoteSummary | null }) {
       const resolved = { ...choices, bg, slideTemplate, quizTemplate };
       const accepted = await contentApi.create(
         FORM_OF[choices.kind],
-        createFields(resolved, note.note_id, voiceId),
+        createFields(resolved, note.note_id, voiceId, note.community),
       );
       addStudioTask({
         task_id: accepted.data.task_id,

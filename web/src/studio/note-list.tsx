@@ -8,7 +8,7 @@ import { languageName } from "../ui/language-name.ts";
 
 /**
  * This key's notes, newest first: each one can be opened (its whole text), chosen for the create form,
- * or deleted (after a second, confirming press).
+ * published to (or taken out of) the community, or deleted (after a second, confirming press).
  */
 export function NoteList(props: {
   notes: readonly NoteSummary[];
@@ -59,6 +59,7 @@ function NoteItem(props: {
   const [full, setFull] = useState<Note | null>(null);
   const [open, setOpen] = useState(false);
   const [confirming, setConfirming] = useState(false);
+  const [published, setPublished] = useState(note.community);
   const [error, setError] = useState<unknown>(null);
 
   const toggleOpen = async () => {
@@ -83,6 +84,16 @@ function NoteItem(props: {
     }
   };
 
+  const togglePublished = async () => {
+    setError(null);
+    try {
+      const changed = await (published ? contentApi.unpublishNote : contentApi.publishNote)(note.note_id);
+      setPublished(changed.community);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+
   const textId = `note-text-${note.note_id}`;
   return (
     <li
@@ -95,6 +106,7 @@ function NoteItem(props: {
         {note.language ? ` · ${languageName(note.language)}` : ""}
         {` · ${t("studio.chars", { count: note.char_count })}`}
         {note.source_task_id ? ` · ${t("studio.fromTranscriptionTag")}` : ""}
+        {published ? ` · ${t("studio.communityTag")}` : ""}
       </p>
       {open && full ? (
         <p id={textId} class="note-full">
@@ -122,6 +134,9 @@ function NoteItem(props: {
           aria-controls={textId}
         >
           {open ? t("studio.closeNote") : t("studio.openNote")}
+        </button>
+        <button type="button" class="button button-ghost" onClick={togglePublished} aria-pressed={published}>
+          {published ? t("studio.unpublish") : t("studio.publish")}
         </button>
         <button
           type="button"

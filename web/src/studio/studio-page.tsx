@@ -2,10 +2,11 @@ import { useEffect, useState } from "preact/hooks";
 import "../styles/studio.css";
 import { useLocation } from "preact-iso";
 import { contentApi } from "../api/client.ts";
-import type { Note, NoteSummary } from "../api/types.ts";
+import type { CommunityNote, Note, NoteSummary } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
-import { CreateForm } from "./create-form.tsx";
+import { CommunityList } from "./community-list.tsx";
+import { type ChosenNote, CreateForm } from "./create-form.tsx";
 import { NoteEditor } from "./note-editor.tsx";
 import { NoteList } from "./note-list.tsx";
 import { STUDIO_STORAGE_PREFIX } from "./studio-kinds.ts";
@@ -24,7 +25,8 @@ function summaryOf(note: Note): NoteSummary {
 /**
  * /studio — content from notes: write or paste a note (or make one of a finished transcription),
  * then a short, an audio short, a quiz video or a slide deck from it; each task is followed to its
- * result (player, downloads, PDF preview), also after a reload. `?from=<task_id>` starts a note from
+ * result (player, downloads, PDF preview), also after a reload. Notes can be published to the
+ * community, and a community note others published can be chosen instead of one's own. `?from=<task_id>` starts a note from
  * that transcription.
  */
 export default function StudioPage() {
@@ -34,6 +36,8 @@ export default function StudioPage() {
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<unknown>(null);
   const [chosen, setChosen] = useState<string | null>(() => localStorage.getItem(CHOSEN_KEY));
+  /** A community note chosen for the create form (not one of the caller's, so not in `notes`). */
+  const [communityNote, setCommunityNote] = useState<CommunityNote | null>(null);
 
   const load = async (skip: number) => {
     setLoading(true);
@@ -52,6 +56,7 @@ export default function StudioPage() {
 
   const choose = (noteId: string | null) => {
     setChosen(noteId);
+    setCommunityNote(null);
     if (noteId) localStorage.setItem(CHOSEN_KEY, noteId);
     else localStorage.removeItem(CHOSEN_KEY);
   };
@@ -66,7 +71,17 @@ export default function StudioPage() {
     if (chosen === noteId) choose(null);
   };
 
-  const note = notes.find((n) => n.note_id === chosen) ?? null;
+  const useCommunity = (note: CommunityNote) => {
+    setChosen(null);
+    localStorage.removeItem(CHOSEN_KEY);
+    setCommunityNote(note);
+  };
+  const own = notes.find((n) => n.note_id === chosen);
+  const note: ChosenNote | null = communityNote
+    ? { ...communityNote, community: true }
+    : own
+      ? { ...own, community: false }
+      : null;
   const tasks = studioTasks.value;
   return (
     <>
@@ -85,6 +100,7 @@ export default function StudioPage() {
             onDeleted={deleted}
             onMore={() => void load(notes.length)}
           />
+          <CommunityList selected={communityNote?.note_id ?? null} onUse={useCommunity} />
         </div>
         <div class="stack">
           <CreateForm note={note} />
