@@ -6,7 +6,10 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { db } from "../../platform/db.ts";
+import { apiKeys } from "../../platform/schema.ts";
 import { app } from "../../worker/app.ts";
+import { generateServiceKey } from "../../worker/auth/key-material.ts";
 import { createKey } from "./helpers.ts";
 
 afterEach(() => vi.restoreAllMocks());
@@ -94,5 +97,32 @@ describe("capability paths in the request log", () => {
       const [line] = (await logsOf(path)).filter((l) => l.includes('"request_id"'));
       expect(JSON.parse(line as string).path).toBe(path);
     }
+  });
+
+  it("records a service key's action for a user with both ids, and never the key itself", async () => {
+    const made = await generateServiceKey();
+    await db(env).insert(apiKeys).values({
+      id: made.id,
+      name: "backend",
+      keyHash: made.hash,
+      prefix: made.prefix,
+      createdAt: Date.now(),
+      kind: "service",
+    });
+    const lines = await logsOf("/v1/notes", {
+      authorization: `Bearer ${made.secret}`,
+      "x-voxedge-user": "u-77",
+    });
+    const acting = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((l) => l.event === "service_key_acting");
+    expect(acting).toEqual([
+      expect.objectContaining({ service_key_id: made.id, user_id: "u-77", method: "GET" }),
+    ]);
+    const request = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((l) => l.request_id && l.status);
+    expect(request).toMatchObject({ status: 200, key_id: made.id, user_id: "u-77" });
+    for (const line of lines) expect(line).not.toContain(made.secret);
   });
 });
