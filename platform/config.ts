@@ -47,6 +47,8 @@ const WorkerEnv = z.object({
   ROOM_TTL_SEC: z.preprocess(absentIfEmpty, count(1).default(900)),
   /** A multi-device room ends this long after it was created, however busy (its speakers' streams bound). */
   ROOM_MAX_AGE_SEC: z.preprocess(absentIfEmpty, count(1).default(43_200)),
+  /** How long a room's transcript is kept for its creator after the room ends (default 7 days). */
+  ROOM_TRANSCRIPT_TTL_SEC: z.preprocess(absentIfEmpty, count(0).default(604_800)),
   ROOM_MAX_PARTICIPANTS: z.preprocess(absentIfEmpty, count(2).default(8)),
   /** Participants of one room speaking at once (each holds an engine stream of the creator's key). */
   ROOM_MAX_SPEAKERS: z.preprocess(absentIfEmpty, count(1).default(2)),
@@ -141,6 +143,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     roomTtlMs: v.ROOM_TTL_SEC * 1000,
     roomMaxAgeMs: v.ROOM_MAX_AGE_SEC * 1000,
     roomMaxParticipants: v.ROOM_MAX_PARTICIPANTS,
+    roomTranscriptTtlMs: v.ROOM_TRANSCRIPT_TTL_SEC * 1000,
     roomMaxSpeakers: v.ROOM_MAX_SPEAKERS,
     translateDefaults: { source: v.TRANSLATE_DEFAULT_SOURCE, target: v.TRANSLATE_DEFAULT_TARGET },
     authCacheTtlMs: v.AUTH_CACHE_TTL_SEC * 1000,

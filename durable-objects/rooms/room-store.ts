@@ -1,10 +1,11 @@
 /**
  * What a TranslationRoom keeps in its storage: the session as created, the participants (with the
  * reconnect grace of those whose socket dropped), the recent finals, and the time of the last
- * activity. Everything else is in socket attachments or rebuilt; the whole of it goes when the room
- * expires.
+ * activity, and the whole transcript (room-transcript.ts). Everything else is in socket attachments or
+ * rebuilt; when the room ends all of it goes but the transcript, which goes ROOM_TRANSCRIPT_TTL_SEC later.
  */
 import { HISTORY_LENGTH, type HistoryEntry, type Participant, type RoomSession } from "./room-protocol.ts";
+import { RoomTranscript, type TranscriptLine } from "./room-transcript.ts";
 
 const SESSION = "session";
 const PARTICIPANTS = "participants";
@@ -21,7 +22,11 @@ export class RoomStore {
   /** Whether this instance saw activity itself (a fresh one may have missed up to ACTIVITY_SAVE_MS). */
   #observed = false;
 
-  constructor(private readonly storage: DurableObjectStorage) {}
+  readonly transcript: RoomTranscript;
+
+  constructor(private readonly storage: DurableObjectStorage) {
+    this.transcript = new RoomTranscript(storage);
+  }
 
   session(): Promise<RoomSession | undefined> {
     return this.storage.get<RoomSession>(SESSION);
@@ -29,6 +34,11 @@ export class RoomStore {
 
   async createSession(session: RoomSession): Promise<void> {
     await this.storage.put(SESSION, session);
+    await this.transcript.open({
+      conversation_id: session.conversation_id,
+      creator_key_id: session.creator_key_id,
+      created_at: session.created_at,
+    });
     this.touch(session.created_at, true);
   }
 
@@ -44,13 +54,16 @@ export class RoomStore {
     return (await this.storage.get<HistoryEntry[]>(HISTORY)) ?? [];
   }
 
-  /** Appends a final, keeping the last HISTORY_LENGTH. */
+  /** Appends a final, keeping the last HISTORY_LENGTH for replay and every one in the transcript. */
   async addHistory(entry: HistoryEntry): Promise<void> {
-    await this.saveHistory([...(await this.history()), entry].slice(-HISTORY_LENGTH));
+    await this.storage.put(HISTORY, [...(await this.history()), entry].slice(-HISTORY_LENGTH));
+    await this.transcript.add(entry);
   }
 
+  /** Stores the recent finals with translations made since (the transcript gets them too). */
   async saveHistory(entries: readonly HistoryEntry[]): Promise<void> {
     await this.storage.put(HISTORY, entries);
+    this.transcript.addTranslations(entries);
   }
 
   /** Records activity at `now`; writes it only every ACTIVITY_SAVE_MS unless `force`d. */
@@ -75,11 +88,43 @@ export class RoomStore {
     return last + ttlMs + (this.#observed ? 0 : ACTIVITY_SAVE_MS);
   }
 
-  /** Deletes everything: afterwards the session is unknown (404). */
-  async clear(): Promise<void> {
+  /**
+   * The room is over: everything goes but the transcript, which is kept `keepMs` more (the alarm then
+   * deletes it, expireTranscript); afterwards the session is unknown (404).
+   */
+  async clear(keepMs: number): Promise<void> {
     this.#saved = null;
     this.#unsaved = null;
     await this.storage.deleteAlarm();
-    await this.storage.deleteAll();
+    if (keepMs <= 0 || !this.transcript.hasLines()) return this.storage.deleteAll();
+    await this.storage.delete([SESSION, PARTICIPANTS, HISTORY, ACTIVITY]);
+    const deleteAt = Date.now() + keepMs;
+    await this.transcript.keepUntil(deleteAt);
+    await this.storage.setAlarm(deleteAt);
+  }
+
+  /** The transcript, for its room's creator key only. */
+  async transcriptFor(keyId: string): Promise<TranscriptLine[] | null> {
+    const record = await this.transcript.record();
+    return record?.creator_key_id === keyId ? this.transcript.lines() : null;
+  }
+
+  /** Deletes the transcript for its room's creator key; an ended room then has nothing left. */
+  async deleteTranscriptFor(keyId: string): Promise<boolean> {
+    const record = await this.transcript.record();
+    if (record?.creator_key_id !== keyId) return false;
+    await this.transcript.delete();
+    if (!(await this.session())) await this.storage.deleteAll();
+    return true;
+  }
+
+  /** An ended room's alarm: its transcript's time is up, so nothing of it is left. */
+  async expireTranscript(now: number): Promise<void> {
+    const record = await this.transcript.record();
+    if (!record || (record.delete_at !== null && now >= record.delete_at)) {
+      await this.storage.deleteAll();
+    } else if (record.delete_at !== null) {
+      await this.storage.setAlarm(record.delete_at);
+    }
   }
 }

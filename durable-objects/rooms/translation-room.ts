@@ -16,6 +16,7 @@ import { readParticipantAsk } from "./room-join.ts";
 import { type Participant, partnerLanguage, type RoomSession, readRoomFrame } from "./room-protocol.ts";
 import { RoomStore } from "./room-store.ts";
 import { RoomStreams } from "./room-streams.ts";
+import type { TranscriptLine } from "./room-transcript.ts";
 import { StreamBook } from "./stream-book.ts";
 
 /** A participant whose socket dropped keeps its place this long. */
@@ -28,7 +29,8 @@ const TICK_MS = 1_000;
  * speaker while it talks: the hub assigns an engine, which dials in here) and translate-only links
  * all meet in this object, hibernatable throughout. Each final is translated by the engine once per
  * listener language and handed to everyone in their own; interims go to the speaker only. The room
- * expires after ROOM_TTL_SEC without activity, and ends ROOM_MAX_AGE_SEC after it was created.
+ * expires after ROOM_TTL_SEC without activity, and ends ROOM_MAX_AGE_SEC after it was created; its
+ * transcript stays for its creator ROOM_TRANSCRIPT_TTL_SEC more.
  */
 export class TranslationRoom extends DurableObject<Env> {
   readonly #store: RoomStore;
@@ -60,6 +62,16 @@ export class TranslationRoom extends DurableObject<Env> {
   async details(): Promise<SessionDetails | null> {
     const session = await this.#store.session();
     return session ? { user_a_lang: session.user_a_lang, user_a_translate: session.user_a_translate } : null;
+  }
+
+  /** The room's transcript for its creator's key; null for anyone else, or when there is none. */
+  async transcript(keyId: string): Promise<TranscriptLine[] | null> {
+    return this.#store.transcriptFor(keyId);
+  }
+
+  /** Deletes the transcript for its creator's key (the room, if open, goes on); false for anyone else. */
+  async deleteTranscript(keyId: string): Promise<boolean> {
+    return this.#store.deleteTranscriptFor(keyId);
   }
 
   /** The hub found the node identity of a stream's engine revoked (room-streams.ts `drop`). */
@@ -107,7 +119,7 @@ export class TranslationRoom extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     const session = await this.#store.session();
-    if (!session) return;
+    if (!session) return this.#store.expireTranscript(Date.now());
     const now = Date.now();
     const { roomMaxAgeMs } = workerConfig(this.env);
     if (now >= session.created_at + roomMaxAgeMs) {
@@ -263,7 +275,7 @@ export class TranslationRoom extends DurableObject<Env> {
   async #end(code: number, reason: string): Promise<void> {
     for (const { ws } of clients(this.ctx)) closeSocket(ws, code, reason);
     for (const ws of this.ctx.getWebSockets()) closeSocket(ws, RoomClose.normal, "room over");
-    await this.#store.clear();
+    await this.#store.clear(workerConfig(this.env).roomTranscriptTtlMs);
   }
 
   /**

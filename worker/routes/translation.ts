@@ -7,6 +7,7 @@ import { sessionRateLimit } from "../middleware/rate-limit.ts";
 import { createRouter } from "../router.ts";
 import { socketTokenParam } from "../schemas/auth.ts";
 import { apiKeySecurity } from "../schemas/common.ts";
+import { Note } from "../schemas/notes.ts";
 import {
   LanguagesResponse,
   SessionCreateBody,
@@ -16,6 +17,12 @@ import {
 } from "../schemas/translation.ts";
 import { readLanguages } from "../translation/languages.ts";
 import { openRoomSocket } from "../translation/room-socket.ts";
+import { TRANSCRIPT_FORMATS } from "../translation/room-transcript-export.ts";
+import {
+  deleteRoomTranscript,
+  downloadRoomTranscript,
+  roomTranscriptNote,
+} from "../translation/room-transcripts.ts";
 import { createSession, sessionDetails } from "../translation/sessions.ts";
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
@@ -125,6 +132,92 @@ const roomRoute = createRoute({
   },
 });
 
+const transcriptParams = z.object({ conversation_id: z.string().max(64) });
+
+const transcriptRoute = createRoute({
+  method: "get",
+  path: "/session/{conversation_id}/transcript",
+  tags: ["translation"],
+  summary:
+    "The room's transcript, for the key that created it: during the room and ROOM_TRANSCRIPT_TTL_SEC after",
+  security: apiKeySecurity,
+  middleware: [apiKeyAuth()] as const,
+  request: {
+    params: transcriptParams,
+    query: z.object({
+      format: z.enum(TRANSCRIPT_FORMATS).default("json"),
+      language: z.string().max(64).optional().openapi({
+        description: "each final in this language (where the room translated it); default: as spoken",
+      }),
+      bilingual: z
+        .enum(["true", "false"])
+        .default("false")
+        .transform((v) => v === "true")
+        .openapi({ description: "each cue in its original words and, under them, in `language`" }),
+    }),
+  },
+  responses: {
+    200: {
+      description:
+        "the transcript: JSON, text, SubRip or WebVTT, speakers numbered, times from the room's start",
+      content: {
+        "application/json": { schema: z.string() },
+        "text/plain": { schema: z.string() },
+        "application/x-subrip": { schema: z.string() },
+        "text/vtt": { schema: z.string() },
+      },
+    },
+    400: error("unsupported language, or bilingual without a language"),
+    401: error("missing or invalid API key"),
+    404: error("no transcript of this conversation for this API key"),
+    422: error("bad format"),
+  },
+});
+
+const deleteTranscriptRoute = createRoute({
+  method: "delete",
+  path: "/session/{conversation_id}/transcript",
+  tags: ["translation"],
+  summary: "Delete the room's transcript now (the room, if still open, goes on)",
+  security: apiKeySecurity,
+  middleware: [apiKeyAuth()] as const,
+  request: { params: transcriptParams },
+  responses: {
+    204: { description: "deleted" },
+    401: error("missing or invalid API key"),
+    404: error("no transcript of this conversation for this API key"),
+  },
+});
+
+const transcriptNoteRoute = createRoute({
+  method: "post",
+  path: "/session/{conversation_id}/transcript/note",
+  tags: ["translation"],
+  summary: "Make a note of the room's transcript, for the content studio",
+  security: apiKeySecurity,
+  middleware: [apiKeyAuth(), jsonBodyLimit()] as const,
+  request: {
+    params: transcriptParams,
+    body: {
+      required: false,
+      content: json(
+        z.strictObject({
+          language: z.string().max(64).optional(),
+          title: z.string().trim().min(1).max(300).optional(),
+        }),
+      ),
+    },
+  },
+  responses: {
+    201: { description: "the note", content: json(Note) },
+    400: error("unsupported language"),
+    401: error("missing or invalid API key"),
+    404: error("no transcript of this conversation for this API key"),
+    409: error("nothing was said yet"),
+    413: error("the transcript is longer than a note may be"),
+  },
+});
+
 /**
  * Mounted at /api/v1: the real-time translation API (spec: realtime-translation.md): languages,
  * multi-device sessions and the two WebSocket endpoints.
@@ -137,6 +230,29 @@ export const translationRoutes = createRouter()
   .openapi(sessionRoute, async (c) =>
     c.json(await sessionDetails(c.env, c.req.valid("param").conversation_id), 200),
   )
+  .openapi(transcriptRoute, async (c) => {
+    const { conversation_id } = c.req.valid("param");
+    const file = await downloadRoomTranscript(
+      c.env,
+      conversation_id,
+      c.get("apiKey").id,
+      c.req.valid("query"),
+    );
+    // c.text keeps the given content-type
+    return c.text(file.body, 200, {
+      "content-type": file.contentType,
+      "content-disposition": `attachment; filename="${file.filename}"`,
+    });
+  })
+  .openapi(deleteTranscriptRoute, async (c) => {
+    await deleteRoomTranscript(c.env, c.req.valid("param").conversation_id, c.get("apiKey").id);
+    return c.body(null, 204);
+  })
+  .openapi(transcriptNoteRoute, async (c) => {
+    const body = (c.req.valid("json") as { language?: string; title?: string } | undefined) ?? {};
+    const { conversation_id } = c.req.valid("param");
+    return c.json(await roomTranscriptNote(c.env, conversation_id, c.get("apiKey").id, body), 201);
+  })
   .openapi(singleRoute, async (c) => openSingleSocket(c.env, c.req.raw, { keyId: c.get("apiKey").id }))
   .openapi(roomRoute, async (c) => {
     const { language, client_id, resume } = c.req.valid("query");
