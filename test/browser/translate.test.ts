@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -243,6 +244,21 @@ describe("rooms", () => {
     await page.getByText("Someone left · 1 in the conversation").waitFor({ timeout: 15_000 });
     await phone.getByRole("button", { name: "Join again" }).waitFor();
     await phoneContext.close();
+
+    // The host downloads the transcript from the translate page: both languages, as subtitles.
+    const spoken = (await finalLines(mine)).originalText;
+    await page.goto(`${stackInfo().url}/translate`);
+    await page.getByLabel("Language of the transcript").selectOption("both");
+    const [srt] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download SRT" }).click(),
+    ]);
+    expect(srt.suggestedFilename()).toMatch(/^conversation-[0-9a-f]{8}\.srt$/);
+    const text = await readFile((await srt.path()) as string, "utf8");
+    expect(text).toMatch(/^1\n\d\d:\d\d:\d\d,\d{3} --> /);
+    expect(text).toContain(`Speaker 1: ${spoken}`);
+    await page.getByRole("button", { name: "Make a note of it" }).click();
+    await page.getByRole("link", { name: "Note made: open it in Studio" }).waitFor();
     await host.context.close();
   });
 
@@ -262,6 +278,12 @@ describe("rooms", () => {
       "Join link",
       "Copy",
       "Enter the room",
+      "Language of the transcript",
+      "Download TXT",
+      "Download SRT",
+      "Download VTT",
+      "Download JSON",
+      "Make a note of it",
     ]);
     for (const stop of stops) expect(stop.outline, stop.label).toBe("solid");
     await page.getByLabel("Swap languages").focus();

@@ -94,6 +94,24 @@ export const translationApi = {
     unwrap(
       voxedge.POST("/api/v1/session/create", { body: { language, translate_language: translateLanguage } }),
     ),
+  /** A room's transcript file (its creator's key only): the body as text, whatever the format. */
+  transcript: (
+    conversationId: string,
+    query: { format: "json" | "txt" | "srt" | "vtt"; language?: string; bilingual?: "true" | "false" },
+  ): Promise<string> =>
+    unwrap(
+      voxedge.GET("/api/v1/session/{conversation_id}/transcript", {
+        params: { path: { conversation_id: conversationId }, query },
+        parseAs: "text",
+      }),
+    ) as Promise<string>,
+  transcriptNote: (conversationId: string, body: { language?: string; title?: string }): Promise<Note> =>
+    unwrap(
+      voxedge.POST("/api/v1/session/{conversation_id}/transcript/note", {
+        params: { path: { conversation_id: conversationId } },
+        body,
+      }),
+    ),
   session: (conversationId: string, signal?: AbortSignal): Promise<SessionDetails> =>
     unwrap(
       voxedge.GET("/api/v1/session/{conversation_id}", {

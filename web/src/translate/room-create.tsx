@@ -7,6 +7,7 @@ import { ErrorNote } from "../ui/error-note.tsx";
 import { languageName } from "../ui/language-name.ts";
 import type { LanguagePair } from "./pair.ts";
 import { RoomInvite } from "./room-invite.tsx";
+import { RoomTranscript } from "./room-transcript.tsx";
 
 /** The room this tab created last (kept so a reload still shows its code). */
 interface CreatedRoom {
@@ -81,6 +82,7 @@ export function RoomCreator({ pair }: { pair: LanguagePair }) {
               {t("rooms.enter")}
             </a>
           </div>
+          <RoomTranscript id={room.id} mine={room.language} theirs={room.target} />
         </div>
       )}
     </section>
