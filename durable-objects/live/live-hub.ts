@@ -1,7 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../../platform/config.ts";
 import { unrevokedNodes } from "../../platform/node-identity.ts";
-import { type AssignMessage, LIVE_PING, LIVE_PONG, NodeToHub, parseLiveMessage } from "../../protocol/live.ts";
+import {
+  type AssignMessage,
+  LIVE_PING,
+  LIVE_PONG,
+  NodeToHub,
+  parseLiveMessage,
+} from "../../protocol/live.ts";
 import {
   applyLoad,
   engineUsable,
@@ -167,7 +173,11 @@ export class LiveHub extends DurableObject<Env> {
     for (const [older, other] of this.#index().sockets()) {
       // a reconnecting node replaces its older, maybe half-open, socket; the node id is its own claim,
       // so a node on another identity that registers the same id does not push this one out
-      if (older !== ws && other.registered?.node_id === registered.node_id && other.identity_id === attachment.identity_id) {
+      if (
+        older !== ws &&
+        other.registered?.node_id === registered.node_id &&
+        other.identity_id === attachment.identity_id
+      ) {
         this.#close(older, 1000, "replaced by a newer connection of the same node");
       }
     }
@@ -194,7 +204,10 @@ export class LiveHub extends DurableObject<Env> {
 
   /** The shard's node index, rebuilt from the sockets' attachments on the first call after a wake. */
   #index(): NodeIndex {
-    this.#nodes ??= NodeIndex.of(this.ctx.getWebSockets(NODE_TAG), workerConfig(this.env).liveNodeMaxCapacity);
+    this.#nodes ??= NodeIndex.of(
+      this.ctx.getWebSockets(NODE_TAG),
+      workerConfig(this.env).liveNodeMaxCapacity,
+    );
     return this.#nodes;
   }
 
@@ -215,7 +228,11 @@ export class LiveHub extends DurableObject<Env> {
   async #recheck(now: number): Promise<void> {
     const every = recheckEveryMs(workerConfig(this.env).authCacheTtlMs);
     const index = this.#index();
-    const due = dueIdentities([...index.sockets()].map(([, attachment]) => attachment), now, every);
+    const due = dueIdentities(
+      [...index.sockets()].map(([, attachment]) => attachment),
+      now,
+      every,
+    );
     if (due.length === 0) return;
     const valid = await unrevokedNodes(this.env, due).catch((error: unknown) => {
       // D1 unreachable: nothing is decided now; the checks stay due, so the next event or alarm retries

@@ -102,7 +102,12 @@ export class LiveSession extends DurableObject<Env> {
     if (role === "client") {
       // the node may have dialled in first; the client's join says what the session is
       const keyId = url.searchParams.get("key_id") ?? "";
-      await this.ctx.storage.put<SessionMeta>(META_KEY, { session_id: sessionId, mode, key_id: keyId, finished: false });
+      await this.ctx.storage.put<SessionMeta>(META_KEY, {
+        session_id: sessionId,
+        mode,
+        key_id: keyId,
+        finished: false,
+      });
     } else if (!meta) {
       await this.ctx.storage.put<SessionMeta>(META_KEY, { session_id: sessionId, mode, finished: false });
     }

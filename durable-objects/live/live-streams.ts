@@ -91,8 +91,13 @@ export async function assignStream(env: Env, ask: AssignAsk): Promise<AssignResu
   let refusal = FULL;
   for (const shard of shards) {
     // the stream is counted on the shard about to take it, so its release finds it there
-    if (keyStreams && shard !== first) await keyStreams.reserve(ask.session_id, shard, Number.MAX_SAFE_INTEGER);
-    const got = await liveHub(env, shard).assign({ session_id: ask.session_id, host: ask.host, mode: ask.mode });
+    if (keyStreams && shard !== first)
+      await keyStreams.reserve(ask.session_id, shard, Number.MAX_SAFE_INTEGER);
+    const got = await liveHub(env, shard).assign({
+      session_id: ask.session_id,
+      host: ask.host,
+      mode: ask.mode,
+    });
     if (got.ok) return got;
     refusal = got;
   }

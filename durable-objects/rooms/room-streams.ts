@@ -79,10 +79,10 @@ export class RoomStreams {
       mode: "stream",
       key_id: session.creator_key_id,
     }).catch((error: unknown) => ({
-        ok: false as const,
-        reason: "no_engine" as const,
-        message: `the live hub failed: ${String(error)}`,
-      }));
+      ok: false as const,
+      reason: "no_engine" as const,
+      message: `the live hub failed: ${String(error)}`,
+    }));
     if (!got.ok) {
       book.take(streamId);
       const refused = engineRefusal(got, liveMaxStreamsPerKey);
@@ -216,8 +216,12 @@ export class RoomStreams {
     const { env, store } = this.#deps;
     const session = await store.session();
     if (session) {
-      await releaseStream(env, { session_id: conn.stream_id, key_id: session.creator_key_id, mic: false }).catch(
-        (error: unknown) => console.error(JSON.stringify({ room: "release failed", error: String(error) })),
+      await releaseStream(env, {
+        session_id: conn.stream_id,
+        key_id: session.creator_key_id,
+        mic: false,
+      }).catch((error: unknown) =>
+        console.error(JSON.stringify({ room: "release failed", error: String(error) })),
       );
     }
     closeSocket(ws, RoomClose.normal, "stream over");

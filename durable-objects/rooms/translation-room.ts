@@ -39,7 +39,12 @@ export class TranslationRoom extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new RoomStore(ctx.storage);
-    this.#history = new RoomHistory({ ctx, store: this.#store, book: this.#book, assign: (ask) => assignStream(env, ask) });
+    this.#history = new RoomHistory({
+      ctx,
+      store: this.#store,
+      book: this.#book,
+      assign: (ask) => assignStream(env, ask),
+    });
     this.#streams = new RoomStreams({
       ctx,
       env,
