@@ -37,7 +37,7 @@ export function askOrder(shards: number, random: () => number = Math.random): nu
 }
 
 /** Whether a shard could take a stream: a free slot, or for a translate-only link any engine. */
-export function hasRoom(load: ShardLoad, needsSlot: boolean): boolean {
+function hasRoom(load: ShardLoad, needsSlot: boolean): boolean {
   return needsSlot ? load.free > 0 : load.engines > 0;
 }
 
