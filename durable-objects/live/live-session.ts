@@ -99,17 +99,15 @@ export class LiveSession extends DurableObject<Env> {
       return new Response(null, { status: 101, webSocket: pair[0] });
     }
     const mode: SessionMode = url.searchParams.get("mode") === "single" ? "single" : "mic";
-    if (role === "client") {
-      // the node may have dialled in first; the client's join says what the session is
-      const keyId = url.searchParams.get("key_id") ?? "";
+    if (role === "client" || !meta) {
+      // the node may have dialled in first; the client's join says what the session is (and its key)
+      const key_id = url.searchParams.get("key_id") ?? undefined;
       await this.ctx.storage.put<SessionMeta>(META_KEY, {
         session_id: sessionId,
         mode,
-        key_id: keyId,
+        key_id,
         finished: false,
       });
-    } else if (!meta) {
-      await this.ctx.storage.put<SessionMeta>(META_KEY, { session_id: sessionId, mode, finished: false });
     }
     if (role === "client") {
       this.ctx.acceptWebSocket(pair[1], [CLIENT_TAG]);
