@@ -10,6 +10,10 @@
  * workerd's CPU time (from /proc; wall time where /proc is missing) and the storage statements and
  * rows. Locally every object shares one workerd process, so these are per-object costs, not a
  * fleet's throughput; on Cloudflare each object has its own thread.
+ *
+ * The live cases do the same for the LiveHub: a stream assigned to an engine and released, through
+ * the platform's own calls (live-streams.ts: the shard's load, the key's count, the assignment, the
+ * release), against one shard holding every simulated node and the streams they run.
  */
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -21,6 +25,8 @@ import {
   type Fleet,
   JOB_HEARTBEATS,
   JOB_POLLS,
+  type LiveFleet,
+  type LiveRunBody,
   type RunBody,
   type RunFigures,
   type SchedulerOp,
@@ -90,6 +96,19 @@ const CASES: Case[] = [
   { op: "stats", label: "w20000_k2000_l10000", fleet: fleet({ ...LARGE, leases: 10_000 }) },
   { op: "job", label: "n10_k10", fleet: fleet({ keys: 10 }) },
   { op: "job", label: "n2000_w20000_k2000_l1000", fleet: fleet({ ...LARGE, leases: 1_000 }) },
+];
+
+interface LiveCase {
+  label: string;
+  fleet: LiveFleet;
+}
+
+/** Nodes from 10 to 1 000, the streams they run from none to 10 000: one shard holds them all. */
+const LIVE_CASES: LiveCase[] = [
+  { label: "n10_s0", fleet: { nodes: 10, streams: 0, spare: 4 } },
+  { label: "n100_s1000", fleet: { nodes: 100, streams: 1_000, spare: 4 } },
+  { label: "n1000_s1000", fleet: { nodes: 1_000, streams: 1_000, spare: 4 } },
+  { label: "n1000_s10000", fleet: { nodes: 1_000, streams: 10_000, spare: 4 } },
 ];
 
 /** How many calls a case may consume from its seeded fleet, in all its rounds. */
@@ -210,6 +229,24 @@ async function batch(
   return total;
 }
 
+/** RPCs one live stream makes (a shard's load, reserve, assign, two releases): a /live/run stays under 1 000. */
+const LIVE_CHUNK = 150;
+
+/** `n` live streams as /live/run requests of at most LIVE_CHUNK; their time and storage counts summed. */
+async function liveBatch(worker: BenchWorker, object: string, fleet: LiveFleet, offset: number, n: number) {
+  const total: Batch = { ms: 0, figures: { ops: 0, statements: 0, rowsRead: 0, rowsWritten: 0 } };
+  for (let done = 0; done < n; done += LIVE_CHUNK) {
+    const body: LiveRunBody = { object, fleet, n: Math.min(LIVE_CHUNK, n - done), offset: offset + done };
+    const part = await worker.timed("/live/run", body);
+    // the nodes' load reports, as they come between assignments on a live deployment (not timed)
+    await worker.post("/live/report", body);
+    total.ms += part.ms;
+    for (const key of ["ops", "statements", "rowsRead", "rowsWritten"] as const)
+      total.figures[key] += part.figures[key];
+  }
+  return total;
+}
+
 /** A batch size whose batch takes about BATCH_TARGET_MS, within `limit` calls. */
 async function sized(run: (n: number) => Promise<Batch>, limit: number): Promise<number> {
   let n = 4;
@@ -261,6 +298,37 @@ async function measure(worker: BenchWorker, c: Case, index: number): Promise<Cas
   return { msPerOp: median(oursMs), refMsPerOp: median(refMs), ours: lastOurs!, reference: lastRef! };
 }
 
+/** A live case: assign + release against the trivial write, alternating, the median of the rounds. */
+async function measureLive(worker: BenchWorker, c: LiveCase, index: number): Promise<CaseFigures> {
+  const object = `live-${index}-${c.label}`;
+  await worker.post("/live/seed", { object, fleet: c.fleet, n: 0, offset: 0 } satisfies LiveRunBody);
+  let offset = 0;
+  const ours = async (n: number) => {
+    const out = await liveBatch(worker, object, c.fleet, offset, n);
+    offset += n;
+    return out;
+  };
+  const reference = (n: number) =>
+    batch(worker, { target: "baseline", object, op: "enqueue", fleet: fleet({}) }, 0, n);
+  const n = await sized(ours, 20_000);
+  const refN = await sized(reference, 20_000);
+  const oursMs: number[] = [];
+  const refMs: number[] = [];
+  let lastOurs: RunFigures | null = null;
+  let lastRef: RunFigures | null = null;
+  for (let round = 0; round < ROUNDS; round++) {
+    const [a, b] =
+      round % 2 === 0
+        ? [await ours(n), await reference(refN)]
+        : await reference(refN).then(async (r) => [await ours(n), r] as const);
+    oursMs.push(a.ms / n);
+    refMs.push(b.ms / refN);
+    lastOurs = a.figures;
+    lastRef = b.figures;
+  }
+  return { msPerOp: median(oursMs), refMsPerOp: median(refMs), ours: lastOurs!, reference: lastRef! };
+}
+
 /** Nothing lost or doubled: every task the case made or seeded is waiting, leased or finished. */
 async function checkCensus(worker: BenchWorker, object: string, c: Case, calls: number): Promise<void> {
   const census = await worker.post<{ waiting: number; leased: number; finished: number }>("/census", {
@@ -278,10 +346,17 @@ async function checkCensus(worker: BenchWorker, object: string, c: Case, calls: 
 const perCall = (f: RunFigures, key: "statements" | "rowsRead" | "rowsWritten") =>
   f[key] / Math.max(f.ops, 1);
 
+const only = () => process.argv.find((arg) => arg.startsWith("--scheduler-only="))?.split("=")[1];
+
 /** `--scheduler-only=TEXT`: only the cases whose name contains TEXT. */
 function selectedCases(): Case[] {
-  const only = process.argv.find((arg) => arg.startsWith("--scheduler-only="))?.split("=")[1];
-  return only ? CASES.filter((c) => `${c.op}.${c.label}`.includes(only)) : CASES;
+  const text = only();
+  return text ? CASES.filter((c) => `${c.op}.${c.label}`.includes(text)) : CASES;
+}
+
+function selectedLiveCases(): LiveCase[] {
+  const text = only();
+  return text ? LIVE_CASES.filter((c) => `live.${c.label}`.includes(text)) : LIVE_CASES;
 }
 
 export const scheduler: BenchGroup = async () => {
@@ -315,6 +390,18 @@ export const scheduler: BenchGroup = async () => {
               `hand-off and its duplicate, a grant, ${JOB_HEARTBEATS} heartbeats, ${JOB_POLLS} polls' queue figures, complete`,
           ),
         );
+    }
+    for (const [index, c] of selectedLiveCases().entries()) {
+      const f = await measureLive(worker, c, index);
+      const { nodes, streams, spare } = c.fleet;
+      const note =
+        `per stream: ${perCall(f.ours, "statements").toFixed(1)} storage calls, ${perCall(f.ours, "rowsRead").toFixed(1)} entries read, ` +
+        `${perCall(f.ours, "rowsWritten").toFixed(1)} written, over the shard and the key's object (trivial object: ` +
+        `${perCall(f.reference, "statements").toFixed(1)} statement); one shard: ${nodes} nodes running ${streams} streams, ${spare} slots spare each`;
+      results.push(result(`scheduler.live_assign_release.${c.label}`, f.msPerOp, f.refMsPerOp, unit, note));
+      console.error(
+        `scheduler: live.${c.label} ${f.msPerOp.toFixed(3)} vs ${f.refMsPerOp.toFixed(3)} ${unit}; ${note}`,
+      );
     }
   } finally {
     await worker.stop();

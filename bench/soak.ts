@@ -276,7 +276,9 @@ function figures(run: {
     left("JobState", `JOB_TTL_SEC=${JOB_TTL_SEC}: every task entry expired`),
     left("LiveSession", `${SESSIONS + 1} sessions over`),
     left("TranslationRoom", `ROOM_TTL_SEC=${ROOM_TTL_SEC}: ${ROOMS + 1} rooms expired`),
-    left("LiveHub", "the node's registration lives in its socket, the gate in storage only while held"),
+    left("LiveHub", "the node's registration lives in its socket, a stream's dial booking until its release"),
+    left("LiveGate", "the /ws gate in storage only while held"),
+    left("LiveKeyStreams", "a key's stream entries until their release"),
     result(
       "soak.storage.Dispatcher_rows",
       storage.Dispatcher?.entries ?? 0,

@@ -43,6 +43,8 @@ const WorkerEnv = z.object({
   LIVE_MAX_STREAMS_PER_KEY: z.preprocess(absentIfEmpty, count(1).default(2)),
   /** Live streams one node identity's hub sockets take together, whatever capacity they register. */
   LIVE_NODE_MAX_CAPACITY: z.preprocess(absentIfEmpty, count(1).default(DEFAULT_LIVE_CAPACITY)),
+  /** LiveHub shards the inference nodes' hub sockets are spread over (by node identity). */
+  LIVE_HUB_SHARDS: z.preprocess(absentIfEmpty, count(1).max(256).default(1)),
   /** A multi-device room expires after this long without activity. */
   ROOM_TTL_SEC: z.preprocess(absentIfEmpty, count(1).default(900)),
   /** A multi-device room ends this long after it was created, however busy (its speakers' streams bound). */
@@ -140,6 +142,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     liveMaxSessionMs: v.LIVE_MAX_SESSION_SEC * 1000,
     liveMaxStreamsPerKey: v.LIVE_MAX_STREAMS_PER_KEY,
     liveNodeMaxCapacity: v.LIVE_NODE_MAX_CAPACITY,
+    liveHubShards: v.LIVE_HUB_SHARDS,
     roomTtlMs: v.ROOM_TTL_SEC * 1000,
     roomMaxAgeMs: v.ROOM_MAX_AGE_SEC * 1000,
     roomMaxParticipants: v.ROOM_MAX_PARTICIPANTS,

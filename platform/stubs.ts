@@ -13,12 +13,19 @@ export function dispatcher(env: Env) {
   return env.DISPATCHER.get(env.DISPATCHER.idFromName("default"));
 }
 
-/** The name of the one LiveHub of a deployment. */
-export const LIVE_HUB_NAME = "default";
+/** LiveHub shard `shard` of LIVE_HUB_SHARDS (its nodes' sockets and engine capacity). */
+export function liveHub(env: Env, shard: number) {
+  return env.LIVE_HUB.get(env.LIVE_HUB.idFromName(`shard-${shard}`));
+}
 
-/** The LiveHub (nodes' sockets, the session gate, engine capacity). One per deployment. */
-export function liveHub(env: Env) {
-  return env.LIVE_HUB.get(env.LIVE_HUB.idFromName(LIVE_HUB_NAME));
+/** The live microphone's one-session-at-a-time gate (/ws). One per deployment. */
+export function liveGate(env: Env) {
+  return env.LIVE_GATE.get(env.LIVE_GATE.idFromName("default"));
+}
+
+/** The live streams API key `keyId` holds, and the hub shard of each. */
+export function liveKeyStreams(env: Env, keyId: string) {
+  return env.LIVE_KEY_STREAMS.get(env.LIVE_KEY_STREAMS.idFromName(keyId));
 }
 
 /** The LiveSession relaying stream `sessionId`. */

@@ -11,6 +11,8 @@ import { sweepWebhooks } from "./webhooks/sweep.ts";
 
 export { Dispatcher } from "../durable-objects/dispatcher/dispatcher.ts";
 export { JobState } from "../durable-objects/job-state.ts";
+export { LiveKeyStreams } from "../durable-objects/live/key-streams.ts";
+export { LiveGate } from "../durable-objects/live/live-gate.ts";
 export { LiveHub } from "../durable-objects/live/live-hub.ts";
 export { LiveSession } from "../durable-objects/live/live-session.ts";
 export { TranslationRoom } from "../durable-objects/rooms/translation-room.ts";

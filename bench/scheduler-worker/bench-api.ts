@@ -18,6 +18,24 @@ export interface Fleet {
 
 export type SchedulerOp = "enqueue" | "enqueue_dup" | "lease" | "heartbeat" | "complete" | "stats" | "job";
 
+/** A LiveHub shard's fleet: registered nodes, the streams they run, and slots each has to spare. */
+export interface LiveFleet {
+  nodes: number;
+  streams: number;
+  spare: number;
+}
+
+/** API keys the live cases' streams are counted against, round-robin (one per call in flight). */
+export const LIVE_KEYS = 16;
+
+/** One /live request: `n` streams assigned and released (numbered from `offset`) on a hub holding `fleet`. */
+export interface LiveRunBody {
+  object: string;
+  n: number;
+  offset: number;
+  fleet: LiveFleet;
+}
+
 /** One /run request: `n` operations of `op` (numbered from `offset`) on a Dispatcher holding `fleet`, or as many trivial writes. */
 export interface RunBody {
   target: "dispatcher" | "baseline";

@@ -6,8 +6,12 @@
  *   POST /seed   {object, fleet}                              lays out a fleet in a fresh Dispatcher
  *   POST /run    {target, object, op, n, offset, fleet}       n operations, CONCURRENCY in flight; the storage counts
  *   POST /census {object}                                     waiting, leased, finished and parked
+ *   POST /live/seed {object, fleet}                           connects a LiveHub shard's simulated nodes
+ *   POST /live/run  {object, n, offset, fleet}                n streams assigned and released; the storage counts
+ *   POST /live/report {object}                                every node reports its load (between runs)
  */
 import type { Dispatcher } from "../../durable-objects/dispatcher/dispatcher.ts";
+import { assignStream, releaseStream } from "../../durable-objects/live/live-streams.ts";
 import type { LeaseAsk } from "../../protocol/node.ts";
 import type { BenchBaseline } from "./baseline.ts";
 import {
@@ -15,16 +19,21 @@ import {
   identity,
   JOB_HEARTBEATS,
   JOB_POLLS,
+  LIVE_KEYS,
+  type LiveRunBody,
   node,
   type RunBody,
   type RunFigures,
   type SchedulerOp,
 } from "./bench-api.ts";
 import type { BenchDispatcher } from "./bench-dispatcher.ts";
+import type { BenchKeyStreams, BenchLiveHub } from "./bench-live-hub.ts";
 
 export { JobState } from "../../durable-objects/job-state.ts";
+export { LiveGate } from "../../durable-objects/live/live-gate.ts";
 export { BenchBaseline } from "./baseline.ts";
 export { BenchDispatcher } from "./bench-dispatcher.ts";
+export { BenchKeyStreams, BenchLiveHub } from "./bench-live-hub.ts";
 
 /** Calls in flight at once: a busy object's load, not one caller's latency. */
 const CONCURRENCY = 16;
@@ -87,10 +96,64 @@ async function inFlight(from: number, count: number, call: (i: number) => Promis
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
 }
 
+/** A namespace whose objects' names all start with `prefix`: each case gets hub shards and keys of its own. */
+function scoped<T extends Rpc.DurableObjectBranded>(
+  namespace: DurableObjectNamespace<T>,
+  prefix: string,
+): DurableObjectNamespace<T> {
+  return {
+    idFromName: (name: string) => namespace.idFromName(`${prefix}/${name}`),
+    get: (id: DurableObjectId) => namespace.get(id),
+  } as DurableObjectNamespace<T>;
+}
+
+/** Stream `i`'s whole stay on the live plane: assigned to an engine (counted against its key), then released. */
+async function liveStream(env: Env, i: number): Promise<void> {
+  const stream = { session_id: `s-${i}`, key_id: `key-${i % LIVE_KEYS}` };
+  const got = await assignStream(env, { ...stream, host: { object: "session" }, mode: "stream" });
+  if (!got.ok) throw new Error(`live bench: stream ${i} got no engine: ${got.message}`);
+  await releaseStream(env, { ...stream, mic: false });
+}
+
+/** The /live routes: a LiveHub shard (LIVE_HUB_SHARDS = 1 here) and its streams' keys, scoped to the case. */
+async function live(pathname: string, body: LiveRunBody, env: BenchEnv): Promise<Response> {
+  const caseEnv = {
+    ...env,
+    LIVE_HUB: scoped(env.LIVE_HUB, body.object),
+    LIVE_KEY_STREAMS: scoped(env.LIVE_KEY_STREAMS, body.object),
+  };
+  // the bench's classes behind the platform's bindings (bench/scheduler-worker/wrangler.toml)
+  const hubs = caseEnv.LIVE_HUB as unknown as DurableObjectNamespace<BenchLiveHub>;
+  const keys = caseEnv.LIVE_KEY_STREAMS as unknown as DurableObjectNamespace<BenchKeyStreams>;
+  const hub = hubs.get(hubs.idFromName("shard-0"));
+  if (pathname === "/live/seed") {
+    await hub.seed(body.fleet);
+    return Response.json({ ok: true });
+  }
+  if (pathname === "/live/report") {
+    await hub.report();
+    await hub.takeCounts(); // node traffic, not the streams' cost
+    return Response.json({ ok: true });
+  }
+  await inFlight(body.offset, body.n, (i) => liveStream(caseEnv, i));
+  const counts = await Promise.all([
+    hub.takeCounts(),
+    ...Array.from({ length: LIVE_KEYS }, (_, k) => keys.get(keys.idFromName(`key-${k}`)).takeCounts()),
+  ]);
+  const sum = (key: "statements" | "rowsRead" | "rowsWritten") => counts.reduce((t, c) => t + c[key], 0);
+  return Response.json({
+    ops: body.n,
+    statements: sum("statements"),
+    rowsRead: sum("rowsRead"),
+    rowsWritten: sum("rowsWritten"),
+  } satisfies RunFigures);
+}
+
 export default {
   async fetch(request, env) {
     const { pathname } = new URL(request.url);
     if (request.method !== "POST") return new Response("scheduler bench worker");
+    if (pathname.startsWith("/live/")) return live(pathname, (await request.json()) as LiveRunBody, env);
     const body = (await request.json()) as RunBody;
     const dispatcher = env.BENCH_DISPATCHER.get(env.BENCH_DISPATCHER.idFromName(body.object));
     if (pathname === "/seed") {

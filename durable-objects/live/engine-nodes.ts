@@ -1,10 +1,9 @@
 /**
- * The nodes connected to the LiveHub, read straight from its hibernatable sockets: each socket's
- * attachment says what the node registered and how loaded it is, and the runtime's auto-response
- * timestamp says when it last pinged. Nothing is kept in memory, so the hub can hibernate between events.
+ * The nodes connected to a LiveHub shard, as their hibernatable sockets keep them: each socket's
+ * attachment says what the node registered and how loaded it is (node-index.ts keeps the shard's
+ * in-memory view of them), and the runtime's auto-response timestamp says when it last pinged.
  */
 import { LIVE_NODE_STALE_MS, type NodeLoad, type NodeRegister } from "../../protocol/live.ts";
-import { attachmentOf } from "./sockets.ts";
 
 /** Tag of node sockets on the hub. */
 export const NODE_TAG = "node";
@@ -27,12 +26,6 @@ export interface NodeAttachment {
   running: string[];
   /** Streams their objects said are over, which the node has not reported gone yet. */
   ended: string[];
-}
-
-export interface EngineNode {
-  ws: WebSocket;
-  attachment: NodeAttachment;
-  registered: Omit<NodeRegister, "type">;
 }
 
 /** A fresh node socket's attachment. */
@@ -90,99 +83,14 @@ export function withEnded(attachment: NodeAttachment, streamId: string): NodeAtt
   return { ...attachment, ended: [...attachment.ended, streamId] };
 }
 
-/** Registered nodes with a loaded engine (capacity > 0) that pinged recently. */
-export function liveEngines(ctx: DurableObjectState, now: number): EngineNode[] {
-  const engines: EngineNode[] = [];
-  for (const ws of ctx.getWebSockets(NODE_TAG)) {
-    const attachment = attachmentOf<NodeAttachment>(ws);
-    const registered = attachment?.registered;
-    if (!attachment || !registered || registered.capacity < 1 || ws.readyState !== WebSocket.OPEN) continue;
-    const lastPing = ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
-    if (now - Math.max(lastPing, attachment.connected_at) > LIVE_NODE_STALE_MS) continue;
-    engines.push({ ws, attachment, registered });
-  }
-  return engines;
-}
-
-/**
- * Stream slots an engine has left: its capacity less the streams it holds (reported running, or
- * assigned since its last report, and not known to be over), and no more than its identity has left.
- *
- * @example
- * // capacity 2, one stream reported, one assigned since: nothing left
- * freeSlots({ registered: { capacity: 2 }, attachment: { running: ["a"], unacked: ["b"], ended: [] } }); // 0
- */
-export function freeSlots(
-  engine: Pick<EngineNode, "registered"> & {
-    attachment: Pick<NodeAttachment, "unacked" | "running" | "ended">;
-  },
-  identityLeft = Number.POSITIVE_INFINITY,
-): number {
-  return Math.min(engine.registered.capacity - usedStreams(engine.attachment).size, identityLeft);
-}
-
-/**
- * Slots each node identity has left: `maxPerIdentity` less the streams all its engines hold. The
- * capacity a node registers is its own claim; this caps what one token can take, however many sockets
- * it opens and whatever capacity they claim.
- */
-export function identitySlotsLeft(
-  engines: readonly EngineNode[],
-  maxPerIdentity: number,
-): Map<string, number> {
-  const left = new Map<string, number>();
-  for (const engine of engines) {
-    const id = engine.attachment.identity_id;
-    left.set(id, (left.get(id) ?? maxPerIdentity) - usedStreams(engine.attachment).size);
-  }
-  return left;
-}
-
-/**
- * The engine to take the next stream: the one with the most free slots (within its identity's cap),
- * and among those the one idle longest; null when none has a slot. With `needsSlot: false`
- * (translate-only links) any engine will do.
- */
-export function pickEngine(
-  engines: readonly EngineNode[],
-  maxPerIdentity: number,
-  needsSlot = true,
-): EngineNode | null {
-  const identityLeft = identitySlotsLeft(engines, maxPerIdentity);
-  const free = (engine: EngineNode) => freeSlots(engine, identityLeft.get(engine.attachment.identity_id));
-  let best: EngineNode | null = null;
-  for (const engine of engines) {
-    if (needsSlot && free(engine) < 1) continue;
-    if (!best) {
-      best = engine;
-      continue;
-    }
-    const [engineFree, bestFree] = [free(engine), free(best)];
-    if (
-      engineFree > bestFree ||
-      (engineFree === bestFree && engine.attachment.assigned_at < best.attachment.assigned_at)
-    ) {
-      best = engine;
-    }
-  }
-  return best;
-}
-
-/**
- * Other sockets of the same node id and node identity: a reconnecting node replaces its older, maybe
- * half-open, socket. The node id is the node's own claim, so a node on another token that registers
- * the same id does not push this one out.
- */
-export function olderSockets(
+/** An engine that registered and pinged recently enough to be handed streams. */
+export function engineUsable(
   ctx: DurableObjectState,
-  current: WebSocket,
-  nodeId: string,
-  identityId: string,
-): WebSocket[] {
-  return ctx.getWebSockets(NODE_TAG).filter((ws) => {
-    const attachment = attachmentOf<NodeAttachment>(ws);
-    return (
-      ws !== current && attachment?.registered?.node_id === nodeId && attachment.identity_id === identityId
-    );
-  });
+  ws: WebSocket,
+  attachment: NodeAttachment,
+  now: number,
+): boolean {
+  if (ws.readyState !== WebSocket.OPEN || (attachment.registered?.capacity ?? 0) < 1) return false;
+  const lastPing = ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
+  return now - Math.max(lastPing, attachment.connected_at) <= LIVE_NODE_STALE_MS;
 }

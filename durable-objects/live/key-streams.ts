@@ -1,45 +1,71 @@
 /**
- * How many live streams each API key holds (/ws and single-device sessions), so one key cannot take
- * every engine slot. Kept in the hub's storage as session id → key id; an entry counts while an engine
- * still holds its stream (reported running or assigned since, not known to be over), so a session
- * whose object died without releasing stops counting once its node reports it gone.
+ * How many live streams one API key holds (/ws, single-device sessions, its rooms' speakers), so one
+ * key cannot take every engine slot: one small object per key (named by the key id), never a list of
+ * every key's streams. Each entry is a stream id → the LiveHub shard that assigned it, which is also
+ * where its release goes. An entry counts while that shard's engine still holds the stream (assigned,
+ * or reported running, and not known to be over): only when the key is at its limit are its own
+ * entries checked with their shards, so a stream whose object died without releasing stops counting
+ * once its node reports it gone.
  */
+import { DurableObject } from "cloudflare:workers";
+import { liveHub } from "../../platform/stubs.ts";
 
-const PREFIX = "key-stream:";
+const PREFIX = "stream:";
 
 interface KeyStream {
-  key_id: string;
+  /** The LiveHub shard whose engine serves it. */
+  shard: number;
   since: number;
 }
 
-/**
- * @example
- * const keys = new KeyStreams(ctx.storage);
- * if ((await keys.held("key_1", (id) => used.has(id))) >= 2) refuse();
- * await keys.add("single_…", "key_1", Date.now());
- */
-export class KeyStreams {
-  constructor(private readonly storage: DurableObjectStorage) {}
+export class LiveKeyStreams extends DurableObject<Env> {
+  readonly #streams = new Map<string, KeyStream>();
 
-  /** Streams `keyId` holds now; entries no engine holds any more are forgotten on the way. */
-  async held(keyId: string, engineHolds: (sessionId: string) => boolean): Promise<number> {
-    const entries = await this.storage.list<KeyStream>({ prefix: PREFIX });
-    const gone: string[] = [];
-    let held = 0;
-    for (const [key, entry] of entries) {
-      if (!engineHolds(key.slice(PREFIX.length))) gone.push(key);
-      else if (entry.key_id === keyId) held++;
-    }
-    if (gone.length > 0) await this.storage.delete(gone);
-    return held;
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => {
+      for (const [key, entry] of await ctx.storage.list<KeyStream>({ prefix: PREFIX })) {
+        this.#streams.set(key.slice(PREFIX.length), entry);
+      }
+    });
   }
 
-  async add(sessionId: string, keyId: string, now: number): Promise<void> {
-    await this.storage.put<KeyStream>(`${PREFIX}${sessionId}`, { key_id: keyId, since: now });
+  /**
+   * Counts `streamId` against the key on `shard`, unless the key already holds `max` streams; a stream
+   * the key holds already is moved to `shard` and always allowed.
+   */
+  async reserve(streamId: string, shard: number, max: number): Promise<boolean> {
+    if (!this.#streams.has(streamId) && this.#streams.size >= max) await this.#forgetEnded();
+    // decided after the shards answered, on what the map says now (other calls ran meanwhile)
+    if (!this.#streams.has(streamId) && this.#streams.size >= max) return false;
+    const entry = { shard, since: this.#streams.get(streamId)?.since ?? Date.now() };
+    this.#streams.set(streamId, entry);
+    await this.ctx.storage.put<KeyStream>(`${PREFIX}${streamId}`, entry);
+    return true;
   }
 
-  /** The stream is over. Idempotent. */
-  async remove(sessionId: string): Promise<void> {
-    await this.storage.delete(`${PREFIX}${sessionId}`);
+  /** The stream is over: the shard that assigned it (null when unknown or released already). */
+  async release(streamId: string): Promise<number | null> {
+    const entry = this.#streams.get(streamId);
+    if (!entry) return null;
+    this.#streams.delete(streamId);
+    await this.ctx.storage.delete(`${PREFIX}${streamId}`);
+    return entry.shard;
+  }
+
+  /** Drops the entries whose shard's engines no longer hold them. */
+  async #forgetEnded(): Promise<void> {
+    const byShard = new Map<number, string[]>();
+    for (const [id, { shard }] of this.#streams) byShard.set(shard, [...(byShard.get(shard) ?? []), id]);
+    const gone = (
+      await Promise.all(
+        [...byShard].map(async ([shard, ids]) => {
+          const held = new Set(await liveHub(this.env, shard).holds(ids));
+          return ids.filter((id) => !held.has(id));
+        }),
+      )
+    ).flat();
+    for (const id of gone) this.#streams.delete(id);
+    if (gone.length > 0) await this.ctx.storage.delete(gone.map((id) => `${PREFIX}${id}`));
   }
 }

@@ -10,36 +10,34 @@ import {
 } from "../../protocol/live.ts";
 import {
   applyLoad,
-  type EngineNode,
-  liveEngines,
+  engineUsable,
   NODE_TAG,
   type NodeAttachment,
   newNodeAttachment,
-  olderSockets,
-  pickEngine,
-  usedStreams,
   withAssigned,
   withEnded,
 } from "./engine-nodes.ts";
-import { KeyStreams } from "./key-streams.ts";
+import type { AssignAsk } from "./live-streams.ts";
 import { dropEngines, dueIdentities, recheckEveryMs } from "./node-checks.ts";
-import { SessionGate } from "./session-gate.ts";
-import { attachmentOf, closeSocket, sendJson } from "./sockets.ts";
-import { type DialledStream, StreamDials, type StreamHost } from "./stream-dials.ts";
+import { NodeIndex, type ShardLoad } from "./node-index.ts";
+import { type ClaimRefusal, FULL, NO_ENGINE } from "./refusals.ts";
+import { closeSocket, sendJson } from "./sockets.ts";
+import { type DialledStream, StreamDials } from "./stream-dials.ts";
 
-/** Why a stream could not get an engine. */
-export type ClaimRefusal = {
-  ok: false;
-  reason: "busy" | "no_engine" | "full" | "key_limit";
-  message: string;
-};
-export type ClaimResult = { ok: true; session_id: string; node_id: string } | ClaimRefusal;
-export type AssignResult = { ok: true; node_id: string } | ClaimRefusal;
+/** What a shard is asked to assign: the stream, without the key (live-streams.ts counts that). */
+export type ShardAsk = Pick<AssignAsk, "session_id" | "host" | "mode">;
+export type ShardAssign = { ok: true; node_id: string } | ClaimRefusal;
+
+/** What /health shows of one shard. */
+export interface ShardStatus {
+  engines: number;
+  models: string[];
+}
 
 /**
  * The internal upgrade request for a node's hub socket, naming the node identity that opened it.
  *
- * @example await liveHub(env).fetch(hubRequest(request, node.id));
+ * @example await liveHub(env, shard).fetch(hubRequest(request, node.id));
  */
 export function hubRequest(original: Request, identityId: string): Request {
   const url = new URL("https://live-hub/node");
@@ -47,63 +45,34 @@ export function hubRequest(original: Request, identityId: string): Request {
   return new Request(url, { headers: original.headers });
 }
 
-/** What /health shows about live streaming. */
-export interface LiveStatus {
-  /** A live-mic session holds the gate. */
-  busy: boolean;
-  /** Connected nodes with a loaded streaming engine: the ones `claim` picks from. */
-  engines: number;
-  /** The models those engines registered with, one entry per engine. */
-  models: string[];
-}
-
-/** What a stream asks of the hub: which object the engine must reach, and what for. */
-export interface AssignAsk {
-  session_id: string;
-  /** The object the stream lives in; the node is sent a path with the stream's secret, never this. */
-  host: StreamHost;
-  /** `stream` takes a capacity slot; `translate` (a room's history) does not. */
-  mode: "stream" | "translate";
-  /** The API key the stream is for (single-device sessions), counted against its stream limit. */
-  key_id?: string;
-}
-
-const NO_ENGINE: ClaimRefusal = {
-  ok: false,
-  reason: "no_engine",
-  message: "no streaming engine is connected; try again later",
-};
 /** The close a revoked node's hub socket gets (policy violation). */
 const REVOKED = { code: 1008, reason: "node identity revoked" } as const;
 /** A booked dial no engine holds any more is forgotten after this long. */
 const DIAL_KEEP_MS = 60_000;
-
-const FULL: ClaimRefusal = {
+const GONE: ClaimRefusal = {
   ok: false,
-  reason: "full",
-  message: "every streaming engine is busy; try again later",
+  reason: "no_engine",
+  message: "the streaming engine went away; try again",
 };
 
 /**
- * The live control plane, one object per deployment. Inference nodes dial out to it and keep one
- * hibernatable WebSocket each (register, ping, report their running streams); the hub counts each
- * engine's free capacity and hands streams to engines with room, which then dial the path they are
- * given, which only that node's identity can use (stream-dials.ts). Each identity's streams are capped
- * (LIVE_NODE_MAX_CAPACITY) and the identity re-checked in D1 (node-checks.ts): a revoked node's hub
- * socket and streams are closed. The live microphone (/ws) also holds the one-session-at-a-time gate
- * kept here. Audio never passes through this object.
+ * One shard of the live control plane (LIVE_HUB_SHARDS of them; hub-shards.ts says whose sockets each
+ * holds). Inference nodes dial out to their identity's shard and keep one hibernatable WebSocket each
+ * (register, ping, report their running streams); the shard counts each engine's free capacity in an
+ * in-memory index (node-index.ts, rebuilt from the sockets' attachments when it wakes) and hands
+ * streams to the engine with most room, which then dials the path it is given, which only that node's
+ * identity can use (stream-dials.ts). Each identity's streams are capped (LIVE_NODE_MAX_CAPACITY) and the
+ * identity re-checked in D1 (node-checks.ts): a revoked node's hub socket and streams are closed. Audio
+ * never passes through this object; API keys' stream counts and the /ws gate live in their own objects.
  */
 export class LiveHub extends DurableObject<Env> {
-  private readonly gate: SessionGate;
-  readonly #keyStreams: KeyStreams;
   readonly #dials: StreamDials;
+  #nodes: NodeIndex | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // Node heartbeats are answered by the runtime without waking the object, so it can hibernate.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(LIVE_PING, LIVE_PONG));
-    this.gate = new SessionGate(ctx.storage);
-    this.#keyStreams = new KeyStreams(ctx.storage);
     this.#dials = new StreamDials(ctx.storage);
   }
 
@@ -112,82 +81,56 @@ export class LiveHub extends DurableObject<Env> {
     const identityId = new URL(request.url).searchParams.get("identity_id") ?? "";
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1], [NODE_TAG]);
-    pair[1].serializeAttachment(newNodeAttachment(Date.now(), identityId));
+    this.#save(pair[1], newNodeAttachment(Date.now(), identityId));
     if ((await this.ctx.storage.getAlarm()) === null) await this.#armRecheck(Date.now());
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 
+  /** How much this shard could take: the Worker asks two shards and gives the stream to the freer. */
+  async load(): Promise<ShardLoad> {
+    return this.#index().load();
+  }
+
   /**
-   * A live-mic (/ws) session: takes the gate and assigns the stream to an engine with a free slot,
-   * or says why not.
-   *
-   * @example
-   * const claim = await hub.claim({ key_id: "key_1" });
-   * if (claim.ok) await liveSession(env, claim.session_id).fetch(upgrade);
+   * Hands a stream (or a room's translate-only link) to the engine with most room, which dials the
+   * stream's path; or says why not.
    */
-  async claim(ask: { key_id: string }): Promise<ClaimResult> {
+  async assign(ask: ShardAsk): Promise<ShardAssign> {
     const now = Date.now();
-    if (await this.gate.holder(now)) {
-      return { ok: false, reason: "busy", message: "another live session is in progress; try again later" };
+    const index = this.#index();
+    if (index.load().engines === 0) return NO_ENGINE;
+    const ws = index.pick(ask.mode === "stream", (socket, attachment) =>
+      engineUsable(this.ctx, socket, attachment, now),
+    );
+    const attachment = ws ? index.get(ws) : null;
+    if (!ws || !attachment?.registered) return FULL;
+    const path = await this.#dials.book(ask.session_id, ask.host, attachment.identity_id, now);
+    const assign: AssignMessage = { type: "assign", session_id: ask.session_id, path, mode: ask.mode };
+    if (!sendJson(ws, assign)) {
+      await this.#dials.remove(ask.session_id);
+      return GONE;
     }
-    const engine = this.#engineFor("stream", now);
-    if (!("ws" in engine)) return engine;
-    const overLimit = await this.#keyLimit(ask.key_id, now);
-    if (overLimit) return overLimit;
-    const sessionId = `live_${crypto.randomUUID()}`;
-    const nodeId = engine.registered.node_id;
-    await this.gate.claim({ session_id: sessionId, node_id: nodeId, key_id: ask.key_id }, now);
-    if (
-      !(await this.#send(engine, { session_id: sessionId, host: { object: "session" }, mode: "stream" }, now))
-    ) {
-      await this.gate.release(sessionId);
-      return { ok: false, reason: "no_engine", message: "the streaming engine went away; try again" };
-    }
-    await this.#keyStreams.add(sessionId, ask.key_id, now);
-    return { ok: true, session_id: sessionId, node_id: nodeId };
+    if (ask.mode === "stream") this.#save(ws, withAssigned(attachment, ask.session_id, now));
+    return { ok: true, node_id: attachment.registered.node_id };
   }
 
   /**
-   * A stream outside the live-mic gate (a single-device session, a room speaker) or a room's
-   * translate-only link: hands it to an engine, which dials `path`.
-   *
-   * @example
-   * const got = await hub.assign({ session_id: id, host: { object: "room", conversation_id }, mode: "stream" });
-   * if (!got.ok) tell(speaker, got.message);
-   */
-  async assign(ask: AssignAsk): Promise<AssignResult> {
-    const now = Date.now();
-    const engine = this.#engineFor(ask.mode, now);
-    if (!("ws" in engine)) return engine;
-    const overLimit = ask.key_id === undefined ? null : await this.#keyLimit(ask.key_id, now);
-    if (overLimit) return overLimit;
-    const { key_id, ...assignment } = ask;
-    if (!(await this.#send(engine, assignment, now))) {
-      return { ok: false, reason: "no_engine", message: "the streaming engine went away; try again" };
-    }
-    if (key_id !== undefined) await this.#keyStreams.add(ask.session_id, key_id, now);
-    return { ok: true, node_id: engine.registered.node_id };
-  }
-
-  /** Keeps a running live-mic session's claim alive; false tells the session it lost the gate. */
-  async renew(sessionId: string): Promise<boolean> {
-    return this.gate.renew(sessionId, Date.now());
-  }
-
-  /**
-   * A stream is over (its session finished, or its room let it go): its engine's slot is free at once,
-   * without waiting for the node's next report. Opens the live-mic gate when `sessionId` holds it.
+   * A stream is over: its engine's slot is free at once, without waiting for the node's next report.
    * Idempotent.
    */
   async release(sessionId: string): Promise<void> {
-    for (const ws of this.ctx.getWebSockets(NODE_TAG)) {
-      const attachment = ws.deserializeAttachment() as NodeAttachment | null;
-      const ended = attachment ? withEnded(attachment, sessionId) : null;
-      if (ended) ws.serializeAttachment(ended satisfies NodeAttachment);
-    }
-    await this.#keyStreams.remove(sessionId);
+    const index = this.#index();
+    const ws = index.holderOf(sessionId);
+    const attachment = ws ? index.get(ws) : null;
+    const ended = attachment ? withEnded(attachment, sessionId) : null;
+    if (ws && ended) this.#save(ws, ended);
     await this.#dials.remove(sessionId);
-    await this.gate.release(sessionId);
+  }
+
+  /** Which of these streams an engine of this shard still holds (an API key's count asks, at its limit). */
+  async holds(sessionIds: readonly string[]): Promise<string[]> {
+    const index = this.#index();
+    return sessionIds.filter((id) => index.holderOf(id) !== null);
   }
 
   /**
@@ -198,100 +141,84 @@ export class LiveHub extends DurableObject<Env> {
     return this.#dials.take(streamId, secret, identityId);
   }
 
-  async status(): Promise<LiveStatus> {
+  async status(): Promise<ShardStatus> {
     const now = Date.now();
-    const engines = liveEngines(this.ctx, now);
-    return {
-      busy: (await this.gate.holder(now)) !== null,
-      engines: engines.length,
-      models: engines.map((engine) => engine.registered.model),
-    };
+    const models: string[] = [];
+    for (const [ws, attachment] of this.#index().sockets()) {
+      if (attachment.registered && engineUsable(this.ctx, ws, attachment, now)) {
+        models.push(attachment.registered.model);
+      }
+    }
+    return { engines: models.length, models };
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const parsed = typeof message === "string" ? parseLiveMessage(NodeToHub, message) : null;
     if (!parsed?.ok) {
       // the internal protocol has no recoverable mistakes: a confused node reconnects and registers again
-      closeSocket(ws, 1008, parsed ? parsed.error : "the hub socket takes JSON text messages");
+      this.#close(ws, 1008, parsed ? parsed.error : "the hub socket takes JSON text messages");
       return;
     }
     const said = parsed.value;
     const now = Date.now();
+    const attachment = this.#index().get(ws);
+    if (!attachment) return;
     if (said.type === "load") {
-      const attachment = ws.deserializeAttachment() as NodeAttachment;
-      ws.serializeAttachment(applyLoad(attachment, said) satisfies NodeAttachment);
+      this.#save(ws, applyLoad(attachment, said));
       return this.#recheck(now);
     }
     await this.#recheck(now);
     if (ws.readyState !== WebSocket.OPEN) return; // its identity was revoked
-    const attachment = ws.deserializeAttachment() as NodeAttachment;
     const { type: _type, ...registered } = said;
-    for (const older of olderSockets(this.ctx, ws, registered.node_id, attachment.identity_id)) {
-      closeSocket(older, 1000, "replaced by a newer connection of the same node");
+    for (const [older, other] of this.#index().sockets()) {
+      // a reconnecting node replaces its older, maybe half-open, socket; the node id is its own claim,
+      // so a node on another identity that registers the same id does not push this one out
+      if (
+        older !== ws &&
+        other.registered?.node_id === registered.node_id &&
+        other.identity_id === attachment.identity_id
+      ) {
+        this.#close(older, 1000, "replaced by a newer connection of the same node");
+      }
     }
-    ws.serializeAttachment({ ...attachment, registered } satisfies NodeAttachment);
+    this.#save(ws, { ...(this.#index().get(ws) ?? attachment), registered });
   }
 
   /** The identities' re-check and bookings nobody holds forgotten; again in a period while nodes are connected. */
   override async alarm(): Promise<void> {
     const now = Date.now();
     await this.#recheck(now);
-    const held = new Set(
-      this.ctx.getWebSockets(NODE_TAG).flatMap((ws) => {
-        const attachment = attachmentOf<NodeAttachment>(ws);
-        return attachment ? [...usedStreams(attachment)] : [];
-      }),
-    );
-    await this.#dials.sweep((id) => held.has(id), now, DIAL_KEEP_MS);
+    const index = this.#index();
+    await this.#dials.sweep((id) => index.holderOf(id) !== null, now, DIAL_KEEP_MS);
     if (this.ctx.getWebSockets(NODE_TAG).length > 0) await this.#armRecheck(now);
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     // the node is gone from getWebSockets() once this returns; a stream it served notices on its own socket
-    closeSocket(ws, code, reason);
+    this.#close(ws, code, reason);
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    closeSocket(ws, 1011, "socket error");
+    this.#close(ws, 1011, "socket error");
   }
 
-  /** The engine for a new link, or why there is none. */
-  #engineFor(mode: AssignAsk["mode"], now: number): EngineNode | ClaimRefusal {
-    const engines = liveEngines(this.ctx, now);
-    if (engines.length === 0) return NO_ENGINE;
-    return pickEngine(engines, workerConfig(this.env).liveNodeMaxCapacity, mode === "stream") ?? FULL;
+  /** The shard's node index, rebuilt from the sockets' attachments on the first call after a wake. */
+  #index(): NodeIndex {
+    this.#nodes ??= NodeIndex.of(
+      this.ctx.getWebSockets(NODE_TAG),
+      workerConfig(this.env).liveNodeMaxCapacity,
+    );
+    return this.#nodes;
   }
 
-  /** A refusal when `keyId` already holds LIVE_MAX_STREAMS_PER_KEY streams, else null. */
-  async #keyLimit(keyId: string, now: number): Promise<ClaimRefusal | null> {
-    const max = workerConfig(this.env).liveMaxStreamsPerKey;
-    const held = new Set(liveEngines(this.ctx, now).flatMap((engine) => [...usedStreams(engine.attachment)]));
-    if ((await this.#keyStreams.held(keyId, (id) => held.has(id))) < max) return null;
-    return {
-      ok: false,
-      reason: "key_limit",
-      message: `this API key already has ${max} live streams open (the most it may have); close one first`,
-    };
+  #save(ws: WebSocket, attachment: NodeAttachment): void {
+    ws.serializeAttachment(attachment);
+    this.#index().set(ws, attachment);
   }
 
-  /**
-   * Books the stream's dial for the engine's identity, sends the assignment and books it on the
-   * engine's socket; false when the socket is gone.
-   */
-  async #send(engine: EngineNode, ask: Omit<AssignAsk, "key_id">, now: number): Promise<boolean> {
-    const { session_id, host, mode } = ask;
-    const path = await this.#dials.book(session_id, host, engine.attachment.identity_id, now);
-    const assign: AssignMessage = { type: "assign", session_id, path, mode };
-    if (!sendJson(engine.ws, assign)) {
-      await this.#dials.remove(session_id);
-      return false;
-    }
-    if (ask.mode === "stream") {
-      engine.ws.serializeAttachment(
-        withAssigned(engine.attachment, ask.session_id, now) satisfies NodeAttachment,
-      );
-    }
-    return true;
+  #close(ws: WebSocket, code: number, reason: string): void {
+    this.#index().delete(ws);
+    closeSocket(ws, code, reason);
   }
 
   /**
@@ -300,8 +227,12 @@ export class LiveHub extends DurableObject<Env> {
    */
   async #recheck(now: number): Promise<void> {
     const every = recheckEveryMs(workerConfig(this.env).authCacheTtlMs);
-    const sockets = this.ctx.getWebSockets(NODE_TAG);
-    const due = dueIdentities(sockets.map(attachmentOf<NodeAttachment>), now, every);
+    const index = this.#index();
+    const due = dueIdentities(
+      [...index.sockets()].map(([, attachment]) => attachment),
+      now,
+      every,
+    );
     if (due.length === 0) return;
     const valid = await unrevokedNodes(this.env, due).catch((error: unknown) => {
       // D1 unreachable: nothing is decided now; the checks stay due, so the next event or alarm retries
@@ -310,11 +241,10 @@ export class LiveHub extends DurableObject<Env> {
     });
     if (!valid) return;
     const revoked = new Set(due.filter((id) => !valid.has(id)));
-    for (const ws of this.ctx.getWebSockets(NODE_TAG)) {
-      const attachment = attachmentOf<NodeAttachment>(ws);
-      if (!attachment || !due.includes(attachment.identity_id)) continue;
-      if (revoked.has(attachment.identity_id)) closeSocket(ws, REVOKED.code, REVOKED.reason);
-      else ws.serializeAttachment({ ...attachment, checked_at: now } satisfies NodeAttachment);
+    for (const [ws, attachment] of [...index.sockets()]) {
+      if (!due.includes(attachment.identity_id)) continue;
+      if (revoked.has(attachment.identity_id)) this.#close(ws, REVOKED.code, REVOKED.reason);
+      else this.#save(ws, { ...attachment, checked_at: now });
     }
     if (revoked.size > 0) await dropEngines(this.env, await this.#dials.takeAllOf(revoked));
   }

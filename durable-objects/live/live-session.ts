@@ -1,6 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../../platform/config.ts";
-import { liveHub } from "../../platform/stubs.ts";
 import {
   LIVE_FORMAT,
   LIVE_SAMPLE_RATE,
@@ -12,6 +11,7 @@ import {
 } from "../../protocol/live.ts";
 import type { SingleServerMessage } from "../../protocol/rooms.ts";
 import { readClientFrame } from "./client-input.ts";
+import { releaseStream, renewMic } from "./live-streams.ts";
 import { PendingAudio } from "./pending-audio.ts";
 import { checkTimeouts, type SessionOutcome } from "./session-timeouts.ts";
 import { readSingleFrame, singleStreamConfig, singleTranscript } from "./single-mode.ts";
@@ -56,6 +56,8 @@ interface NodeAttachment {
 interface SessionMeta {
   session_id: string;
   mode: SessionMode;
+  /** The API key the stream is counted against (set when the client joins; its release names it). */
+  key_id?: string;
   finished: boolean;
 }
 
@@ -97,8 +99,15 @@ export class LiveSession extends DurableObject<Env> {
       return new Response(null, { status: 101, webSocket: pair[0] });
     }
     const mode: SessionMode = url.searchParams.get("mode") === "single" ? "single" : "mic";
-    if (!meta) {
-      await this.ctx.storage.put<SessionMeta>(META_KEY, { session_id: sessionId, mode, finished: false });
+    if (role === "client" || !meta) {
+      // the node may have dialled in first; the client's join says what the session is (and its key)
+      const key_id = url.searchParams.get("key_id") ?? undefined;
+      await this.ctx.storage.put<SessionMeta>(META_KEY, {
+        session_id: sessionId,
+        mode,
+        key_id,
+        finished: false,
+      });
     }
     if (role === "client") {
       this.ctx.acceptWebSocket(pair[1], [CLIENT_TAG]);
@@ -181,7 +190,7 @@ export class LiveSession extends DurableObject<Env> {
     );
     if (!client && !node) return this.finish({ code: LiveClose.normal, reason: "nobody left" });
     if (outcome) return this.finish(outcome);
-    if (meta.mode === "mic" && !(await liveHub(this.env).renew(meta.session_id))) {
+    if (meta.mode === "mic" && !(await renewMic(this.env, meta.session_id))) {
       return this.finish({
         code: LiveClose.engineLost,
         reason: "session gate lost",
@@ -288,6 +297,13 @@ export class LiveSession extends DurableObject<Env> {
     // Frames sent while a write was in flight (an alarm re-arming, say) wait behind the output gate; the
     // close must not overtake them, or a client loses the finals just before it (one CI run lost a final so).
     await this.ctx.storage.sync();
+    // frees the engine's slot, the key's stream and the live-mic gate before anyone sees the close
+    if (meta.key_id !== undefined) {
+      const release = { session_id: meta.session_id, key_id: meta.key_id, mic: meta.mode === "mic" };
+      await releaseStream(this.env, release).catch((error: unknown) =>
+        console.error(JSON.stringify({ live_session: "release failed", error: String(error) })),
+      );
+    }
     const client = this.open(CLIENT_TAG);
     if (client) {
       if (outcome.error) sendJson(client, { type: "error", message: outcome.error } satisfies ServerMessage);
@@ -296,8 +312,6 @@ export class LiveSession extends DurableObject<Env> {
     const node = this.open(NODE_TAG);
     if (node) closeSocket(node, LiveClose.normal, "session over");
     await this.ctx.storage.setAlarm(Date.now() + FINISHED_GRACE_MS);
-    // frees the engine's slot at once (and the live-mic gate)
-    await liveHub(this.env).release(meta.session_id);
   }
 
   /** The open socket of one side, if any (a closing one no longer counts). */

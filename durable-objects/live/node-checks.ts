@@ -3,9 +3,9 @@
  * once, at its upgrade; a node revoked after that would keep its hub socket (and the streams the hub
  * hands it) for ever, so the hub asks D1 again on register, on load reports and on its alarm, at most
  * once per identity per period: AUTH_CACHE_TTL_SEC, so a revoked node leaves the live plane within the
- * same 2 × AUTH_CACHE_TTL_SEC its HTTP calls are refused in. The hub reads D1 itself rather than the
- * Worker's credential caches (worker/auth/key-cache.ts): it is one object, so a read per identity per
- * period is already the cache, and a D1 read works the same under workerd locally and on Cloudflare,
+ * same 2 × AUTH_CACHE_TTL_SEC its HTTP calls are refused in. Each hub shard reads D1 itself rather than the
+ * Worker's credential caches (worker/auth/key-cache.ts): an identity's sockets are all in one shard
+ * (hub-shards.ts), so a read per identity per period is already the cache, and a D1 read works the same under workerd locally and on Cloudflare,
  * with no second TTL of staleness stacked on the Cache API's.
  */
 import { liveSession, translationRoom } from "../../platform/stubs.ts";

@@ -11,14 +11,13 @@ const GATE_KEY = "gate";
 
 export interface GateHolder {
   session_id: string;
-  node_id: string;
   key_id: string;
   /** Unix ms. */
   since: number;
   expires_at: number;
 }
 
-/** The gate, kept in the hub's storage (cached in memory: the hub is its only writer). */
+/** The gate, kept in the LiveGate's storage (cached in memory: that object is its only writer). */
 export class SessionGate {
   #holder: GateHolder | null | undefined;
 

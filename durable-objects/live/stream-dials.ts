@@ -1,6 +1,6 @@
 /**
- * Where each assigned stream is served and which node identity may serve it, kept in the LiveHub's
- * storage as stream id → dial. The node is sent only the stream's id and a fresh random secret (the
+ * Where each assigned stream is served and which node identity may serve it, kept in the storage of the
+ * LiveHub shard that assigned it (its node identity's shard) as stream id → dial. The node is sent only the stream's id and a fresh random secret (the
  * path it dials, liveStreamPath); the Worker asks the hub where that leads, and the hub answers only
  * the identity it assigned the stream to, with the right secret, once. The object behind it (a
  * LiveSession, or a TranslationRoom named by its conversation id) is never named to the node. A dial

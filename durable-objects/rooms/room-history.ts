@@ -10,7 +10,7 @@ import {
   type TranslatedBatch,
 } from "../../protocol/live.ts";
 import { RoomClose } from "../../protocol/rooms.ts";
-import type { AssignAsk, AssignResult } from "../live/live-hub.ts";
+import type { AssignAsk, AssignResult } from "../live/live-streams.ts";
 import { closeSocket, sendJson } from "../live/sockets.ts";
 import { linkSockets, tell } from "./connections.ts";
 import {
@@ -28,7 +28,8 @@ export interface HistoryRoom {
   ctx: DurableObjectState;
   store: RoomStore;
   book: StreamBook;
-  hub: () => { assign(ask: AssignAsk): Promise<AssignResult> };
+  /** Hands a translate-only link to an engine (live-streams.ts `assignStream`). */
+  assign: (ask: AssignAsk) => Promise<AssignResult>;
 }
 
 export class RoomHistory {
@@ -55,7 +56,6 @@ export class RoomHistory {
     });
     const host = { object: "room" as const, conversation_id: session.conversation_id };
     const got = await this.room
-      .hub()
       .assign({ session_id: linkId, host, mode: "translate" })
       .catch(() => ({ ok: false as const }));
     if (!got.ok) await this.answer(linkId, null);

@@ -1,7 +1,7 @@
 import { workerConfig } from "../../platform/config.ts";
-import { liveHub } from "../../platform/stubs.ts";
 import { NodeToSession, parseLiveMessage, type SessionToNode } from "../../protocol/live.ts";
 import { RoomClose, type RoomError } from "../../protocol/rooms.ts";
+import { assignStream, releaseStream } from "../live/live-streams.ts";
 import { closeSocket, sendJson, sendRaw } from "../live/sockets.ts";
 import {
   acceptLink,
@@ -73,13 +73,16 @@ export class RoomStreams {
     const streamId = crypto.randomUUID();
     book.request(clientId, streamId, frame, now);
     const host = { object: "room" as const, conversation_id: session.conversation_id };
-    const got = await liveHub(env)
-      .assign({ session_id: streamId, host, mode: "stream", key_id: session.creator_key_id })
-      .catch((error: unknown) => ({
-        ok: false as const,
-        reason: "no_engine" as const,
-        message: `the live hub failed: ${String(error)}`,
-      }));
+    const got = await assignStream(env, {
+      session_id: streamId,
+      host,
+      mode: "stream",
+      key_id: session.creator_key_id,
+    }).catch((error: unknown) => ({
+      ok: false as const,
+      reason: "no_engine" as const,
+      message: `the live hub failed: ${String(error)}`,
+    }));
     if (!got.ok) {
       book.take(streamId);
       const refused = engineRefusal(got, liveMaxStreamsPerKey);
@@ -210,11 +213,17 @@ export class RoomStreams {
    * node's report, then closes it: whoever sees the close finds the slot free.
    */
   async #letGo(ws: WebSocket, conn: StreamConn): Promise<void> {
-    await liveHub(this.#deps.env)
-      .release(conn.stream_id)
-      .catch((error: unknown) =>
+    const { env, store } = this.#deps;
+    const session = await store.session();
+    if (session) {
+      await releaseStream(env, {
+        session_id: conn.stream_id,
+        key_id: session.creator_key_id,
+        mic: false,
+      }).catch((error: unknown) =>
         console.error(JSON.stringify({ room: "release failed", error: String(error) })),
       );
+    }
     closeSocket(ws, RoomClose.normal, "stream over");
   }
 

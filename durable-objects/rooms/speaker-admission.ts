@@ -6,7 +6,7 @@
  * every engine slot. A refused speaker's speech is not transcribed; the room goes on.
  */
 import type { RoomError } from "../../protocol/rooms.ts";
-import type { ClaimRefusal } from "../live/live-hub.ts";
+import type { ClaimRefusal } from "../live/refusals.ts";
 
 type Warning = Pick<RoomError, "code" | "message">;
 

@@ -1,6 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../../platform/config.ts";
-import { liveHub } from "../../platform/stubs.ts";
 import {
   LIVE_FORMAT,
   LIVE_SAMPLE_RATE,
@@ -8,6 +7,7 @@ import {
   type RoomError,
   type SessionDetails,
 } from "../../protocol/rooms.ts";
+import { assignStream } from "../live/live-streams.ts";
 import { closeSocket, sendJson } from "../live/sockets.ts";
 import { acceptClient, clientSockets, clients, connOf, streams, tellEach } from "./connections.ts";
 import { RoomHistory } from "./room-history.ts";
@@ -41,7 +41,12 @@ export class TranslationRoom extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new RoomStore(ctx.storage);
-    this.#history = new RoomHistory({ ctx, store: this.#store, book: this.#book, hub: () => liveHub(env) });
+    this.#history = new RoomHistory({
+      ctx,
+      store: this.#store,
+      book: this.#book,
+      assign: (ask) => assignStream(env, ask),
+    });
     this.#streams = new RoomStreams({
       ctx,
       env,

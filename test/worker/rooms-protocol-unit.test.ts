@@ -1,15 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   applyLoad,
-  type EngineNode,
-  freeSlots,
   type NodeAttachment,
   newNodeAttachment,
-  pickEngine,
   usedStreams,
   withAssigned,
   withEnded,
 } from "../../durable-objects/live/engine-nodes.ts";
+import { askOrder, byRoom, shardOfIdentity } from "../../durable-objects/live/hub-shards.ts";
+import { NodeIndex } from "../../durable-objects/live/node-index.ts";
 import { PendingAudio } from "../../durable-objects/live/pending-audio.ts";
 import { readSingleFrame, singleTranscript } from "../../durable-objects/live/single-mode.ts";
 import {
@@ -174,15 +173,22 @@ describe("engine capacity", () => {
     ...newNodeAttachment(0, "shared"),
     ...over,
   });
-  const engine = (capacity: number, over: Partial<NodeAttachment> = {}): EngineNode => ({
+  /** A node socket and its attachment: the index only keys by the socket. */
+  const engine = (capacity: number, over: Partial<NodeAttachment> = {}) => ({
     ws: {} as WebSocket,
-    registered: { node_id: `n${capacity}`, model: "m", capacity },
-    attachment: attachment(over),
+    attachment: attachment({ registered: { node_id: `n${capacity}`, model: "m", capacity }, ...over }),
   });
+  const indexOf = (engines: ReturnType<typeof engine>[], maxPerIdentity: number) => {
+    const index = new NodeIndex(maxPerIdentity);
+    const byIdle = [...engines].sort((a, b) => a.attachment.assigned_at - b.attachment.assigned_at);
+    for (const { ws, attachment } of byIdle) index.set(ws, attachment);
+    return index;
+  };
+  const any = () => true;
 
   it("counts reported streams and assignments not reported yet, less streams known to be over", () => {
     let a = withAssigned(attachment(), "s1", 1);
-    expect(freeSlots({ registered: { node_id: "n", model: "m", capacity: 2 }, attachment: a })).toBe(1);
+    expect(usedStreams(a).size).toBe(1);
     a = withAssigned(a, "s2", 2);
     // the node's report covers s1 only: s2 is still in flight
     a = applyLoad(a, { streams: ["s1"], assigned: 1 });
@@ -200,9 +206,11 @@ describe("engine capacity", () => {
     const full = engine(1, { running: ["x"] });
     const roomy = engine(4, { running: ["y"], assigned_at: 5 });
     const idle = engine(4, { running: ["z"], assigned_at: 1 });
-    expect(pickEngine([full, roomy, idle], 64)).toBe(idle);
-    expect(pickEngine([full], 64)).toBeNull();
-    expect(pickEngine([full], 64, false)).toBe(full); // translate-only links need no slot
+    expect(indexOf([full, roomy, idle], 64).pick(true, any)).toBe(idle.ws);
+    expect(indexOf([full], 64).pick(true, any)).toBeNull();
+    expect(indexOf([full], 64).pick(false, any)).toBe(full.ws); // translate-only links need no slot
+    // an engine that went quiet is passed over
+    expect(indexOf([full, roomy, idle], 64).pick(true, (ws) => ws !== idle.ws)).toBe(roomy.ws);
   });
 
   it("caps the slots of one identity's engines together, whatever capacity they registered", () => {
@@ -210,9 +218,50 @@ describe("engine capacity", () => {
     const rogueB = engine(64, { identity_id: "rogue", running: ["c"], assigned_at: 0 });
     const honest = engine(2, { identity_id: "honest", assigned_at: 9 });
     // rogue: 4 - 3 streams = 1 slot left over both sockets; the honest node's 2 free slots win
-    expect(pickEngine([rogueA, rogueB, honest], 4)).toBe(honest);
+    expect(indexOf([rogueA, rogueB, honest], 4).pick(true, any)).toBe(honest.ws);
     const honestFull = engine(2, { identity_id: "honest", running: ["d", "e"] });
-    expect(pickEngine([rogueA, rogueB, honestFull], 4)).toBe(rogueB);
-    expect(pickEngine([rogueA, rogueB, honestFull], 3)).toBeNull();
+    expect(indexOf([rogueA, rogueB, honestFull], 4).pick(true, any)).toBe(rogueB.ws);
+    expect(indexOf([rogueA, rogueB, honestFull], 3).pick(true, any)).toBeNull();
+  });
+
+  it("follows assignments and releases: who holds a stream, what the shard has free", () => {
+    const a = engine(2, { identity_id: "a" });
+    const b = engine(2, { identity_id: "b", assigned_at: 1 });
+    const index = indexOf([a, b], 64);
+    expect(index.load()).toEqual({ engines: 2, free: 4 });
+    index.set(a.ws, withAssigned(a.attachment, "s1", 2));
+    expect(index.holderOf("s1")).toBe(a.ws);
+    expect(index.load()).toEqual({ engines: 2, free: 3 });
+    // b has more room now
+    expect(index.pick(true, any)).toBe(b.ws);
+    index.set(a.ws, withEnded(index.get(a.ws) ?? a.attachment, "s1") ?? a.attachment);
+    expect(index.holderOf("s1")).toBeNull();
+    expect(index.load()).toEqual({ engines: 2, free: 4 });
+    index.delete(b.ws);
+    expect(index.load()).toEqual({ engines: 1, free: 2 });
+  });
+});
+
+describe("hub shards", () => {
+  it("puts a node identity's sockets in one shard, spread over the shards", () => {
+    expect(shardOfIdentity("node_1", 4)).toBe(shardOfIdentity("node_1", 4));
+    const used = new Set(Array.from({ length: 64 }, (_, i) => shardOfIdentity(`node_${i}`, 4)));
+    expect([...used].sort()).toEqual([0, 1, 2, 3]);
+    expect(shardOfIdentity("node_1", 1)).toBe(0);
+  });
+
+  it("asks two distinct shards first, then the rest; the freer first, none without room", () => {
+    const order = askOrder(4, () => 0.99);
+    expect(new Set(order).size).toBe(4);
+    expect(order.slice(0, 2)).toEqual([3, 0]);
+    expect(askOrder(1)).toEqual([0]);
+    const loads = [
+      [0, { engines: 1, free: 0 }],
+      [1, { engines: 2, free: 1 }],
+      [2, { engines: 2, free: 5 }],
+      [3, { engines: 0, free: 0 }],
+    ] as const;
+    expect(byRoom(loads, true)).toEqual([2, 1]);
+    expect(byRoom(loads, false)).toEqual([2, 1, 0]);
   });
 });

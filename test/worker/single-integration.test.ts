@@ -165,7 +165,7 @@ describe("engine capacity", () => {
   it("runs several single sessions at once up to the engines' capacity; /ws keeps its one-session gate", async () => {
     node = await FakeNode.connect("engine", 3);
     const first = await single();
-    await node.acceptAssignment();
+    const firstStream = await node.acceptAssignment();
     const second = await single();
     await node.acceptAssignment();
     for (const socket of [first, second]) expect(await json(socket)).toMatchObject({ type: "ready" });
@@ -186,6 +186,8 @@ describe("engine capacity", () => {
     // a slot frees the moment a stream ends (its session tells the hub): single sessions need no gate...
     first.ws.close(1000, "done");
     expect(await first.closeWithin()).toMatchObject({ code: 1000 });
+    // the runtime answers the client's close at once; the session has told the hub when it closes the engine's socket
+    await firstStream.session.closeWithin();
     const third = await single();
     await node.acceptAssignment();
     expect(await json(third)).toMatchObject({ type: "ready" });

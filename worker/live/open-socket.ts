@@ -1,9 +1,16 @@
-import { type ClaimRefusal, hubRequest } from "../../durable-objects/live/live-hub.ts";
 import { sessionRequest } from "../../durable-objects/live/live-session.ts";
+import {
+  assignStream,
+  claimMic,
+  connectNode,
+  dialStream,
+  releaseStream,
+} from "../../durable-objects/live/live-streams.ts";
+import type { ClaimRefusal } from "../../durable-objects/live/refusals.ts";
 import { closeSocket, sendJson } from "../../durable-objects/live/sockets.ts";
 import { roomRequest } from "../../durable-objects/rooms/room-join.ts";
 import type { NodeIdentity } from "../../platform/node-identity.ts";
-import { liveHub, liveSession, translationRoom } from "../../platform/stubs.ts";
+import { liveSession, translationRoom } from "../../platform/stubs.ts";
 import { LiveClose, type ServerMessage } from "../../protocol/live.ts";
 import { ApiError } from "../errors.ts";
 
@@ -15,8 +22,7 @@ export function requireUpgrade(request: Request): void {
 }
 
 /**
- * Starts a live session for an authenticated client: claims the gate at the hub (which assigns an
- * engine), then hands the upgrade to the session's own object. A refused client still gets a socket,
+ * Starts a live session for an authenticated client: claims the gate, then an engine (live-streams.ts), then hands the upgrade to the session's own object. A refused client still gets a socket,
  * closed at once with 1013 and the reason, because a browser cannot read an HTTP refusal.
  */
 export async function openLiveSocket(
@@ -25,8 +31,7 @@ export async function openLiveSocket(
   client: { keyId: string; language: string },
 ): Promise<Response> {
   requireUpgrade(request);
-  const hub = liveHub(env);
-  const claim = await hub.claim({ key_id: client.keyId });
+  const claim = await claimMic(env, { key_id: client.keyId });
   if (!claim.ok) return refusedSocket(claim);
   try {
     const join = sessionRequest(request, {
@@ -38,7 +43,7 @@ export async function openLiveSocket(
     });
     return await liveSession(env, claim.session_id).fetch(join);
   } catch (cause) {
-    await hub.release(claim.session_id);
+    await releaseStream(env, { session_id: claim.session_id, key_id: client.keyId, mic: true });
     throw cause;
   }
 }
@@ -55,7 +60,7 @@ export async function openSingleSocket(
 ): Promise<Response> {
   requireUpgrade(request);
   const sessionId = `single_${crypto.randomUUID()}`;
-  const got = await liveHub(env).assign({
+  const got = await assignStream(env, {
     session_id: sessionId,
     host: { object: "session" },
     mode: "stream",
@@ -75,7 +80,7 @@ export async function openSingleSocket(
 /** A node's hub socket (node token already checked), kept with the node identity that opened it. */
 export async function connectNodeToHub(env: Env, request: Request, node: NodeIdentity): Promise<Response> {
   requireUpgrade(request);
-  return liveHub(env).fetch(hubRequest(request, node.id));
+  return connectNode(env, request, node.id);
 }
 
 /**
@@ -90,7 +95,7 @@ export async function connectNodeToStream(
   dial: { streamId: string; secret: string },
 ): Promise<Response> {
   requireUpgrade(request);
-  const stream = await liveHub(env).dial(dial.streamId, dial.secret, node.id);
+  const stream = await dialStream(env, dial, node.id);
   if (!stream) throw new ApiError("not_found", "no such stream");
   if (stream.host.object === "room") {
     return translationRoom(env, stream.host.conversation_id).fetch(

@@ -1,6 +1,6 @@
-import type { LiveStatus } from "../../durable-objects/live/live-hub.ts";
+import { type LiveStatus, liveStatus as readLiveStatus } from "../../durable-objects/live/live-streams.ts";
 import { workerConfig } from "../../platform/config.ts";
-import { dispatcher, liveHub } from "../../platform/stubs.ts";
+import { dispatcher } from "../../platform/stubs.ts";
 import { modelFixCommand, syntheticModelNotice } from "../../protocol/model-registry.ts";
 import { remoteDefaultEntry, remoteEntryReady } from "../remote/remote-tier.ts";
 import type { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
@@ -85,7 +85,7 @@ export async function readModels(env: Env): Promise<ModelsResponse> {
 /** The hub's view; an unreachable hub reads as no session and no engine, so /health still answers. */
 async function liveStatus(env: Env): Promise<LiveStatus> {
   try {
-    return await liveHub(env).status();
+    return await readLiveStatus(env);
   } catch (cause) {
     console.error(JSON.stringify({ live_hub: "status failed", error: String(cause) }));
     return { busy: false, engines: 0, models: [] };
