@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../../platform/config.ts";
+import { leaseIdFor } from "../../platform/dispatch-routing.ts";
 import type { NodeIdentity } from "../../platform/node-identity.ts";
 import { changeTaskStatus, failUnlessEnded } from "../../platform/task-store.ts";
 import type { LeaseAsk, NodeHealth } from "../../protocol/node.ts";
@@ -27,6 +28,8 @@ export interface DispatchTask {
 
 interface Waiter {
   ask: LeaseAsk;
+  /** The Worker's name for a wait it may withdraw (it waits on several schedulers at once). */
+  waitId: string | undefined;
   node: NodeIdentity;
   resolve: (leases: LeaseRow[]) => void;
   timer: ReturnType<typeof setTimeout>;
@@ -38,7 +41,7 @@ const FINISHED_MEMORY_MS = 24 * 3600 * 1000;
 const PRUNE_EVERY_MS = 3600 * 1000;
 
 /**
- * The scheduler: one object per model pool. It keeps the fair waiting line, hands out leases up to
+ * The scheduler: one object per work class and model pool (platform/dispatch-routing.ts). It keeps the fair waiting line, hands out leases up to
  * the concurrency cap, takes back tasks whose lease ran out (the node died) and fails them after
  * MAX_TASK_ATTEMPTS. Nodes waiting for work are held here (long poll) and woken when work arrives.
  */
@@ -103,8 +106,9 @@ export class Dispatcher extends DurableObject<Env> {
   /**
    * Grants up to `capacity` leases, waiting up to `wait_ms` for work when none is ready. `node` is the
    * authenticated node identity: its id and name are kept on each lease, and only it may use the lease.
+   * `waitId` names the wait, so that `withdraw` can end it early.
    */
-  async lease(ask: LeaseAsk, node: NodeIdentity): Promise<LeaseRow[]> {
+  async lease(ask: LeaseAsk, node: NodeIdentity, waitId?: string): Promise<LeaseRow[]> {
     this.nodes.record(ask.node, Date.now());
     const granted = this.grant(ask, node);
     if (granted[0]) await this.scheduleAlarm(granted[0].expires_at);
@@ -112,6 +116,7 @@ export class Dispatcher extends DurableObject<Env> {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         ask,
+        waitId,
         node,
         resolve,
         timer: setTimeout(() => {
@@ -121,6 +126,15 @@ export class Dispatcher extends DurableObject<Env> {
       };
       this.waiters.push(waiter);
     });
+  }
+
+  /** Ends a wait early with no lease: the node that asked got work from another scheduler. */
+  async withdraw(waitId: string): Promise<void> {
+    const waiter = this.waiters.find((w) => w.waitId === waitId);
+    if (!waiter) return;
+    clearTimeout(waiter.timer);
+    this.waiters = this.waiters.filter((w) => w !== waiter);
+    waiter.resolve([]);
   }
 
   /**
@@ -145,14 +159,16 @@ export class Dispatcher extends DurableObject<Env> {
 
   /**
    * Ends a lease. `finished`: the task reached done or failed (its stores are already written).
-   * `requeue`: the task goes back to its old place in line for another attempt.
+   * `requeue`: the task goes back to its old place in line for another attempt. `unused`: the grant
+   * never reached a node (it had its fill from another scheduler): back in place, the attempt not counted.
    */
-  async release(leaseId: string, outcome: "finished" | "requeue"): Promise<void> {
+  async release(leaseId: string, outcome: "finished" | "requeue" | "unused"): Promise<void> {
     const lease = this.leases.get(leaseId);
     if (!lease) return;
     this.leases.delete(lease);
     this.queue.runningChanged(lease.owner);
     if (outcome === "finished") this.leases.markFinished(lease.task_id, Date.now());
+    else if (outcome === "unused") this.queue.push({ ...lease, attempts: lease.attempts - 1 }, lease.seq);
     else this.queue.push(lease, lease.seq);
     await this.serveWaiters();
   }
@@ -172,6 +188,11 @@ export class Dispatcher extends DurableObject<Env> {
       position: taskId ? this.queue.position(taskId, kinds, Date.now()) : null,
       concurrency: this.concurrency(workClass),
     };
+  }
+
+  /** Keeps a node's report without a lease ask (it serves no pool the registry lists; see askSchedulers). */
+  async noteNode(health: NodeHealth): Promise<void> {
+    this.nodes.record(health, Date.now());
   }
 
   /** Nodes heard from recently, freshest first. */
@@ -238,7 +259,7 @@ export class Dispatcher extends DurableObject<Env> {
       this.queue.take(task);
       const lease: LeaseRow = {
         ...task,
-        lease_id: crypto.randomUUID(),
+        lease_id: leaseIdFor(this.ctx.id.toString()),
         attempts: task.attempts + 1,
         node_id: ask.node.node_id,
         node_name: node.name,

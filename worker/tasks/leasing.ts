@@ -1,7 +1,8 @@
 import { isHeldBy, type LeaseRow } from "../../durable-objects/dispatcher/lease-table.ts";
 import { workerConfig } from "../../platform/config.ts";
+import type { RoutedTask } from "../../platform/dispatch-routing.ts";
 import type { NodeIdentity } from "../../platform/node-identity.ts";
-import { dispatcher, jobState } from "../../platform/stubs.ts";
+import { dispatcherOfLease, dispatcherOfTask, jobState } from "../../platform/stubs.ts";
 import {
   changeTaskStatus,
   failUnlessEnded,
@@ -20,6 +21,7 @@ import {
 import type { TaskRecord, TaskResult } from "../../protocol/task.ts";
 import { CANCELLED_FAILURE, isRetryable } from "../../protocol/task-failure.ts";
 import { ApiError } from "../errors.ts";
+import { askSchedulers } from "./lease-ask.ts";
 import { checkOutputs, storeOutput } from "./outputs.ts";
 
 /**
@@ -32,8 +34,9 @@ import { checkOutputs, storeOutput } from "./outputs.ts";
  * The leases record the node identity that asked (its id and name); only it may use them.
  */
 export async function leaseTasks(env: Env, ask: LeaseAsk, node: NodeIdentity): Promise<Lease[]> {
-  const waitMs = Math.min(ask.wait_ms, workerConfig(env).leaseWaitMaxMs);
-  const rows = await dispatcher(env).lease({ ...ask, wait_ms: waitMs }, node);
+  const config = workerConfig(env);
+  const waitMs = Math.min(ask.wait_ms, config.leaseWaitMaxMs);
+  const rows = await askSchedulers(env, { ...ask, wait_ms: waitMs }, node, config.modelRegistry);
   const leases: Lease[] = [];
   for (const row of rows) {
     const lease = await startTask(env, row);
@@ -46,7 +49,7 @@ export async function leaseTasks(env: Env, ask: LeaseAsk, node: NodeIdentity): P
 async function startTask(env: Env, row: LeaseRow): Promise<Lease | null> {
   const record = await changeTaskStatus(env, row.task_id, { status: "processing" });
   if (!record) {
-    await dispatcher(env).release(row.lease_id, "finished");
+    await issuer(env, row.lease_id).release(row.lease_id, "finished");
     return null;
   }
   return workOrder(record, row, workerConfig(env).maxAudioDurationSec);
@@ -73,13 +76,20 @@ function workOrder(record: TaskRecord, row: LeaseRow, maxAudioDurationSec: numbe
  * so its existence does not leak. A cancelled one is ended here (task failed, lease released): 410.
  */
 async function liveLease(env: Env, leaseId: string, node: NodeIdentity): Promise<LeaseRow> {
-  const lease = await dispatcher(env).lookup(leaseId);
+  const lease = await dispatcherOfLease(env, leaseId)?.lookup(leaseId);
   if (!lease || !isHeldBy(lease, node)) throw leaseGone();
   if (lease.cancelled) {
     await endCancelledLease(env, lease);
     throw new ApiError("gone", `the task was ${CANCELLED_FAILURE.message}; stop working on it`);
   }
   return lease;
+}
+
+/** The Dispatcher that issued a lease; a lease id none issued is gone like an expired one. */
+function issuer(env: Env, leaseId: string) {
+  const scheduler = dispatcherOfLease(env, leaseId);
+  if (!scheduler) throw leaseGone();
+  return scheduler;
 }
 
 function leaseGone(): ApiError {
@@ -91,16 +101,16 @@ function leaseGone(): ApiError {
  * its next heartbeat) or takes it out of the line, and stores it failed `cancelled` (Dispatcher.cancel
  * says in which order, and why). False when the task had already ended.
  *
- * @example request.signal.addEventListener("abort", () => ctx.waitUntil(cancelTask(env, taskId)));
+ * @example request.signal.addEventListener("abort", () => ctx.waitUntil(cancelTask(env, record)));
  */
-export async function cancelTask(env: Env, taskId: string): Promise<boolean> {
-  return dispatcher(env).cancel(taskId);
+export async function cancelTask(env: Env, task: RoutedTask & { task_id: string }): Promise<boolean> {
+  return dispatcherOfTask(env, task).cancel(task.task_id);
 }
 
 /** Ends a cancelled lease: the task failed (again, if a late write moved it), the lease let go. */
 async function endCancelledLease(env: Env, lease: LeaseRow): Promise<void> {
   await failUnlessEnded(env, lease.task_id, CANCELLED_FAILURE);
-  await dispatcher(env).release(lease.lease_id, "finished");
+  await issuer(env, lease.lease_id).release(lease.lease_id, "finished");
 }
 
 export async function heartbeatLease(
@@ -110,7 +120,7 @@ export async function heartbeatLease(
   health: NodeHealth,
   report: ProgressReport,
 ): Promise<HeartbeatResponse> {
-  const lease = await dispatcher(env).heartbeat(leaseId, health, node);
+  const lease = await issuer(env, leaseId).heartbeat(leaseId, health, node);
   if (!lease) throw leaseGone();
   if (lease.cancelled) {
     await endCancelledLease(env, lease);
@@ -138,7 +148,7 @@ export async function completeLease(
   await checkOutputs(env, lease.task_id, completion);
   const result = await storedResult(env, lease.task_id, completion);
   const stored = await changeTaskStatus(env, lease.task_id, { status: "done", result });
-  await dispatcher(env).release(leaseId, "finished");
+  await issuer(env, leaseId).release(leaseId, "finished");
   // The task ended another way meanwhile (cancelled by its caller): the result is not kept.
   if (!stored) throw leaseGone();
 }
@@ -161,12 +171,12 @@ export async function failLease(
   const lease = await liveLease(env, leaseId, node);
   if (!isRetryable(failure.code) || lease.attempts >= workerConfig(env).maxTaskAttempts) {
     await changeTaskStatus(env, lease.task_id, { status: "failed", failure });
-    await dispatcher(env).release(leaseId, "finished");
+    await issuer(env, leaseId).release(leaseId, "finished");
     return { requeued: false };
   }
   // A task that ended meanwhile (cancelled by its caller) is not put back in line.
   const requeued = (await changeTaskStatus(env, lease.task_id, { status: "queued" })) !== null;
-  await dispatcher(env).release(leaseId, requeued ? "requeue" : "finished");
+  await issuer(env, leaseId).release(leaseId, requeued ? "requeue" : "finished");
   return { requeued };
 }
 
