@@ -16,6 +16,7 @@ import {
 import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
 import { createFairQueueTables, FairQueue, type WaitingTask } from "./fair-queue.ts";
 import { compareTurns } from "./fair-rotation.ts";
+import { FleetSlots } from "./fleet-slots.ts";
 import { createLeaseTables, isHeldBy, type LeaseRow, LeaseTable } from "./lease-table.ts";
 import { NodeTable } from "./node-table.ts";
 
@@ -49,6 +50,7 @@ export class Dispatcher extends DurableObject<Env> {
   private readonly queue: FairQueue;
   private readonly leases: LeaseTable;
   private readonly nodes: NodeTable;
+  private readonly fleet = new FleetSlots();
   private waiters: Waiter[] = [];
   private prunedAt = Date.now();
   /** The alarm set in storage (null: none; undefined: not read yet since the object started). */
@@ -109,7 +111,12 @@ export class Dispatcher extends DurableObject<Env> {
    * `waitId` names the wait, so that `withdraw` can end it early.
    */
   async lease(ask: LeaseAsk, node: NodeIdentity, waitId?: string): Promise<LeaseRow[]> {
-    this.nodes.record(ask.node, Date.now());
+    const now = Date.now();
+    this.nodes.record(ask.node, now);
+    for (const workClass of new Set(ask.kinds.map(workClassOf))) {
+      const held = this.leases.heldBy(ask.node.node_id, workClass);
+      this.fleet.offer(workClass, ask.node.node_id, ask.capacity + held, now);
+    }
     const granted = this.grant(ask, node);
     if (granted[0]) await this.scheduleAlarm(granted[0].expires_at);
     if (granted.length > 0 || ask.wait_ms <= 0) return granted;
@@ -145,6 +152,7 @@ export class Dispatcher extends DurableObject<Env> {
   async heartbeat(leaseId: string, health: NodeHealth, holder: NodeIdentity): Promise<LeaseRow | null> {
     const now = Date.now();
     this.nodes.record(health, now);
+    this.fleet.seen(health.node_id, now);
     const lease = this.leases.get(leaseId);
     if (!lease || !isHeldBy(lease, holder)) return null;
     const expiresAt = now + this.leaseTtlMs();
@@ -338,9 +346,13 @@ export class Dispatcher extends DurableObject<Env> {
     return this.canGrant(TASK_KINDS);
   }
 
+  /** The class's cap: the configured number, or with `auto` the slots its live nodes offer. */
   private concurrency(workClass: WorkClass): number {
     const config = workerConfig(this.env);
-    return workClass === "speech" ? config.maxConcurrentTranscribeJobs : config.maxConcurrentContentJobs;
+    const cap = workClass === "speech" ? config.maxConcurrentTranscribeJobs : config.maxConcurrentContentJobs;
+    if (cap !== "auto") return cap;
+    const now = Date.now();
+    return this.fleet.total(workClass, now, now - config.nodeStaleMs);
   }
 
   private leaseTtlMs(): number {

@@ -77,15 +77,17 @@ export function isHeldBy(lease: LeaseRow, node: NodeIdentity): boolean {
 export class LeaseTable {
   private readonly running = new Map<WorkClass, Map<string, number>>();
   private readonly total = new Map<WorkClass, number>();
+  /** Leases out per work class and node, so a node's ask says its whole capacity (`FleetSlots`). */
+  private readonly held = new Map<WorkClass, Map<string, number>>();
   /** The tasks leases hold, so a duplicate hand-off is told apart without a read. */
   private readonly leasedTasks = new Set<string>();
 
   constructor(private readonly sql: SqlStorage) {
-    for (const row of sql.exec<{ task_id: string; owner: string; kind: TaskKind }>(
-      "SELECT task_id, owner, kind FROM leases",
+    for (const row of sql.exec<{ task_id: string; owner: string; kind: TaskKind; node_id: string }>(
+      "SELECT task_id, owner, kind, node_id FROM leases",
     )) {
       this.leasedTasks.add(row.task_id);
-      this.addRunning(row.owner, row.kind, 1);
+      this.addRunning(row, 1);
     }
   }
 
@@ -107,7 +109,7 @@ export class LeaseTable {
       row.expires_at,
     );
     this.leasedTasks.add(row.task_id);
-    this.addRunning(row.owner, row.kind, 1);
+    this.addRunning(row, 1);
   }
 
   get(leaseId: string): LeaseRow | null {
@@ -140,12 +142,12 @@ export class LeaseTable {
     this.sql.exec("UPDATE leases SET expires_at = ? WHERE lease_id = ?", expiresAt, leaseId);
   }
 
-  delete(lease: Pick<LeaseRow, "lease_id" | "task_id" | "owner" | "kind">): void {
+  delete(lease: Pick<LeaseRow, "lease_id" | "task_id" | "owner" | "kind" | "node_id">): void {
     const gone = this.sql.exec("DELETE FROM leases WHERE lease_id = ?", lease.lease_id).rowsWritten > 0;
     this.sql.exec("DELETE FROM cancelled_leases WHERE lease_id = ?", lease.lease_id);
     if (!gone) return;
     this.leasedTasks.delete(lease.task_id);
-    this.addRunning(lease.owner, lease.kind, -1);
+    this.addRunning(lease, -1);
   }
 
   /** Leases out in a work class. */
@@ -158,13 +160,15 @@ export class LeaseTable {
     return this.running.get(workClass)?.get(owner) ?? 0;
   }
 
-  private addRunning(owner: string, kind: TaskKind, delta: number): void {
-    const workClass = workClassOf(kind);
-    const perOwner = this.running.get(workClass) ?? new Map<string, number>();
-    this.running.set(workClass, perOwner);
-    const n = (perOwner.get(owner) ?? 0) + delta;
-    if (n > 0) perOwner.set(owner, n);
-    else perOwner.delete(owner);
+  /** Leases out in a work class held by one node. */
+  heldBy(nodeId: string, workClass: WorkClass): number {
+    return this.held.get(workClass)?.get(nodeId) ?? 0;
+  }
+
+  private addRunning(lease: Pick<LeaseRow, "owner" | "kind" | "node_id">, delta: number): void {
+    const workClass = workClassOf(lease.kind);
+    addTo(this.running, workClass, lease.owner, delta);
+    addTo(this.held, workClass, lease.node_id, delta);
     this.total.set(workClass, (this.total.get(workClass) ?? 0) + delta);
   }
 
@@ -189,4 +193,18 @@ export class LeaseTable {
   pruneFinished(before: number): void {
     this.sql.exec("DELETE FROM finished WHERE at < ?", before);
   }
+}
+
+/** Adds `delta` to a per-class count, dropping counts that reach zero. */
+function addTo(
+  counts: Map<WorkClass, Map<string, number>>,
+  workClass: WorkClass,
+  id: string,
+  delta: number,
+): void {
+  const perId = counts.get(workClass) ?? new Map<string, number>();
+  counts.set(workClass, perId);
+  const n = (perId.get(id) ?? 0) + delta;
+  if (n > 0) perId.set(id, n);
+  else perId.delete(id);
 }
