@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../platform/config.ts";
-import { dispatcher } from "../platform/stubs.ts";
+import { dispatcherOfTask } from "../platform/stubs.ts";
 import type { ProgressReport } from "../platform/task-store.ts";
 import type { QueueStats, TaskRecord } from "../protocol/task.ts";
 import type { TranscriptionDetail } from "../protocol/transcription-detail.ts";
@@ -91,7 +91,7 @@ export class JobState extends DurableObject<Env> {
     if (!record || ended(record)) return record && { ...record, queue: null };
     const now = Date.now();
     if (!this.queue || now - this.queue.at > QUEUE_SNAPSHOT_MS) {
-      this.queue = { stats: await dispatcher(this.env).stats(record.task_id), at: now };
+      this.queue = { stats: await dispatcherOfTask(this.env, record).stats(record.task_id), at: now };
     }
     return { ...record, queue: this.queue.stats };
   }

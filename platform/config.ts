@@ -15,11 +15,15 @@ const absentIfEmpty = (value: unknown) => (value === "" || value === null ? unde
 const count = (min: number) => z.coerce.number().int().min(min);
 const optionalText = z.preprocess(absentIfEmpty, z.string().optional());
 
+/** A concurrency cap: a number, or `auto` (as many as the connected nodes offer slots). */
+const concurrencyCap = z.union([z.literal("auto"), count(1)]);
+export type ConcurrencyCap = z.infer<typeof concurrencyCap>;
+
 const WorkerEnv = z.object({
   JOB_TTL_SEC: count(1),
-  MAX_CONCURRENT_TRANSCRIBE_JOBS: count(1),
+  MAX_CONCURRENT_TRANSCRIBE_JOBS: concurrencyCap,
   /** Content renders (shorts, quiz videos, decks) running at once, apart from transcriptions. */
-  MAX_CONCURRENT_CONTENT_JOBS: count(1),
+  MAX_CONCURRENT_CONTENT_JOBS: concurrencyCap,
   LEASE_TTL_SEC: count(1),
   MAX_TASK_ATTEMPTS: count(1),
   LEASE_WAIT_MAX_MS: count(0),

@@ -1,3 +1,12 @@
+import { workerConfig } from "./config.ts";
+import {
+  issuerOfLease,
+  type RoutedTask,
+  type SchedulerKey,
+  schedulerName,
+  schedulerOfTask,
+} from "./dispatch-routing.ts";
+
 /**
  * The one place Durable Object stubs are built. Each object is named, never random: the name is the
  * unit of coordination (a task, a stream, the deployment's scheduler or hub).
@@ -8,9 +17,27 @@ export function jobState(env: Env, taskId: string) {
   return env.JOB_STATE.get(env.JOB_STATE.idFromName(taskId));
 }
 
-/** The Dispatcher of the default model pool (one object; shard by pool if one outgrows it). */
-export function dispatcher(env: Env) {
-  return env.DISPATCHER.get(env.DISPATCHER.idFromName("default"));
+/** The Dispatcher of one work class of one model pool (platform/dispatch-routing.ts says which). */
+export function dispatcher(env: Env, key: SchedulerKey) {
+  return env.DISPATCHER.get(env.DISPATCHER.idFromName(schedulerName(key)));
+}
+
+/** The Dispatcher that schedules a task (by its kind and model). */
+export function dispatcherOfTask(env: Env, task: RoutedTask) {
+  return dispatcher(env, schedulerOfTask(task, workerConfig(env).modelRegistry.default_model));
+}
+
+/** The Dispatcher that issued a lease, read off its id; null for an id no Dispatcher issued. */
+export function dispatcherOfLease(env: Env, leaseId: string) {
+  const issuer = issuerOfLease(leaseId);
+  if (!issuer) return null;
+  if ("name" in issuer) return env.DISPATCHER.get(env.DISPATCHER.idFromName(issuer.name));
+  try {
+    return env.DISPATCHER.get(env.DISPATCHER.idFromString(issuer.id));
+  } catch {
+    // Hex of the right length that is not an id of this namespace: a made-up lease id.
+    return null;
+  }
 }
 
 /** LiveHub shard `shard` of LIVE_HUB_SHARDS (its nodes' sockets and engine capacity). */

@@ -1,4 +1,4 @@
-import { dispatcher } from "../platform/stubs.ts";
+import { dispatcherOfTask } from "../platform/stubs.ts";
 import { changeTaskStatus, readTask } from "../platform/task-store.ts";
 import { sendWebhookMessage, WebhookMessage } from "../platform/webhook-store.ts";
 import { TaskMessage } from "../protocol/task.ts";
@@ -63,7 +63,7 @@ export async function consumeTasks(batch: MessageBatch<unknown>, env: Env): Prom
 async function handOver(env: Env, taskId: string): Promise<void> {
   const record = await readTask(env, taskId);
   if (record?.status !== "queued") return;
-  await dispatcher(env).enqueue({
+  await dispatcherOfTask(env, record).enqueue({
     task_id: record.task_id,
     owner: record.owner_key_id ?? "",
     lane: record.lane,

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../../platform/config.ts";
+import { leaseIdFor } from "../../platform/dispatch-routing.ts";
 import type { NodeIdentity } from "../../platform/node-identity.ts";
 import { changeTaskStatus, failUnlessEnded } from "../../platform/task-store.ts";
 import type { LeaseAsk, NodeHealth } from "../../protocol/node.ts";
@@ -15,6 +16,7 @@ import {
 import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
 import { createFairQueueTables, FairQueue, type WaitingTask } from "./fair-queue.ts";
 import { compareTurns } from "./fair-rotation.ts";
+import { FleetSlots } from "./fleet-slots.ts";
 import { createLeaseTables, isHeldBy, type LeaseRow, LeaseTable } from "./lease-table.ts";
 import { NodeTable } from "./node-table.ts";
 
@@ -27,6 +29,8 @@ export interface DispatchTask {
 
 interface Waiter {
   ask: LeaseAsk;
+  /** The Worker's name for a wait it may withdraw (it waits on several schedulers at once). */
+  waitId: string | undefined;
   node: NodeIdentity;
   resolve: (leases: LeaseRow[]) => void;
   timer: ReturnType<typeof setTimeout>;
@@ -38,7 +42,7 @@ const FINISHED_MEMORY_MS = 24 * 3600 * 1000;
 const PRUNE_EVERY_MS = 3600 * 1000;
 
 /**
- * The scheduler: one object per model pool. It keeps the fair waiting line, hands out leases up to
+ * The scheduler: one object per work class and model pool (platform/dispatch-routing.ts). It keeps the fair waiting line, hands out leases up to
  * the concurrency cap, takes back tasks whose lease ran out (the node died) and fails them after
  * MAX_TASK_ATTEMPTS. Nodes waiting for work are held here (long poll) and woken when work arrives.
  */
@@ -46,6 +50,7 @@ export class Dispatcher extends DurableObject<Env> {
   private readonly queue: FairQueue;
   private readonly leases: LeaseTable;
   private readonly nodes: NodeTable;
+  private readonly fleet = new FleetSlots();
   private waiters: Waiter[] = [];
   private prunedAt = Date.now();
   /** The alarm set in storage (null: none; undefined: not read yet since the object started). */
@@ -103,15 +108,22 @@ export class Dispatcher extends DurableObject<Env> {
   /**
    * Grants up to `capacity` leases, waiting up to `wait_ms` for work when none is ready. `node` is the
    * authenticated node identity: its id and name are kept on each lease, and only it may use the lease.
+   * `waitId` names the wait, so that `withdraw` can end it early.
    */
-  async lease(ask: LeaseAsk, node: NodeIdentity): Promise<LeaseRow[]> {
-    this.nodes.record(ask.node, Date.now());
+  async lease(ask: LeaseAsk, node: NodeIdentity, waitId?: string): Promise<LeaseRow[]> {
+    const now = Date.now();
+    this.nodes.record(ask.node, now);
+    for (const workClass of new Set(ask.kinds.map(workClassOf))) {
+      const held = this.leases.heldBy(ask.node.node_id, workClass);
+      this.fleet.offer(workClass, ask.node.node_id, ask.capacity + held, now);
+    }
     const granted = this.grant(ask, node);
     if (granted[0]) await this.scheduleAlarm(granted[0].expires_at);
     if (granted.length > 0 || ask.wait_ms <= 0) return granted;
     return new Promise((resolve) => {
       const waiter: Waiter = {
         ask,
+        waitId,
         node,
         resolve,
         timer: setTimeout(() => {
@@ -121,6 +133,15 @@ export class Dispatcher extends DurableObject<Env> {
       };
       this.waiters.push(waiter);
     });
+  }
+
+  /** Ends a wait early with no lease: the node that asked got work from another scheduler. */
+  async withdraw(waitId: string): Promise<void> {
+    const waiter = this.waiters.find((w) => w.waitId === waitId);
+    if (!waiter) return;
+    clearTimeout(waiter.timer);
+    this.waiters = this.waiters.filter((w) => w !== waiter);
+    waiter.resolve([]);
   }
 
   /**
@@ -144,6 +165,7 @@ export class Dispatcher extends DurableObject<Env> {
   ): Promise<(LeaseRow | null)[]> {
     const now = Date.now();
     this.nodes.record(health, now);
+    this.fleet.seen(health.node_id, now);
     const expiresAt = now + this.leaseTtlMs();
     const answers = leaseIds.map((leaseId) => {
       const lease = this.leases.get(leaseId);
@@ -172,14 +194,16 @@ export class Dispatcher extends DurableObject<Env> {
 
   /**
    * Ends a lease. `finished`: the task reached done or failed (its stores are already written).
-   * `requeue`: the task goes back to its old place in line for another attempt.
+   * `requeue`: the task goes back to its old place in line for another attempt. `unused`: the grant
+   * never reached a node (it had its fill from another scheduler): back in place, the attempt not counted.
    */
-  async release(leaseId: string, outcome: "finished" | "requeue"): Promise<void> {
+  async release(leaseId: string, outcome: "finished" | "requeue" | "unused"): Promise<void> {
     const lease = this.leases.get(leaseId);
     if (!lease) return;
     this.leases.delete(lease);
     this.queue.runningChanged(lease.owner);
     if (outcome === "finished") this.leases.markFinished(lease.task_id, Date.now());
+    else if (outcome === "unused") this.queue.push({ ...lease, attempts: lease.attempts - 1 }, lease.seq);
     else this.queue.push(lease, lease.seq);
     await this.serveWaiters();
   }
@@ -199,6 +223,11 @@ export class Dispatcher extends DurableObject<Env> {
       position: taskId ? this.queue.position(taskId, kinds, Date.now()) : null,
       concurrency: this.concurrency(workClass),
     };
+  }
+
+  /** Keeps a node's report without a lease ask (it serves no pool the registry lists; see askSchedulers). */
+  async noteNode(health: NodeHealth): Promise<void> {
+    this.nodes.record(health, Date.now());
   }
 
   /** Nodes heard from recently, freshest first. */
@@ -265,7 +294,7 @@ export class Dispatcher extends DurableObject<Env> {
       this.queue.take(task);
       const lease: LeaseRow = {
         ...task,
-        lease_id: crypto.randomUUID(),
+        lease_id: leaseIdFor(this.ctx.id.toString()),
         attempts: task.attempts + 1,
         node_id: ask.node.node_id,
         node_name: node.name,
@@ -344,9 +373,13 @@ export class Dispatcher extends DurableObject<Env> {
     return this.canGrant(TASK_KINDS);
   }
 
+  /** The class's cap: the configured number, or with `auto` the slots its live nodes offer. */
   private concurrency(workClass: WorkClass): number {
     const config = workerConfig(this.env);
-    return workClass === "speech" ? config.maxConcurrentTranscribeJobs : config.maxConcurrentContentJobs;
+    const cap = workClass === "speech" ? config.maxConcurrentTranscribeJobs : config.maxConcurrentContentJobs;
+    if (cap !== "auto") return cap;
+    const now = Date.now();
+    return this.fleet.total(workClass, now, now - config.nodeStaleMs);
   }
 
   private leaseTtlMs(): number {

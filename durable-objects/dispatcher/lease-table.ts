@@ -78,6 +78,8 @@ export function isHeldBy(lease: LeaseRow, node: NodeIdentity): boolean {
 export class LeaseTable {
   private readonly running = new Map<WorkClass, Map<string, number>>();
   private readonly total = new Map<WorkClass, number>();
+  /** Leases out per work class and node, so a node's ask says its whole capacity (`FleetSlots`). */
+  private readonly held = new Map<WorkClass, Map<string, number>>();
   private readonly rows = new Map<string, LeaseRow>();
   /** Lease id by task id, so a duplicate hand-off or a cancel finds its lease without a read. */
   private readonly leaseOfTask = new Map<string, string>();
@@ -109,7 +111,7 @@ export class LeaseTable {
   private remember(row: LeaseRow): void {
     this.rows.set(row.lease_id, row);
     this.leaseOfTask.set(row.task_id, row.lease_id);
-    this.addRunning(row.owner, row.kind, 1);
+    this.addRunning(row, 1);
   }
 
   /** A copy of the lease (callers may keep it while the table changes). */
@@ -150,7 +152,7 @@ export class LeaseTable {
     if (row.cancelled) this.sql.exec("DELETE FROM cancelled_leases WHERE lease_id = ?", row.lease_id);
     this.rows.delete(row.lease_id);
     this.leaseOfTask.delete(row.task_id);
-    this.addRunning(row.owner, row.kind, -1);
+    this.addRunning(row, -1);
   }
 
   /** Leases out in a work class. */
@@ -163,13 +165,15 @@ export class LeaseTable {
     return this.running.get(workClass)?.get(owner) ?? 0;
   }
 
-  private addRunning(owner: string, kind: TaskKind, delta: number): void {
-    const workClass = workClassOf(kind);
-    const perOwner = this.running.get(workClass) ?? new Map<string, number>();
-    this.running.set(workClass, perOwner);
-    const n = (perOwner.get(owner) ?? 0) + delta;
-    if (n > 0) perOwner.set(owner, n);
-    else perOwner.delete(owner);
+  /** Leases out in a work class held by one node. */
+  heldBy(nodeId: string, workClass: WorkClass): number {
+    return this.held.get(workClass)?.get(nodeId) ?? 0;
+  }
+
+  private addRunning(lease: Pick<LeaseRow, "owner" | "kind" | "node_id">, delta: number): void {
+    const workClass = workClassOf(lease.kind);
+    addTo(this.running, workClass, lease.owner, delta);
+    addTo(this.held, workClass, lease.node_id, delta);
     this.total.set(workClass, (this.total.get(workClass) ?? 0) + delta);
   }
 
@@ -194,4 +198,17 @@ export class LeaseTable {
   pruneFinished(before: number): void {
     this.sql.exec("DELETE FROM finished WHERE at < ?", before);
   }
+}
+/** Adds `delta` to a per-class count, dropping counts that reach zero. */
+function addTo(
+  counts: Map<WorkClass, Map<string, number>>,
+  workClass: WorkClass,
+  id: string,
+  delta: number,
+): void {
+  const perId = counts.get(workClass) ?? new Map<string, number>();
+  counts.set(workClass, perId);
+  const n = (perId.get(id) ?? 0) + delta;
+  if (n > 0) perId.set(id, n);
+  else perId.delete(id);
 }

@@ -6,11 +6,13 @@ import {
   runInDurableObject,
 } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { workerConfig } from "../../platform/config.ts";
 import { db } from "../../platform/db.ts";
+import { knownSchedulers } from "../../platform/dispatch-routing.ts";
 import { apiKeys, nodeIdentities } from "../../platform/schema.ts";
-import { dispatcher } from "../../platform/stubs.ts";
+import { dispatcher, dispatcherOfTask } from "../../platform/stubs.ts";
 import { createTask, readTask } from "../../platform/task-store.ts";
-import type { Lane, TaskRecordOf } from "../../protocol/task.ts";
+import type { Lane, TaskRecordOf, WorkClass } from "../../protocol/task.ts";
 import type { TranscribeParams } from "../../protocol/transcribe-params.ts";
 import { generateApiKey, generateNodeToken } from "../../worker/auth/key-material.ts";
 import worker from "../../worker/index.ts";
@@ -86,33 +88,43 @@ export async function submitTranscription(
 }
 
 /**
- * Empties the Dispatcher (waiting line, leases, memory of finished tasks, nodes) between tests, then
- * restarts the Dispatcher so its in-memory line is read back from the emptied tables.
+ * Empties the Dispatchers (each registry model's speech pool, the render pool: waiting line, leases,
+ * memory of finished tasks, nodes) between tests, then restarts them so their in-memory lines are read
+ * back from the emptied tables.
  */
 export async function resetDispatcher(): Promise<void> {
-  const stub = dispatcher(env);
+  const models = workerConfig(env).modelRegistry.models.map((entry) => entry.id);
+  for (const key of knownSchedulers(models)) await resetScheduler(dispatcher(env, key));
+}
+
+/** Empties one Dispatcher and restarts it (only it: every object would end other files' live sessions). */
+export async function resetScheduler(stub: ReturnType<typeof dispatcher>): Promise<void> {
   await runInDurableObject(stub, async (_instance, state) => {
     for (const table of ["waiting", "leases", "finished", "owners", "nodes"]) {
       state.storage.sql.exec(`DELETE FROM ${table}`);
     }
     await state.storage.deleteAlarm();
   });
-  // Only this object restarts (every object of the runtime would include other files' live sessions).
   await runInDurableObject(stub, (_instance, state) => state.abort("reset")).catch(() => undefined);
 }
 
-export function dispatcherStub() {
-  return dispatcher(env);
+/** The Dispatcher of a work class: for speech, the registry default model's pool. */
+export function dispatcherStub(workClass: WorkClass = "speech") {
+  const kind = workClass === "speech" ? "transcribe" : "slide";
+  return dispatcherOfTask(env, { kind, params: {} });
 }
 
-/** Moves every lease's deadline into the past and runs the Dispatcher's alarm, as if their nodes died. */
+/** Moves every lease's deadline into the past and runs the Dispatchers' alarms, as if their nodes died. */
 export async function expireAllLeases(): Promise<void> {
-  const stub = dispatcherStub();
-  await runInDurableObject(stub, async (_instance, state) => {
-    state.storage.sql.exec("UPDATE leases SET expires_at = ?", Date.now() - 1);
-    await state.storage.setAlarm(Date.now() + 60_000);
-  });
-  if (!(await runDurableObjectAlarm(stub))) throw new Error("the Dispatcher had no alarm to run");
+  let ran = false;
+  for (const stub of [dispatcherStub("speech"), dispatcherStub("render")]) {
+    await runInDurableObject(stub, async (_instance, state) => {
+      state.storage.sql.exec("UPDATE leases SET expires_at = ?", Date.now() - 1);
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    ran = (await runDurableObjectAlarm(stub)) || ran;
+  }
+  if (!ran) throw new Error("the Dispatcher had no alarm to run");
 }
 
 /** Delivers task messages to the Worker's queue handler, as the Queue would. */

@@ -200,7 +200,7 @@ describe("cancellation when the caller goes away", () => {
     const node = new TestNode();
     const [lease] = await node.lease(1, 0);
     await node.complete(lease!.lease_id, sampleResult("kept"));
-    expect(await cancelTask(env, task.task_id)).toBe(false);
+    expect(await cancelTask(env, task)).toBe(false);
     expect(await readTask(env, task.task_id)).toMatchObject({ status: "done", result: { text: "kept" } });
   });
 
@@ -213,7 +213,7 @@ describe("cancellation when the caller goes away", () => {
     const task = await submitTranscription(id, { lane: "interactive" });
     const [lease] = await new TestNode().lease(1, 0);
     const held = heldDispatcher();
-    const cancelling = cancelTask(held.env, task.task_id);
+    const cancelling = cancelTask(held.env, task);
     const whileHeld = await waitForTaskEnd(env, task.task_id, 500);
     held.release();
     expect(await cancelling).toBe(true);
@@ -245,7 +245,7 @@ describe("cancellation when the caller goes away", () => {
     const { id } = await createKey();
     const task = await submitTranscription(id, { lane: "interactive" });
     const [lease] = await new TestNode().lease(1, 0);
-    expect(await cancelTask(env, task.task_id)).toBe(true);
+    expect(await cancelTask(env, task)).toBe(true);
     const stub = dispatcherStub();
     await runInDurableObject(stub, async (_instance, state) => {
       state.storage.sql.exec("UPDATE leases SET expires_at = ?", Date.now() - 1);

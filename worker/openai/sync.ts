@@ -1,4 +1,5 @@
 import { workerConfig } from "../../platform/config.ts";
+import type { RoutedTask } from "../../platform/dispatch-routing.ts";
 import { jobState } from "../../platform/stubs.ts";
 import { readTask } from "../../platform/task-store.ts";
 import type { TaskRecord } from "../../protocol/task.ts";
@@ -73,29 +74,30 @@ export async function runSyncTranscription(env: Env, call: SyncCall): Promise<Sy
   // A remote default model runs here and now, not after the Queue's batch window: the call is waiting.
   if (remoteDefaultEntry(env)) call.waitUntil(drainRemoteTasks(env, 1).catch(logExecutorFailure));
   const waitSec = workerConfig(env).syncWaitMaxSec;
-  const record = await waitWhileConnected(env, taskId, call, waitSec * 1000);
+  const task = { task_id: taskId, kind: "transcribe" as const, params: request.params };
+  const record = await waitWhileConnected(env, task, call, waitSec * 1000);
   return { taskId, ...(await reply(env, record, request, waitSec)) };
 }
 
 /** Waits for the task's end; if the caller disconnects meanwhile, the task is cancelled. */
 async function waitWhileConnected(
   env: Env,
-  taskId: string,
+  task: RoutedTask & { task_id: string },
   call: SyncCall,
   timeoutMs: number,
 ): Promise<TaskRecord | null> {
   const signal = call.request.signal;
   const onAbort = () => {
     call.waitUntil(
-      cancelTask(env, taskId).catch((error: unknown) => {
-        console.error(JSON.stringify({ task_id: taskId, error: `cancel failed: ${String(error)}` }));
+      cancelTask(env, task).catch((error: unknown) => {
+        console.error(JSON.stringify({ task_id: task.task_id, error: `cancel failed: ${String(error)}` }));
       }),
     );
   };
   if (signal.aborted) onAbort();
   else signal.addEventListener("abort", onAbort, { once: true });
   try {
-    return await waitForTaskEnd(env, taskId, timeoutMs);
+    return await waitForTaskEnd(env, task.task_id, timeoutMs);
   } finally {
     signal.removeEventListener("abort", onAbort);
   }

@@ -28,14 +28,20 @@ export const REMOTE_CALL_TRIES = 3;
 /** Backoff between tries: ½–1 × min(1 s · 2^n, 15 s), jittered so callers do not retry in step. */
 const REMOTE_CALL_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 15_000, jitter: "equal" };
 
+/** The remote tier's loops side by side when MAX_CONCURRENT_TRANSCRIBE_JOBS is `auto`. */
+export const AUTO_REMOTE_LANES = 2;
+
+/** MAX_CONCURRENT_TRANSCRIBE_JOBS loops; with `auto` (the fleet's slots) the tier offers AUTO_REMOTE_LANES. */
+function remoteLanes(env: Env): number {
+  const cap = workerConfig(env).maxConcurrentTranscribeJobs;
+  return cap === "auto" ? AUTO_REMOTE_LANES : cap;
+}
+
 /**
  * Runs transcriptions for as long as the Dispatcher grants them: `lanes` loops side by side (the
  * Dispatcher's cap decides how many actually get work). Returns how many leases it ran.
  */
-export async function drainRemoteTasks(
-  env: Env,
-  lanes = workerConfig(env).maxConcurrentTranscribeJobs,
-): Promise<number> {
+export async function drainRemoteTasks(env: Env, lanes = remoteLanes(env)): Promise<number> {
   const entry = remoteDefaultEntry(env);
   if (!entry) return 0;
   const counts = await Promise.all(Array.from({ length: lanes }, () => drainOneLane(env, entry)));

@@ -30,7 +30,8 @@ import { translateWithWorkersAi, translationCapabilities, workersAi } from "../t
 /** Mounted at /internal/v1: routes for inference nodes (node tokens); hidden from the public OpenAPI document. */
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const LeaseParam = z.object({ lease_id: z.string().min(1).max(64) });
+/** A lease id: its issuing Dispatcher's id (64 hex), a dot, a UUID (platform/dispatch-routing.ts). */
+const LeaseParam = z.object({ lease_id: z.string().min(1).max(128) });
 const errors = {
   401: { description: "not a node", content: json(ErrorBody) },
   409: { description: "the completion is not of the lease's task kind", content: json(ErrorBody) },

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, isNull, ne, sql } from "drizzle-orm";
 import { db } from "../../platform/db.ts";
 import { jobs } from "../../platform/schema.ts";
-import { dispatcher, jobState } from "../../platform/stubs.ts";
+import { dispatcherOfTask, jobState } from "../../platform/stubs.ts";
 import { deleteWebhook } from "../../platform/webhook-store.ts";
 import type { TaskKind, TaskSource } from "../../protocol/task.ts";
 import { isUploadKey, outputPrefix } from "../ingest/object-keys.ts";
@@ -57,13 +57,15 @@ export async function deleteOwnedTask(
 /** Steps 3 to 5 of a marked task's delete (and step 1 again, for the sweep); repeatable. */
 async function finishDelete(env: Env, taskId: string): Promise<void> {
   await jobState(env, taskId).erase();
-  await dispatcher(env).cancel(taskId);
   const row = await db(env)
-    .select({ source: jobs.source, owner: jobs.owner_key_id })
+    .select({ source: jobs.source, owner: jobs.owner_key_id, kind: jobs.kind, params: jobs.params })
     .from(jobs)
     .where(eq(jobs.task_id, taskId))
     .get();
-  if (row) await deleteTaskMedia(env, taskId, row.source, row.owner);
+  // No row: a repeated finish already removed it, after its cancel.
+  if (!row) return;
+  await dispatcherOfTask(env, row).cancel(taskId);
+  await deleteTaskMedia(env, taskId, row.source, row.owner);
   await deleteWebhook(env, taskId);
   await db(env)
     .delete(jobs)

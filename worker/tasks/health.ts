@@ -1,9 +1,9 @@
 import { type LiveStatus, liveStatus as readLiveStatus } from "../../durable-objects/live/live-streams.ts";
 import { workerConfig } from "../../platform/config.ts";
-import { dispatcher } from "../../platform/stubs.ts";
 import { modelFixCommand, syntheticModelNotice } from "../../protocol/model-registry.ts";
 import { remoteDefaultEntry, remoteEntryReady } from "../remote/remote-tier.ts";
 import type { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
+import { liveNodesOfFleet } from "./fleet.ts";
 import { readJobQueue } from "./job-broker.ts";
 import { servedAsrModel } from "./served-model.ts";
 
@@ -20,11 +20,11 @@ export async function readHealth(
   env: Env,
 ): Promise<{ health: HealthResponse; modelsReady: string[]; syntheticModels: string[] }> {
   const registry = workerConfig(env).modelRegistry;
-  let nodes: Awaited<ReturnType<ReturnType<typeof dispatcher>["liveNodes"]>> = [];
+  let nodes: Awaited<ReturnType<typeof liveNodesOfFleet>> = [];
   const liveAsked = liveStatus(env);
   const jobQueueAsked = readJobQueue(env);
   try {
-    nodes = await dispatcher(env).liveNodes();
+    nodes = await liveNodesOfFleet(env);
   } catch (cause) {
     // no node can be heard of; the job broker (the Queue) is another matter, in `job_queue`
     console.error(JSON.stringify({ dispatcher: "liveNodes failed", error: String(cause) }));

@@ -1,7 +1,8 @@
 import { isHeldBy, type LeaseRow } from "../../durable-objects/dispatcher/lease-table.ts";
 import { workerConfig } from "../../platform/config.ts";
+import { issuerOfLease, type RoutedTask } from "../../platform/dispatch-routing.ts";
 import type { NodeIdentity } from "../../platform/node-identity.ts";
-import { dispatcher, jobState } from "../../platform/stubs.ts";
+import { dispatcherOfLease, dispatcherOfTask, jobState } from "../../platform/stubs.ts";
 import {
   changeTaskStatus,
   failUnlessEnded,
@@ -21,6 +22,7 @@ import {
 import type { TaskRecord, TaskResult } from "../../protocol/task.ts";
 import { CANCELLED_FAILURE, isRetryable } from "../../protocol/task-failure.ts";
 import { ApiError } from "../errors.ts";
+import { askSchedulers } from "./lease-ask.ts";
 import { checkOutputs, storeOutput } from "./outputs.ts";
 
 /**
@@ -33,8 +35,9 @@ import { checkOutputs, storeOutput } from "./outputs.ts";
  * The leases record the node identity that asked (its id and name); only it may use them.
  */
 export async function leaseTasks(env: Env, ask: LeaseAsk, node: NodeIdentity): Promise<Lease[]> {
-  const waitMs = Math.min(ask.wait_ms, workerConfig(env).leaseWaitMaxMs);
-  const rows = await dispatcher(env).lease({ ...ask, wait_ms: waitMs }, node);
+  const config = workerConfig(env);
+  const waitMs = Math.min(ask.wait_ms, config.leaseWaitMaxMs);
+  const rows = await askSchedulers(env, { ...ask, wait_ms: waitMs }, node, config.modelRegistry);
   const leases: Lease[] = [];
   for (const row of rows) {
     const lease = await startTask(env, row);
@@ -47,7 +50,7 @@ export async function leaseTasks(env: Env, ask: LeaseAsk, node: NodeIdentity): P
 async function startTask(env: Env, row: LeaseRow): Promise<Lease | null> {
   const record = await changeTaskStatus(env, row.task_id, { status: "processing" });
   if (!record) {
-    await dispatcher(env).release(row.lease_id, "finished");
+    await issuer(env, row.lease_id).release(row.lease_id, "finished");
     return null;
   }
   return workOrder(record, row, workerConfig(env).maxAudioDurationSec);
@@ -74,13 +77,20 @@ function workOrder(record: TaskRecord, row: LeaseRow, maxAudioDurationSec: numbe
  * so its existence does not leak. A cancelled one is ended here (task failed, lease released): 410.
  */
 async function liveLease(env: Env, leaseId: string, node: NodeIdentity): Promise<LeaseRow> {
-  const lease = await dispatcher(env).lookup(leaseId);
+  const lease = await dispatcherOfLease(env, leaseId)?.lookup(leaseId);
   if (!lease || !isHeldBy(lease, node)) throw leaseGone();
   if (lease.cancelled) {
     await endCancelledLease(env, lease);
     throw new ApiError("gone", `the task was ${CANCELLED_FAILURE.message}; stop working on it`);
   }
   return lease;
+}
+
+/** The Dispatcher that issued a lease; a lease id none issued is gone like an expired one. */
+function issuer(env: Env, leaseId: string) {
+  const scheduler = dispatcherOfLease(env, leaseId);
+  if (!scheduler) throw leaseGone();
+  return scheduler;
 }
 
 function leaseGone(): ApiError {
@@ -92,16 +102,16 @@ function leaseGone(): ApiError {
  * its next heartbeat) or takes it out of the line, and stores it failed `cancelled` (Dispatcher.cancel
  * says in which order, and why). False when the task had already ended.
  *
- * @example request.signal.addEventListener("abort", () => ctx.waitUntil(cancelTask(env, taskId)));
+ * @example request.signal.addEventListener("abort", () => ctx.waitUntil(cancelTask(env, record)));
  */
-export async function cancelTask(env: Env, taskId: string): Promise<boolean> {
-  return dispatcher(env).cancel(taskId);
+export async function cancelTask(env: Env, task: RoutedTask & { task_id: string }): Promise<boolean> {
+  return dispatcherOfTask(env, task).cancel(task.task_id);
 }
 
 /** Ends a cancelled lease: the task failed (again, if a late write moved it), the lease let go. */
 async function endCancelledLease(env: Env, lease: LeaseRow): Promise<void> {
   await failUnlessEnded(env, lease.task_id, CANCELLED_FAILURE);
-  await dispatcher(env).release(lease.lease_id, "finished");
+  await issuer(env, lease.lease_id).release(lease.lease_id, "finished");
 }
 
 export async function heartbeatLease(
@@ -114,6 +124,42 @@ export async function heartbeatLease(
   const [answer] = await heartbeatNode(env, node, health, [{ leaseId, report }]);
   if (!answer || answer.state === "gone") throw leaseGone();
   return { expires_at: answer.expires_at ?? 0, cancel: answer.state === "cancel" };
+}
+
+/**
+ * Each lease's row after its issuer extended it (null: gone, or no Dispatcher issued it): one call per
+ * Dispatcher the node holds leases of, in parallel.
+ */
+async function heartbeatByIssuer(
+  env: Env,
+  node: NodeIdentity,
+  health: NodeHealth,
+  leaseIds: readonly string[],
+): Promise<(LeaseRow | null)[]> {
+  const byIssuer = new Map<string, number[]>();
+  leaseIds.forEach((leaseId, i) => {
+    const issuer = issuerOfLease(leaseId);
+    if (!issuer) return;
+    const name = "name" in issuer ? `name:${issuer.name}` : `id:${issuer.id}`;
+    byIssuer.set(name, [...(byIssuer.get(name) ?? []), i]);
+  });
+  const rows: (LeaseRow | null)[] = leaseIds.map(() => null);
+  await Promise.all(
+    [...byIssuer.values()].map(async (indexes) => {
+      const first = leaseIds[indexes[0] ?? 0] ?? "";
+      const scheduler = dispatcherOfLease(env, first);
+      if (!scheduler) return;
+      const extended = await scheduler.heartbeatNode(
+        indexes.map((i) => leaseIds[i] ?? ""),
+        health,
+        node,
+      );
+      indexes.forEach((leaseIndex, k) => {
+        rows[leaseIndex] = extended[k] ?? null;
+      });
+    }),
+  );
+  return rows;
 }
 
 /** One running task as a node heartbeat reports it. */
@@ -132,10 +178,11 @@ export async function heartbeatNode(
   health: NodeHealth,
   reports: LeaseReport[],
 ): Promise<NodeHeartbeatResponse["leases"]> {
-  const leases = await dispatcher(env).heartbeatNode(
-    reports.map((r) => r.leaseId),
-    health,
+  const leases = await heartbeatByIssuer(
+    env,
     node,
+    health,
+    reports.map((r) => r.leaseId),
   );
   return Promise.all(
     reports.map(async ({ leaseId, report }, i) => {
@@ -169,7 +216,7 @@ export async function completeLease(
   await checkOutputs(env, lease.task_id, completion);
   const result = await storedResult(env, lease.task_id, completion);
   const stored = await changeTaskStatus(env, lease.task_id, { status: "done", result });
-  await dispatcher(env).release(leaseId, "finished");
+  await issuer(env, leaseId).release(leaseId, "finished");
   // The task ended another way meanwhile (cancelled by its caller): the result is not kept.
   if (!stored) throw leaseGone();
 }
@@ -192,12 +239,12 @@ export async function failLease(
   const lease = await liveLease(env, leaseId, node);
   if (!isRetryable(failure.code) || lease.attempts >= workerConfig(env).maxTaskAttempts) {
     await changeTaskStatus(env, lease.task_id, { status: "failed", failure });
-    await dispatcher(env).release(leaseId, "finished");
+    await issuer(env, leaseId).release(leaseId, "finished");
     return { requeued: false };
   }
   // A task that ended meanwhile (cancelled by its caller) is not put back in line.
   const requeued = (await changeTaskStatus(env, lease.task_id, { status: "queued" })) !== null;
-  await dispatcher(env).release(leaseId, requeued ? "requeue" : "finished");
+  await issuer(env, leaseId).release(leaseId, requeued ? "requeue" : "finished");
   return { requeued };
 }
 

@@ -1,5 +1,7 @@
 import { and, asc, eq, gt, isNull, lt, or } from "drizzle-orm";
+import { workerConfig } from "../../platform/config.ts";
 import { db } from "../../platform/db.ts";
+import { schedulerName, schedulerOfTask } from "../../platform/dispatch-routing.ts";
 import { jobs, sweepCursors } from "../../platform/schema.ts";
 import { dispatcher } from "../../platform/stubs.ts";
 
@@ -26,13 +28,7 @@ export async function recoverOrphanedTasks(env: Env, now = Date.now()): Promise<
   for (let page = 0; page < SWEEP_PAGES; page++) {
     const rows = await oldQueuedAfter(env, cursor, now - ORPHAN_AGE_MS);
     const last = rows.at(-1);
-    const unknown = new Set(
-      rows.length > 0 ? await dispatcher(env).unknownTasks(rows.map((r) => r.task_id)) : [],
-    );
-    for (const row of rows.filter((r) => unknown.has(r.task_id))) {
-      const outcome = await dispatcher(env).enqueue({ ...row, owner: row.owner ?? "" });
-      if (outcome === "queued") recovered++;
-    }
+    recovered += await handOverUnknown(env, rows);
     // A short page is the end of the backlog: the next run starts again from the oldest.
     cursor =
       rows.length === SWEEP_PAGE && last ? { created_at: last.created_at, task_id: last.task_id } : null;
@@ -40,6 +36,34 @@ export async function recoverOrphanedTasks(env: Env, now = Date.now()): Promise<
   }
   await writeCursor(env, cursor);
   if (recovered > 0) console.log(JSON.stringify({ event: "orphans_recovered", count: recovered }));
+  return recovered;
+}
+
+type SweptTask = Awaited<ReturnType<typeof oldQueuedAfter>>[number];
+
+/**
+ * Asks each scheduler (one per pool and work class) once which of its page's tasks it does not know, and
+ * hands only those over; returns how many it took.
+ */
+async function handOverUnknown(env: Env, rows: readonly SweptTask[]): Promise<number> {
+  const defaultModel = workerConfig(env).modelRegistry.default_model;
+  const bySchedulers = new Map<string, { key: ReturnType<typeof schedulerOfTask>; rows: SweptTask[] }>();
+  for (const row of rows) {
+    const key = schedulerOfTask(row, defaultModel);
+    const group = bySchedulers.get(schedulerName(key)) ?? { key, rows: [] };
+    group.rows.push(row);
+    bySchedulers.set(schedulerName(key), group);
+  }
+  let recovered = 0;
+  for (const { key, rows: theirs } of bySchedulers.values()) {
+    const scheduler = dispatcher(env, key);
+    const unknown = new Set(await scheduler.unknownTasks(theirs.map((r) => r.task_id)));
+    for (const { params: _routing, created_at: _at, ...task } of theirs.filter((r) =>
+      unknown.has(r.task_id),
+    )) {
+      if ((await scheduler.enqueue({ ...task, owner: task.owner ?? "" })) === "queued") recovered++;
+    }
+  }
   return recovered;
 }
 
@@ -57,6 +81,7 @@ function oldQueuedAfter(env: Env, cursor: Cursor, before: number) {
       owner: jobs.owner_key_id,
       lane: jobs.lane,
       kind: jobs.kind,
+      params: jobs.params,
       created_at: jobs.created_at,
     })
     .from(jobs)

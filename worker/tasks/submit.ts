@@ -1,4 +1,4 @@
-import { dispatcher } from "../../platform/stubs.ts";
+import { dispatcherOfTask } from "../../platform/stubs.ts";
 import { createTask, type NewTask, withdrawTask } from "../../platform/task-store.ts";
 import type { TaskMessage, TaskRecord } from "../../protocol/task.ts";
 import { ApiError } from "../errors.ts";
@@ -33,7 +33,7 @@ export async function submitTask(env: Env, input: NewTask): Promise<TaskRecord> 
 /** The fast path: straight to the Dispatcher; a failure only costs the Queue's batch window. */
 async function handOver(env: Env, record: TaskRecord): Promise<void> {
   try {
-    await dispatcher(env).enqueue({
+    await dispatcherOfTask(env, record).enqueue({
       task_id: record.task_id,
       owner: record.owner_key_id ?? "",
       lane: record.lane,

@@ -1,8 +1,8 @@
 import { workerConfig } from "../../platform/config.ts";
-import { dispatcher } from "../../platform/stubs.ts";
 import { LANGUAGES, languageName } from "../../protocol/languages.ts";
 import { translationLanguage } from "../../protocol/rooms.ts";
 import { ApiError } from "../errors.ts";
+import { liveNodesOfFleet } from "../tasks/fleet.ts";
 
 type Named = [code: string, name: string];
 
@@ -62,7 +62,7 @@ export function languagesFrom(
 export async function readLanguages(env: Env): Promise<LanguagesView> {
   let nodes: Parameters<typeof languagesFrom>[0];
   try {
-    nodes = await dispatcher(env).liveNodes();
+    nodes = await liveNodesOfFleet(env);
   } catch (cause) {
     console.error(JSON.stringify({ languages: "node table unavailable", error: String(cause) }));
     throw new ApiError("service_unavailable", "the language service is temporarily unavailable; try again");
