@@ -103,7 +103,7 @@ export const MAX_HEARTBEAT_LEASES = 64;
 export const NodeHeartbeatRequest = z.strictObject({
   node: NodeHealth,
   leases: z
-    .array(z.strictObject({ lease_id: z.string().min(1).max(64), ...progressFields }))
+    .array(z.strictObject({ lease_id: z.string().min(1).max(128), ...progressFields }))
     .min(1)
     .max(MAX_HEARTBEAT_LEASES)
     .refine((leases) => new Set(leases.map((l) => l.lease_id)).size === leases.length, {
