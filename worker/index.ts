@@ -14,6 +14,7 @@ export { JobState } from "../durable-objects/job-state.ts";
 export { LiveHub } from "../durable-objects/live/live-hub.ts";
 export { LiveSession } from "../durable-objects/live/live-session.ts";
 export { TranslationRoom } from "../durable-objects/rooms/translation-room.ts";
+export { RemoteTier } from "./remote/remote-tier-object.ts";
 
 export default {
   fetch: app.fetch,
