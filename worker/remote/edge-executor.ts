@@ -129,7 +129,7 @@ export async function runRemoteLease(
     const postStarted = Date.now();
     // Speech translated to English is English; otherwise the detected language, as on a node.
     const spoken = ask.task === "translate" ? { ...transcript, language: "en" } : transcript;
-    const cleaned = cleanRemoteTranscript(spoken);
+    const cleaned = await cleanRemoteTranscript(spoken);
     const translation =
       ask.task === "translate" ? null : await translateTranscript(env, cleaned.text, spoken.language);
     const timings = { downloadMs, asrMs: callMs, postMs: Date.now() - postStarted };

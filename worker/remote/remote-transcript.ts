@@ -1,5 +1,5 @@
 import { languageName } from "../../protocol/languages.ts";
-import { cleanTranscript, type DecodedSegment } from "../../protocol/postprocess/clean-transcript.ts";
+import type { CleanTranscript, DecodedSegment } from "../../protocol/postprocess/clean-transcript.ts";
 import { formatTimestamp } from "../../protocol/timestamp.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
 
@@ -51,10 +51,12 @@ export interface RemoteTimings {
 /**
  * The remote answer cleaned by the pipeline every tier runs (protocol/postprocess/clean-transcript.ts):
  * markers, repetition loops and doubted silence hallucinations removed, spacing and Vietnamese capitals
- * fixed. A text-only answer is cleaned as one piece. Pure, so the caller can time it and translate
- * its `text` before building the result.
+ * fixed. A text-only answer is cleaned as one piece. The caller times it and translates its `text`
+ * before building the result. Imported on first use: building the Vietnamese lexicon costs about
+ * 0.1 s of CPU, which every Worker isolate would otherwise pay at start-up, remote tier or not.
  */
-export function cleanRemoteTranscript(transcript: RemoteTranscript) {
+export async function cleanRemoteTranscript(transcript: RemoteTranscript): Promise<CleanTranscript> {
+  const { cleanTranscript } = await import("../../protocol/postprocess/clean-transcript.ts");
   const decoded: DecodedSegment[] = transcript.hasTimestamps
     ? transcript.segments.map((s) => ({
         start: s.start,
@@ -83,7 +85,7 @@ export function cleanRemoteTranscript(transcript: RemoteTranscript) {
  */
 export function toTranscriptionResult(
   transcript: RemoteTranscript,
-  cleaned: ReturnType<typeof cleanRemoteTranscript>,
+  cleaned: CleanTranscript,
   modelId: string,
   timings: RemoteTimings,
   translation: string | null,
