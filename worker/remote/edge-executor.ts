@@ -34,24 +34,21 @@ const REMOTE_CALL_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 15_000, jitter
 export interface RemoteRun {
   /** Leases it ran. */
   ran: number;
-  /** Whether it stopped at its budget rather than on an empty line: the caller runs it again. */
+  /** Whether it spent its budget (rather than finding the line empty): the caller runs it again. */
   workRemains: boolean;
 }
 
 /**
- * Runs transcriptions while the Dispatcher grants them, at most `maxLeases` in all (REMOTE_TIER_LEASES_PER_RUN
- * by default), `lanes` loops side by side (the Dispatcher's cap decides how many actually get work). The
+ * Runs transcriptions while the Dispatcher grants them, at most REMOTE_TIER_LEASES_PER_RUN in all,
+ * `lanes` loops side by side (the Dispatcher's cap decides how many actually get work). The
  * budget keeps one invocation (a RemoteTier alarm, a sync call's waitUntil) far inside the platform's
  * wall-clock limits however long the line is.
  */
-export async function runRemoteTasks(
-  env: Env,
-  { lanes, maxLeases }: { lanes?: number; maxLeases?: number } = {},
-): Promise<RemoteRun> {
+export async function runRemoteTasks(env: Env, { lanes }: { lanes?: number } = {}): Promise<RemoteRun> {
   const entry = remoteDefaultEntry(env);
   if (!entry) return { ran: 0, workRemains: false };
   const config = workerConfig(env);
-  const budget = { left: maxLeases ?? config.remoteTierLeasesPerRun };
+  const budget = { left: config.remoteTierLeasesPerRun };
   const laneCount = lanes ?? config.maxConcurrentTranscribeJobs;
   const counts = await Promise.all(Array.from({ length: laneCount }, () => runOneLane(env, entry, budget)));
   const ran = counts.reduce((a, b) => a + b, 0);
