@@ -42,7 +42,13 @@ export const tiers: BenchGroup = async (): Promise<BenchResult[]> => {
   const registry = {
     default_model: "remote-whisper",
     models: [
-      { id: "remote-whisper", label: "whisper-server", kind: "http", endpoint: whisper.transcriptionsUrl },
+      {
+        id: "remote-whisper",
+        label: "whisper-server",
+        kind: "http",
+        endpoint: whisper.transcriptionsUrl,
+        supports_timestamps: true,
+      },
     ],
   };
   const worker = await LocalPlatform.start({ vars: { MODEL_REGISTRY: JSON.stringify(registry) } });

@@ -7,7 +7,7 @@
  * time per sentence.
  * Sentences still wrong are printed with the three versions (stderr).
  */
-import { normalizeSpacing, sentenceCase, truecase } from "../inference-node/postprocess/truecase.ts";
+import { normalizeSpacing, sentenceCase, truecase } from "../protocol/postprocess/truecase.ts";
 import { median } from "./stats.ts";
 import { type CasedSentence, TRUECASE_SET } from "./truecase-set.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";

@@ -25,6 +25,8 @@ const WorkerEnv = z.object({
   /** Content renders (shorts, quiz videos, decks) running at once, apart from transcriptions. */
   MAX_CONCURRENT_CONTENT_JOBS: concurrencyCap,
   LEASE_TTL_SEC: count(1),
+  /** Leases one run of the remote tier's executor takes before it re-arms its alarm (worker/remote/). */
+  REMOTE_TIER_LEASES_PER_RUN: count(1).default(4),
   MAX_TASK_ATTEMPTS: count(1),
   LEASE_WAIT_MAX_MS: count(0),
   NODE_STALE_SEC: count(1),
@@ -130,6 +132,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     maxConcurrentTranscribeJobs: v.MAX_CONCURRENT_TRANSCRIBE_JOBS,
     maxConcurrentContentJobs: v.MAX_CONCURRENT_CONTENT_JOBS,
     leaseTtlMs: v.LEASE_TTL_SEC * 1000,
+    remoteTierLeasesPerRun: v.REMOTE_TIER_LEASES_PER_RUN,
     maxTaskAttempts: v.MAX_TASK_ATTEMPTS,
     leaseWaitMaxMs: v.LEASE_WAIT_MAX_MS,
     nodeStaleMs: v.NODE_STALE_SEC * 1000,

@@ -64,3 +64,8 @@ export function liveSession(env: Env, sessionId: string) {
 export function translationRoom(env: Env, conversationId: string) {
   return env.TRANSLATION_ROOM.get(env.TRANSLATION_ROOM.idFromName(conversationId));
 }
+
+/** The executor of remote model pool `poolId` (a registry `http` entry's id). */
+export function remoteTier(env: Env, poolId: string) {
+  return env.REMOTE_TIER.get(env.REMOTE_TIER.idFromName(poolId));
+}

@@ -45,3 +45,20 @@ export type TranslateResponse = z.infer<typeof TranslateResponse>;
 
 export const TranslateCapabilities = z.object({ model: z.string(), languages: z.array(z.string()) });
 export type TranslateCapabilities = z.infer<typeof TranslateCapabilities>;
+
+/**
+ * The language to translate a transcription task's text into (the speech-to-text spec's VI↔EN):
+ * English for Vietnamese, Vietnamese for English, null for anything else. Accepts region tags and any
+ * case.
+ *
+ * @example
+ * translationTarget("vi"); // "en"
+ * translationTarget("en-US"); // "vi"
+ * translationTarget("ja"); // null
+ */
+export function translationTarget(languageCode: string): "vi" | "en" | null {
+  const base = languageCode.trim().toLowerCase().split(/[-_]/)[0];
+  if (base === "vi" || base === "vietnamese") return "en";
+  if (base === "en" || base === "english") return "vi";
+  return null;
+}

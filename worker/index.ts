@@ -16,6 +16,7 @@ export { LiveGate } from "../durable-objects/live/live-gate.ts";
 export { LiveHub } from "../durable-objects/live/live-hub.ts";
 export { LiveSession } from "../durable-objects/live/live-session.ts";
 export { TranslationRoom } from "../durable-objects/rooms/translation-room.ts";
+export { RemoteTier } from "./remote/remote-tier-object.ts";
 
 export default {
   fetch: app.fetch,

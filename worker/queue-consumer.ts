@@ -2,8 +2,7 @@ import { dispatcherOfTask } from "../platform/stubs.ts";
 import { changeTaskStatus, readTask } from "../platform/task-store.ts";
 import { sendWebhookMessage, WebhookMessage } from "../platform/webhook-store.ts";
 import { TaskMessage } from "../protocol/task.ts";
-import { drainRemoteTasks } from "./remote/edge-executor.ts";
-import { remoteDefaultEntry } from "./remote/remote-tier.ts";
+import { wakeRemoteTier } from "./remote/remote-kick.ts";
 
 const DEAD_LETTER_SUFFIX = "-dlq";
 
@@ -15,9 +14,10 @@ const DEAD_LETTER_SUFFIX = "-dlq";
  * here (sent before that Queue existed) is forwarded to it, and one in the dead-letter queue is
  * dropped, since its due row in D1 is re-sent by the cron sweep.
  *
- * With a remote default model (registry kind `http`) the consumer is also the remote tier's executor:
- * after the hand-off it runs leases until the Dispatcher grants no more, and only then acks, so a Worker
- * that dies mid-call has its messages delivered again (the lease it held expires and goes back in line).
+ * With a remote default model (registry kind `http`) the consumer also wakes the remote tier's executor
+ * (the RemoteTier object, which runs the line in bounded alarms) and acks: the consumer itself never
+ * transcribes, so a batch ends in milliseconds, far inside the Queue's consumer wall-clock limit. Task
+ * hand-offs and webhook attempts never share a batch: webhooks have their own Queue.
  */
 export async function consumeTasks(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const deadLetters = batch.queue.endsWith(DEAD_LETTER_SUFFIX);
@@ -48,11 +48,12 @@ export async function consumeTasks(batch: MessageBatch<unknown>, env: Env): Prom
       message.retry({ delaySeconds: 2 });
     }
   }
-  if (!deadLetters && handedOver.length > 0 && remoteDefaultEntry(env)) {
+  if (!deadLetters && handedOver.length > 0) {
     try {
-      await drainRemoteTasks(env);
+      await wakeRemoteTier(env);
     } catch (cause) {
-      console.error(JSON.stringify({ queue: batch.queue, error: `remote tier executor: ${String(cause)}` }));
+      // The task is in the Dispatcher's line already; a retried message wakes the executor again.
+      console.error(JSON.stringify({ queue: batch.queue, error: `remote tier wake-up: ${String(cause)}` }));
       for (const message of handedOver) message.retry({ delaySeconds: 2 });
       return;
     }

@@ -4,7 +4,7 @@
  * shrinks within an utterance, so interims shown to a user do not flicker; the rest of the newest
  * hypothesis is tentative and is not shown.
  */
-import { foldForMatch, joinPieces, NO_SPACE_CLASS } from "../postprocess/text.ts";
+import { foldForMatch, joinPieces, NO_SPACE_CLASS } from "../../protocol/postprocess/text.ts";
 
 /** A word, or a single character of a script written without spaces (Chinese, Japanese, Thai...). */
 const UNIT = new RegExp(`[${NO_SPACE_CLASS}]|[^\\s${NO_SPACE_CLASS}]+`, "gu");

@@ -28,9 +28,9 @@
  */
 import { AbortError, type DecodeOptions, type Transcript as NativeTranscript } from "../../native/index.ts";
 import type { FinalMessage, InterimMessage, ServerMessage } from "../../protocol/live.ts";
-import { cleanTranscript } from "../postprocess/build-result.ts";
-import { removeMarkers } from "../postprocess/markers.ts";
-import { collapseRepetitions } from "../postprocess/repetition.ts";
+import { cleanTranscript } from "../../protocol/postprocess/clean-transcript.ts";
+import { removeMarkers } from "../../protocol/postprocess/markers.ts";
+import { collapseRepetitions } from "../../protocol/postprocess/repetition.ts";
 import { EnergyVoiceActivity, type VoiceActivity } from "../vad/voice-activity.ts";
 import { DecodeGate } from "./decode-gate.ts";
 import { LocalAgreement } from "./local-agreement.ts";

@@ -1,9 +1,9 @@
 import type { DecodeTimings, Token, WhisperModel } from "../../native/index.ts";
+import type { DecodedSegment } from "../../protocol/postprocess/clean-transcript.ts";
 import type { TimedToken } from "../../protocol/transcription-detail.ts";
 import { type AudioWindow, windows } from "../audio/windows.ts";
 import { SAMPLE_RATE } from "../media/pcm-stream.ts";
-import type { DecodedSegment } from "../postprocess/build-result.ts";
-import { looped } from "../postprocess/repetition.ts";
+import { looped } from "../postprocess/looped.ts";
 import type { TimeMap } from "../vad/skip-non-speech.ts";
 
 export interface DecodeRequest {

@@ -5,7 +5,7 @@ import {
   type TranscriptionDetail,
   wordsFromTokens,
 } from "../../protocol/transcription-detail.ts";
-import { compressionRatio } from "../postprocess/repetition.ts";
+import { compressionRatio } from "../postprocess/looped.ts";
 import type { DetailedSegment } from "./decode-stream.ts";
 
 /**

@@ -1,15 +1,16 @@
 import { normalizeLanguage } from "../../protocol/languages.ts";
 import type { LeaseOf } from "../../protocol/node.ts";
+import { cleanTranscript } from "../../protocol/postprocess/clean-transcript.ts";
 import type { DetailedTranscriptionResult } from "../../protocol/transcription-detail.ts";
+import { translationTarget } from "../../protocol/translate.ts";
 import type { TaskContext } from "../lease-loop.ts";
 import type { Logger } from "../logger.ts";
 import { MediaError } from "../media/media-error.ts";
 import { openPcm, SAMPLE_RATE } from "../media/pcm-stream.ts";
 import type { ResidentModel } from "../model.ts";
-import { buildTranscriptionResult, cleanTranscript } from "../postprocess/build-result.ts";
+import { buildTranscriptionResult } from "../postprocess/build-result.ts";
 import { TaskFailureError } from "../task-failure.ts";
 import type { Translator } from "../translate/translator.ts";
-import { translationTarget } from "../translate/translator.ts";
 import type { VoiceActivity } from "../vad/voice-activity.ts";
 import { decodeStream } from "./decode-stream.ts";
 import { fetchMedia, type MediaSourceOptions } from "./fetch-media.ts";

@@ -76,23 +76,6 @@ export class TranslationError extends Error {
   }
 }
 
-/**
- * The language to translate a transcription task's text into (the speech-to-text spec's VI↔EN):
- * English for Vietnamese, Vietnamese for English, null for anything else. Accepts region tags and any
- * case.
- *
- * @example
- * translationTarget("vi"); // "en"
- * translationTarget("en-US"); // "vi"
- * translationTarget("ja"); // null
- */
-export function translationTarget(languageCode: string): "vi" | "en" | null {
-  const base = languageCode.trim().toLowerCase().split(/[-_]/)[0];
-  if (base === "vi" || base === "vietnamese") return "en";
-  if (base === "en" || base === "english") return "vi";
-  return null;
-}
-
 /** Throws `unsupported` unless both are language codes the API knows (whisper's table). */
 export function assertLanguages(backend: string, from: string, to: string): void {
   for (const lang of [from, to]) {

@@ -32,7 +32,17 @@ let speechSec: number;
 function registry(endpoint: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
     default_model: "remote-whisper",
-    models: [{ id: "remote-whisper", label: "Remote whisper", kind: "http", endpoint, ...extra }],
+    models: [
+      // whisper-server answers verbose_json: its segments carry timestamps.
+      {
+        id: "remote-whisper",
+        label: "Remote whisper",
+        kind: "http",
+        endpoint,
+        supports_timestamps: true,
+        ...extra,
+      },
+    ],
   });
 }
 

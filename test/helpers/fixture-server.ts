@@ -85,6 +85,8 @@ const ROUTES: Record<string, Handler> = {
   "/signed-get": rangedGetOnly(403, 1234),
   "/redirect": (_req, res) => void res.writeHead(302, { Location: "/audio.mp3" }).end(),
   "/openai/v1/audio/transcriptions": (req, res) => void openAiTranscriptions(req, res),
+  "/openai-noisy/v1/audio/transcriptions": (req, res) => void noisyTranscriptions(req, res, "verbose_json"),
+  "/openai-json-only/v1/audio/transcriptions": (req, res) => void noisyTranscriptions(req, res, "json"),
   "/redirect-loop": (_req, res) => void res.writeHead(302, { Location: "/redirect-loop" }).end(),
   "/redirect-metadata": (_req, res) =>
     void res.writeHead(302, { Location: "http://169.254.169.254/latest/meta-data/" }).end(),
@@ -131,6 +133,38 @@ async function openAiTranscriptions(req: IncomingMessage, res: ServerResponse): 
       ],
     }),
   );
+}
+
+/** Raw whisper output as a remote endpoint sends it: a marker, then a phrase looping. */
+export const NOISY_SEGMENTS = [
+  { start: 0, end: 1, text: " [BLANK_AUDIO]" },
+  { start: 1, end: 3, text: " xin chào các bạn." },
+  { start: 3, end: 6, text: " Cảm ơn. Cảm ơn. Cảm ơn. Cảm ơn." },
+];
+
+/**
+ * An endpoint answering NOISY_SEGMENTS (Vietnamese) in one `response_format` only: `verbose_json`
+ * (whisper-server) or `json` (text alone, as OpenAI's gpt-4o-transcribe, which refuses verbose_json
+ * with a 400).
+ */
+async function noisyTranscriptions(
+  req: IncomingMessage,
+  res: ServerResponse,
+  format: "verbose_json" | "json",
+): Promise<void> {
+  const form = await new Request("http://fixture/", {
+    method: "POST",
+    headers: { "content-type": req.headers["content-type"] ?? "" },
+    body: await bodyOf(req),
+  }).formData();
+  const asked = form.get("response_format");
+  const json = (status: number, body: unknown) =>
+    void res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+  if (asked !== format)
+    return json(400, { error: { message: `response_format '${asked}' is not compatible with this model` } });
+  const text = NOISY_SEGMENTS.map((s) => s.text).join("");
+  if (format === "json") return json(200, { text });
+  json(200, { task: "transcribe", language: "vietnamese", duration: 6, text, segments: NOISY_SEGMENTS });
 }
 
 /**

@@ -2,10 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   type BuildResultInput,
   buildTranscriptionResult,
-  cleanTranscript,
-  type DecodedSegment,
   speakerByOverlap,
 } from "../../inference-node/postprocess/build-result.ts";
+import { cleanTranscript, type DecodedSegment } from "../../protocol/postprocess/clean-transcript.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 
 const seg = (

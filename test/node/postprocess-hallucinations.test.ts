@@ -3,7 +3,7 @@ import {
   HALLUCINATION_PHRASES,
   isKnownHallucination,
   isSilenceHallucination,
-} from "../../inference-node/postprocess/hallucinations.ts";
+} from "../../protocol/postprocess/hallucinations.ts";
 
 const silent = { noSpeechProb: 0.82, avgLogprob: -0.35 };
 const spoken = { noSpeechProb: 0.03, avgLogprob: -0.25 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isMarkerContent, removeMarkers } from "../../inference-node/postprocess/markers.ts";
+import { isMarkerContent, removeMarkers } from "../../protocol/postprocess/markers.ts";
 
 describe("removeMarkers", () => {
   it("drops English bracketed and parenthesised non-speech markers in any case", () => {

@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  collapseRepeatedSegments,
-  collapseRepetitions,
-  compressionRatio,
-  looped,
-} from "../../inference-node/postprocess/repetition.ts";
+import { compressionRatio, looped } from "../../inference-node/postprocess/looped.ts";
+import { collapseRepeatedSegments, collapseRepetitions } from "../../protocol/postprocess/repetition.ts";
 
 describe("collapseRepetitions", () => {
   it("keeps one copy of a word or phrase repeated three or more times", () => {

@@ -4,7 +4,7 @@ import {
   normalizeSpacing,
   sentenceCase,
   truecase,
-} from "../../inference-node/postprocess/truecase.ts";
+} from "../../protocol/postprocess/truecase.ts";
 
 describe("normalizeSpacing", () => {
   it("collapses whitespace and removes spaces before punctuation", () => {

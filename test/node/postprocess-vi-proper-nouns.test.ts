@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TRUECASE_SET } from "../../bench/truecase-set.ts";
-import { normalizeSpacing, sentenceCase, truecase } from "../../inference-node/postprocess/truecase.ts";
-import { phraseKey, syllableKey } from "../../inference-node/postprocess/vi-lexicon.ts";
+import { normalizeSpacing, sentenceCase, truecase } from "../../protocol/postprocess/truecase.ts";
+import { phraseKey, syllableKey } from "../../protocol/postprocess/vi-lexicon.ts";
 
 const vi = (text: string) => truecase(text, "vi");
 

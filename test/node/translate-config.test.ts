@@ -3,7 +3,7 @@ import { splitIntoChunks } from "../../inference-node/translate/chunk.ts";
 import { createTranslator, translatorConfigFromEnv } from "../../inference-node/translate/config.ts";
 import { LibreTranslateTranslator } from "../../inference-node/translate/libretranslate.ts";
 import { OpenAIChatTranslator } from "../../inference-node/translate/openai-chat.ts";
-import { translationTarget } from "../../inference-node/translate/translator.ts";
+import { translationTarget } from "../../protocol/translate.ts";
 import { type FakeServer, libreTranslateHandler, startServer } from "./translate-fake-servers.ts";
 
 let server: FakeServer | undefined;

@@ -2,15 +2,18 @@ import {
   createExecutionContext,
   createMessageBatch,
   getQueueResult,
+  runInDurableObject,
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { remoteTier } from "../../platform/stubs.ts";
 import { WORKERS_AI_WHISPER_MODEL } from "../../protocol/model-registry.ts";
+import { WORKERS_AI_TRANSLATION_MODEL } from "../../protocol/translate.ts";
 import { pcmWavHeader, readWav } from "../../protocol/wav.ts";
 import { app } from "../../worker/app.ts";
 import worker from "../../worker/index.ts";
-import { remoteBackoffMs } from "../../worker/remote/edge-executor.ts";
+import { remoteBackoffMs, runRemoteTasks } from "../../worker/remote/edge-executor.ts";
 import { REMOTE_FAILURE_MESSAGES, remoteStatusFailure } from "../../worker/remote/remote-failure.ts";
 import { cutPieces, planPieces } from "../../worker/remote/wav-chunks.ts";
 import { WORKERS_AI_PIECE_SEC } from "../../worker/remote/workers-ai-whisper.ts";
@@ -52,8 +55,13 @@ interface FakeCall {
  */
 function fakeAi() {
   const calls: FakeCall[] = [];
+  const translations: Record<string, unknown>[] = [];
   const binding = {
     async run(model: string, input: Record<string, unknown>) {
+      if (model === WORKERS_AI_TRANSLATION_MODEL) {
+        translations.push(input);
+        return { translated_text: `${String(input.target_lang)}:${String(input.text)}` };
+      }
       if (model !== WORKERS_AI_WHISPER_MODEL) throw new Error(`unknown model ${model}`);
       for (const field of Object.keys(input)) {
         if (!DOCUMENTED_INPUT.has(field)) throw new Error(`undocumented input field ${field}`);
@@ -97,7 +105,7 @@ function fakeAi() {
       };
     },
   };
-  return { binding, calls };
+  return { binding, calls, translations };
 }
 
 /** 8 kHz mono 8-bit PCM WAV of `seconds` (small, so a long file stays cheap). */
@@ -144,7 +152,7 @@ function workersAiEnv(ai: unknown, extra: Record<string, string> = {}) {
   return { ...env, MODEL_REGISTRY: JSON.stringify(registry), AI: ai, ...extra } as Env;
 }
 
-function openAiEnv(endpointPath: string, extra: Record<string, string> = {}) {
+function openAiEnv(endpointPath: string, extra: Record<string, string> = {}, timestamps = true) {
   const registry = {
     default_model: "remote-whisper",
     models: [
@@ -155,6 +163,7 @@ function openAiEnv(endpointPath: string, extra: Record<string, string> = {}) {
         endpoint: fixtureUrl(endpointPath),
         remote_model: "whisper-1",
         api_key_env: "REMOTE_ASR_KEY",
+        supports_timestamps: timestamps,
       },
     ],
   };
@@ -168,8 +177,19 @@ async function send(testEnv: Env, path: string, init: RequestInit): Promise<Resp
   return response;
 }
 
-/** Delivers a task's Queue message to the Worker's queue handler under `testEnv`, as the Queue would. */
+/**
+ * Delivers a task's Queue message to the Worker's queue handler under `testEnv`, as the Queue would,
+ * then runs the executor as the RemoteTier object's alarm does (the object itself sees the deployment's
+ * env, not this test's registry).
+ */
 async function deliverUnder(testEnv: Env, taskId: string) {
+  const outcome = await deliverOnly(testEnv, taskId);
+  await runRemoteTasks(testEnv);
+  return outcome;
+}
+
+/** Only the Queue delivery: the consumer's hand-off and wake-up, no transcription. */
+async function deliverOnly(testEnv: Env, taskId: string) {
   const batch = createMessageBatch("voxedge-tasks", [
     {
       id: `msg-${taskId}`,
@@ -181,6 +201,16 @@ async function deliverUnder(testEnv: Env, taskId: string) {
   const ctx = createExecutionContext();
   await worker.queue(batch, testEnv);
   return getQueueResult(batch, ctx);
+}
+
+async function submitUrlJob(testEnv: Env, key: string, language: string): Promise<string> {
+  const response = await send(testEnv, "/transcribe", {
+    method: "POST",
+    headers: { ...bearer(key), "content-type": "application/json" },
+    body: JSON.stringify({ file_url: fixtureUrl("/audio.mp3"), language }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { task_id: string }).task_id;
 }
 
 async function uploadJob(testEnv: Env, key: string, file: Uint8Array, name: string): Promise<string> {
@@ -215,10 +245,73 @@ describe("Workers AI tier (fake binding, zero nodes)", { timeout: 30_000 }, () =
       [60, 90, "s1"],
     ]);
     expect(record?.result?.language).toBe("English");
+    // The spec's VI↔EN translation, through the deployment's Workers AI translation model.
+    expect(record?.result?.translation).toBe("vi:s0 s1");
+    expect(ai.translations).toEqual([{ text: "s0 s1", source_lang: "en", target_lang: "vi" }]);
     expect(ai.calls).toHaveLength(1);
     expect(ai.calls[0]?.input).toMatchObject({ task: "transcribe", language: "en", vad_filter: true });
     const history = await send(testEnv, "/history", { headers: bearer(key) });
     expect(JSON.stringify(await history.json())).toContain(taskId);
+  });
+
+  it("the Queue consumer only hands over and wakes the RemoteTier object: no call, the task still queued", async () => {
+    const { key } = await createKey();
+    const ai = fakeAi();
+    const testEnv = workersAiEnv(ai.binding);
+    const taskId = await uploadJob(testEnv, key, pcmWav(5), "short.wav");
+    const outcome = await deliverOnly(testEnv, taskId);
+    expect(outcome.explicitAcks).toEqual([`msg-${taskId}`]);
+    expect(ai.calls).toHaveLength(0);
+    expect((await readTranscription(taskId))?.status).toBe("queued");
+    await runRemoteTasks(testEnv);
+    expect((await readTranscription(taskId))?.status).toBe("done");
+  });
+
+  it("the RemoteTier object's alarm runs one bounded batch and re-arms while work remains", async () => {
+    const { key } = await createKey();
+    const ai = fakeAi();
+    const testEnv = workersAiEnv(ai.binding, { REMOTE_TIER_LEASES_PER_RUN: "1" });
+    const tasks = [
+      await uploadJob(testEnv, key, pcmWav(5), "one.wav"),
+      await uploadJob(testEnv, key, pcmWav(5), "two.wav"),
+    ];
+    for (const taskId of tasks) await deliverOnly(testEnv, taskId);
+    const statuses = async () => Promise.all(tasks.map(async (id) => (await readTranscription(id))?.status));
+    // The object runs under the deployment's env; this alarm runs under the test's registry (an alarm the
+    // platform delivers meanwhile may too, so only the re-arm and the end state are asserted).
+    const rearmed = await runInDurableObject(remoteTier(testEnv, "cf-whisper"), async (object, state) => {
+      const deployed = Reflect.get(object, "env");
+      Reflect.set(object, "env", testEnv);
+      try {
+        await state.storage.deleteAlarm();
+        await object.alarm();
+        const next = await state.storage.getAlarm();
+        // Storage calls only since the re-arm: the armed alarm cannot fire before it is taken back.
+        await state.storage.deleteAlarm();
+        return next;
+      } finally {
+        Reflect.set(object, "env", deployed);
+      }
+    });
+    expect(rearmed).not.toBeNull();
+    expect(await statuses()).toContain("done");
+    await runRemoteTasks(testEnv);
+    expect(await statuses()).toEqual(["done", "done"]);
+  });
+
+  it("one executor run takes at most its budget of leases and says work remains", async () => {
+    const { key } = await createKey();
+    const ai = fakeAi();
+    const testEnv = workersAiEnv(ai.binding, { REMOTE_TIER_LEASES_PER_RUN: "1" });
+    const first = await uploadJob(testEnv, key, pcmWav(5), "one.wav");
+    const second = await uploadJob(testEnv, key, pcmWav(5), "two.wav");
+    await deliverOnly(testEnv, first);
+    await deliverOnly(testEnv, second);
+    expect(await runRemoteTasks(testEnv)).toEqual({ ran: 1, workRemains: true });
+    expect(await runRemoteTasks(testEnv)).toEqual({ ran: 1, workRemains: true });
+    expect(await runRemoteTasks(testEnv)).toEqual({ ran: 0, workRemains: false });
+    const statuses = [(await readTranscription(first))?.status, (await readTranscription(second))?.status];
+    expect(statuses).toEqual(["done", "done"]);
   });
 
   it("splits a WAV longer than one call into overlapping pieces and stitches one timeline", async () => {
@@ -381,6 +474,35 @@ describe("OpenAI-compatible endpoint tier (zero nodes)", { timeout: 30_000 }, ()
     },
     30_000,
   );
+
+  it("cleans the answer as a node does: marker gone, looping phrase collapsed, Vietnamese capitals", async () => {
+    const { key } = await createKey();
+    const testEnv = openAiEnv("/openai-noisy/v1/audio/transcriptions");
+    const taskId = await submitUrlJob(testEnv, key, "vi");
+    await deliverUnder(testEnv, taskId);
+    const record = await readTranscription(taskId);
+    expect(record?.status, record?.error ?? "").toBe("done");
+    expect(record?.result?.text).toBe("Xin chào các bạn. Cảm ơn.");
+    expect(record?.result?.raw_text).toBe("[BLANK_AUDIO] xin chào các bạn. Cảm ơn. Cảm ơn. Cảm ơn. Cảm ơn.");
+    expect(record?.result?.segments.map((s) => [s.start, s.end, s.text])).toEqual([
+      [1, 3, "Xin chào các bạn."],
+      [3, 6, "Cảm ơn."],
+    ]);
+    expect(record?.result?.has_timestamps).toBe(true);
+    expect(record?.result?.language).toBe("Vietnamese");
+  });
+
+  it("a json-only model (supports_timestamps false) is asked for json: cleaned text, has_timestamps false", async () => {
+    const { key } = await createKey();
+    const testEnv = openAiEnv("/openai-json-only/v1/audio/transcriptions", {}, false);
+    const taskId = await submitUrlJob(testEnv, key, "vi");
+    await deliverUnder(testEnv, taskId);
+    const record = await readTranscription(taskId);
+    expect(record?.status, record?.error ?? "").toBe("done");
+    expect(record?.result?.text).toBe("Xin chào các bạn. Cảm ơn.");
+    expect(record?.result?.segments).toEqual([]);
+    expect(record?.result?.has_timestamps).toBe(false);
+  });
 
   it("a missing bearer secret fails the task remote_refused, naming the secret", async () => {
     const { key } = await createKey();

@@ -6,7 +6,7 @@ import type { TaskRecord } from "../../protocol/task.ts";
 import type { SpeechTask } from "../../protocol/transcribe-params.ts";
 import { isMissingFile, receiveStreamedForm } from "../ingest/streamed-form.ts";
 import { recordUpload } from "../ingest/upload-registry.ts";
-import { drainRemoteTasks } from "../remote/edge-executor.ts";
+import { runRemoteTasks } from "../remote/edge-executor.ts";
 import { remoteDefaultEntry } from "../remote/remote-tier.ts";
 import { FAILURE_VIEWS } from "../tasks/failure-views.ts";
 import { cancelTask } from "../tasks/leasing.ts";
@@ -72,7 +72,7 @@ export async function runSyncTranscription(env: Env, call: SyncCall): Promise<Sy
     throw cause;
   }
   // A remote default model runs here and now, not after the Queue's batch window: the call is waiting.
-  if (remoteDefaultEntry(env)) call.waitUntil(drainRemoteTasks(env, 1).catch(logExecutorFailure));
+  if (remoteDefaultEntry(env)) call.waitUntil(runRemoteTasks(env, { lanes: 1 }).catch(logExecutorFailure));
   const waitSec = workerConfig(env).syncWaitMaxSec;
   const task = { task_id: taskId, kind: "transcribe" as const, params: request.params };
   const record = await waitWhileConnected(env, task, call, waitSec * 1000);

