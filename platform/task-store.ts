@@ -69,7 +69,9 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
   } else {
     await store.batch(insertTask);
   }
-  const webhook = input.webhook ? ({ webhook_status: "pending", webhook_last_http_status: null } as const) : null;
+  const webhook = input.webhook
+    ? ({ webhook_status: "pending", webhook_last_http_status: null } as const)
+    : null;
   await jobState(env, record.task_id).create(record, webhook);
   return record;
 }

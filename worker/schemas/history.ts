@@ -44,7 +44,10 @@ export const HistoryQuery = PageQuery.extend({
     .string()
     .max(128)
     .optional()
-    .refine((cursor) => cursor === undefined || decodeCursor(cursor) !== null, "not a cursor a history page returned")
+    .refine(
+      (cursor) => cursor === undefined || decodeCursor(cursor) !== null,
+      "not a cursor a history page returned",
+    )
     .openapi({
       param: { name: "cursor", in: "query" },
       description: "A page's `next_cursor`: the page after it (`skip` then counts from there)",

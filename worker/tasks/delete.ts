@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, isNull, ne, sql } from "drizzle-orm";
 import { db } from "../../platform/db.ts";
-import { jobs } from "../../platform/schema.ts";
 import { deleteResults } from "../../platform/result-store.ts";
+import { jobs } from "../../platform/schema.ts";
 import { dispatcher, jobState } from "../../platform/stubs.ts";
 import { countRemoved } from "../../platform/task-counts.ts";
 import { deleteWebhook } from "../../platform/webhook-store.ts";

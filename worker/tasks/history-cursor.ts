@@ -10,7 +10,10 @@ export interface HistoryPosition {
 
 /** @example encodeCursor({ createdAt: 1700000000000, taskId: "6f1c…" }) // "MTcwMDAwMDAwMDAwMDo2ZjFj…" */
 export function encodeCursor(position: HistoryPosition): string {
-  return btoa(`${position.createdAt}:${position.taskId}`).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return btoa(`${position.createdAt}:${position.taskId}`)
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
 }
 
 /** The position a cursor names; null for one this API did not make (the query schema answers 422). */

@@ -41,7 +41,10 @@ export async function listHistory(
     );
     if (before) filters.push(before);
   }
-  const countFilters: SQL[] = [eq(taskCounts.owner_key_id, query.ownerKeyId), eq(taskCounts.kind, "transcribe")];
+  const countFilters: SQL[] = [
+    eq(taskCounts.owner_key_id, query.ownerKeyId),
+    eq(taskCounts.kind, "transcribe"),
+  ];
   if (query.status) countFilters.push(eq(taskCounts.status, query.status));
   const store = replicaReader(env);
   // One D1 round trip for the page and its total.

@@ -20,7 +20,8 @@ export async function pollTask(
 ): Promise<TaskStatusResponse> {
   const polled = await jobState(env, taskId).poll();
   const record = ownedTranscription(polled ?? (await readPermanentTask(env, taskId)), ownerKeyId);
-  const webhook = polled && polled.webhook !== undefined ? polled.webhook : await readWebhookState(env, taskId);
+  const webhook =
+    polled && polled.webhook !== undefined ? polled.webhook : await readWebhookState(env, taskId);
   return toTaskStatus(record, polled?.queue ?? null, mintAudioUrl, webhook);
 }
 
