@@ -70,6 +70,13 @@ export class JobState extends DurableObject<Env> {
     return { hasWebhook };
   }
 
+  /** The record and its webhook's state (undefined: not known here), for views without a place in line. */
+  async readWithWebhook(): Promise<PolledTask | null> {
+    const record = await this.read();
+    if (!record) return null;
+    return { ...record, queue: null, webhook: await this.ctx.storage.get<WebhookState | null>(WEBHOOK_KEY) };
+  }
+
   /** Keeps the webhook's latest state for polls, while the entry lives (never recreates one). */
   async setWebhookState(state: WebhookState): Promise<void> {
     if ((await this.ctx.storage.get(WEBHOOK_KEY)) === undefined) return;

@@ -14,7 +14,13 @@ import { loadResult, storeResult } from "./result-store.ts";
 import { jobs, webhookDeliveries } from "./schema.ts";
 import { jobState } from "./stubs.ts";
 import { countInserted, countMoved, countRemoved } from "./task-counts.ts";
-import { markWebhookDue, newDeliveryRow, type WebhookTarget } from "./webhook-store.ts";
+import {
+  markWebhookDue,
+  newDeliveryRow,
+  readWebhookState,
+  type WebhookState,
+  type WebhookTarget,
+} from "./webhook-store.ts";
 
 /**
  * A task lives in two stores: the JobState object (fast, expires) and the D1 `jobs` row (permanent).
@@ -107,6 +113,23 @@ export async function recordFromRow(env: Env, row: typeof jobs.$inferSelect): Pr
  */
 export async function readTask(env: Env, taskId: string): Promise<TaskRecord | null> {
   return (await jobState(env, taskId).read()) ?? (await readPermanentTask(env, taskId));
+}
+
+/**
+ * A task and its webhook's state (null: none), as task views show them: a live task from its JobState
+ * alone (no D1 query), an expired one from D1.
+ */
+export async function readTaskWithWebhook(
+  env: Env,
+  taskId: string,
+): Promise<{ record: TaskRecord; webhook: WebhookState | null } | null> {
+  const live = await jobState(env, taskId).readWithWebhook();
+  if (live) {
+    const { queue: _, webhook, ...record } = live;
+    return { record, webhook: webhook !== undefined ? webhook : await readWebhookState(env, taskId) };
+  }
+  const record = await readPermanentTask(env, taskId);
+  return record && { record, webhook: await readWebhookState(env, taskId) };
 }
 
 /** The task's permanent row as a record; null when there is none or its owner deleted it. */

@@ -8,7 +8,12 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { db } from "../../platform/db.ts";
 import { jobs } from "../../platform/schema.ts";
-import { changeTaskStatus, createTask, readPermanentTask } from "../../platform/task-store.ts";
+import {
+  changeTaskStatus,
+  createTask,
+  readPermanentTask,
+  readTaskWithWebhook,
+} from "../../platform/task-store.ts";
 import {
   type TranscriptionResult,
   TranscriptionResult as TranscriptionResultSchema,
@@ -156,6 +161,8 @@ describe("results in R2, metadata in D1", () => {
     const polled = await pollTask(counted.env, task.task_id, key.id, noMedia);
     expect(polled.status).toBe("queued");
     expect(polled.webhook_status).toBe("pending");
+    // The content result route's read: record and webhook state from JobState too.
+    expect((await readTaskWithWebhook(counted.env, task.task_id))?.webhook?.webhook_status).toBe("pending");
     expect(counted.statements).toEqual([]);
   });
 
