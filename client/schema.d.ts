@@ -661,6 +661,8 @@ export interface paths {
                     limit?: number;
                     skip?: number;
                     status?: "queued" | "processing" | "done" | "failed";
+                    /** @description A page's `next_cursor`: the page after it (`skip` then counts from there) */
+                    cursor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -3371,6 +3373,8 @@ export interface components {
             total: number;
             limit: number;
             skip: number;
+            /** @description Pass as `cursor` for the page after this one (an addition to the spec's `skip`); null on the last page */
+            next_cursor: string | null;
         };
         HistoryEntry: {
             task_id: string;

@@ -2,18 +2,24 @@ import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../platform/config.ts";
 import { dispatcherOfTask } from "../platform/stubs.ts";
 import type { ProgressReport } from "../platform/task-store.ts";
+import type { WebhookState } from "../platform/webhook-store.ts";
 import type { QueueStats, TaskRecord } from "../protocol/task.ts";
 import type { TranscriptionDetail } from "../protocol/transcription-detail.ts";
 
 const RECORD_KEY = "record";
 const DETAIL_KEY = "detail";
+/** The task's webhook as views show it; null: created without one; absent: not known here. */
+const WEBHOOK_KEY = "webhook";
 /** Set when the task was deleted: the entry then refuses every write until its alarm clears it. */
 const ERASED_KEY = "erased";
 /** How long a live task's place in line is reused before the Dispatcher is asked again. */
 const QUEUE_SNAPSHOT_MS = 1000;
 
-/** A record as a poll reads it, with the task's place in line while it waits or runs. */
-export type PolledTask = TaskRecord & { queue: QueueStats | null };
+/**
+ * A record as a poll reads it, with the task's place in line while it waits or runs and its webhook's
+ * state (undefined when this entry does not know it: the reader asks D1).
+ */
+export type PolledTask = TaskRecord & { queue: QueueStats | null; webhook: WebhookState | null | undefined };
 
 const ended = (record: TaskRecord) => record.status === "done" || record.status === "failed";
 
@@ -34,15 +40,25 @@ export class JobState extends DurableObject<Env> {
     return (await this.ctx.storage.get<TaskRecord>(RECORD_KEY)) ?? null;
   }
 
+  /** Stores a new task's record and its webhook's first state (null: it has none). */
+  async create(record: TaskRecord, webhook: WebhookState | null): Promise<void> {
+    if (await this.isErased()) return;
+    await this.ctx.storage.put(WEBHOOK_KEY, webhook);
+    await this.write(record);
+  }
+
   /**
    * Replaces the record and restarts its time to live; a final status wakes every waiter. A record
    * that has ended is kept: two status writes that passed D1 in one order may arrive here in the
-   * other, and the task's end must win (D1 never lets an ended task move again).
+   * other, and the task's end must win (D1 never lets an ended task move again). Answers whether the
+   * task has a webhook (null when this entry no longer knows: it expired meanwhile).
    */
-  async write(record: TaskRecord): Promise<void> {
-    if (await this.isErased()) return;
+  async write(record: TaskRecord): Promise<{ hasWebhook: boolean | null }> {
+    const webhook = await this.ctx.storage.get<WebhookState | null>(WEBHOOK_KEY);
+    const hasWebhook = webhook === undefined ? null : webhook !== null;
+    if (await this.isErased()) return { hasWebhook };
     const stored = await this.read();
-    if (stored && ended(stored)) return;
+    if (stored && ended(stored)) return { hasWebhook };
     // A status change moves the task in (or out of) the line: the next poll asks afresh.
     this.queue = null;
     await this.ctx.storage.put(RECORD_KEY, record);
@@ -51,6 +67,20 @@ export class JobState extends DurableObject<Env> {
       for (const wake of this.waiters) wake(record);
       this.waiters.clear();
     }
+    return { hasWebhook };
+  }
+
+  /** The record and its webhook's state (undefined: not known here), for views without a place in line. */
+  async readWithWebhook(): Promise<PolledTask | null> {
+    const record = await this.read();
+    if (!record) return null;
+    return { ...record, queue: null, webhook: await this.ctx.storage.get<WebhookState | null>(WEBHOOK_KEY) };
+  }
+
+  /** Keeps the webhook's latest state for polls, while the entry lives (never recreates one). */
+  async setWebhookState(state: WebhookState): Promise<void> {
+    if ((await this.ctx.storage.get(WEBHOOK_KEY)) === undefined) return;
+    await this.ctx.storage.put(WEBHOOK_KEY, state);
   }
 
   /**
@@ -88,12 +118,14 @@ export class JobState extends DurableObject<Env> {
    */
   async poll(): Promise<PolledTask | null> {
     const record = await this.read();
-    if (!record || ended(record)) return record && { ...record, queue: null };
+    if (!record) return null;
+    const webhook = await this.ctx.storage.get<WebhookState | null>(WEBHOOK_KEY);
+    if (ended(record)) return { ...record, queue: null, webhook };
     const now = Date.now();
     if (!this.queue || now - this.queue.at > QUEUE_SNAPSHOT_MS) {
       this.queue = { stats: await dispatcherOfTask(this.env, record).stats(record.task_id), at: now };
     }
-    return { ...record, queue: this.queue.stats };
+    return { ...record, queue: this.queue.stats, webhook };
   }
 
   /** Keeps the decoder detail of an interactive task beside its record (same lifetime, never in D1). */

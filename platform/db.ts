@@ -12,3 +12,14 @@ export function db(env: Env) {
   }
   return handle;
 }
+
+/**
+ * A drizzle handle over a D1 session that may read a replica (D1 read replication): for reads where
+ * a few seconds of staleness are harmless (the history list). The session's first query goes to any
+ * replica ("first-unconstrained"); its later ones see at least what the first saw. See
+ * docs/deployment.md.
+ */
+export function replicaReader(env: Env) {
+  // drizzle asks only for prepare() and batch(), which a session has.
+  return drizzle(env.DB.withSession("first-unconstrained") as unknown as D1Database);
+}

@@ -66,7 +66,13 @@ export const jobs = sqliteTable(
     lane: text("lane", { enum: LANES }).notNull().default("batch"),
     source: text("source", { mode: "json" }).$type<TaskSource>().notNull(),
     params: text("params", { mode: "json" }).$type<TaskParams>().notNull().default(sql`'{}'`),
+    /** A result stored before results moved to R2; new rows keep it null and point at `result_key`. */
     result: text("result", { mode: "json" }).$type<TaskResult>(),
+    /** The R2 object holding the result (platform/result-store.ts); written before this points at it. */
+    result_key: text("result_key"),
+    result_bytes: integer("result_bytes"),
+    /** The first characters of a transcript's text, for people reading the table. */
+    text_preview: text("text_preview"),
     error: text("error"),
     error_code: text("error_code", { enum: TASK_FAILURE_CODES }),
     progress: integer("progress").notNull().default(0),
@@ -85,9 +91,26 @@ export const jobs = sqliteTable(
   },
   (table) => [
     index("jobs_deleted_idx").on(table.deleted_at),
-    index("jobs_owner_created_idx").on(table.owner_key_id, table.created_at),
+    // The history list: one key's rows newest first, ties by id (the cursor's order; read backwards).
+    index("jobs_owner_created_id_idx").on(table.owner_key_id, table.created_at, table.task_id),
     index("jobs_status_created_idx").on(table.status, table.created_at),
   ],
+);
+
+/**
+ * How many live (not deleted) tasks each key has per kind and status: history's `total` without
+ * COUNT(*) over the key's rows. Changed in the same D1 batch as the row it counts (created, moved to
+ * another status, withdrawn, deleted).
+ */
+export const taskCounts = sqliteTable(
+  "task_counts",
+  {
+    owner_key_id: text("owner_key_id").notNull(),
+    kind: text("kind", { enum: TASK_KINDS }).notNull(),
+    status: text("status", { enum: TASK_STATUSES }).notNull(),
+    n: integer("n").notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.owner_key_id, table.kind, table.status] })],
 );
 
 /**

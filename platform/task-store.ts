@@ -10,14 +10,23 @@ import {
 } from "../protocol/task.ts";
 import type { TaskFailureCode } from "../protocol/task-failure.ts";
 import { db } from "./db.ts";
+import { loadResult, storeResult } from "./result-store.ts";
 import { jobs, webhookDeliveries } from "./schema.ts";
 import { jobState } from "./stubs.ts";
-import { markWebhookDue, newDeliveryRow, type WebhookTarget } from "./webhook-store.ts";
+import { countInserted, countMoved, countRemoved } from "./task-counts.ts";
+import {
+  markWebhookDue,
+  newDeliveryRow,
+  readWebhookState,
+  type WebhookState,
+  type WebhookTarget,
+} from "./webhook-store.ts";
 
 /**
  * A task lives in two stores: the JobState object (fast, expires) and the D1 `jobs` row (permanent).
  * Writes go to D1 first so the permanent record never lags; reads try JobState first. The row's
- * columns are the record's fields, so both stores hold the same value.
+ * columns are the record's fields, except the result: D1 points at its R2 object (result-store.ts),
+ * written before the row names it; rows stored before that keep theirs inline and read as before.
  */
 
 /** A task to create; its params must be its kind's (checked when the record is built). */
@@ -52,20 +61,24 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
     created_at: now,
     updated_at: now,
   });
-  const insertTask = db(env).insert(jobs).values(record);
+  const store = db(env);
+  const insertTask = [store.insert(jobs).values(record), countInserted(store, record.task_id)] as const;
   if (input.webhook) {
     // One batch: a task never exists without the webhook it was created with.
     const { target, baseUrl } = input.webhook;
-    await db(env).batch([
-      insertTask,
-      db(env)
+    await store.batch([
+      ...insertTask,
+      store
         .insert(webhookDeliveries)
         .values(newDeliveryRow(record.task_id, input.ownerKeyId, target, baseUrl, now)),
     ]);
   } else {
-    await insertTask;
+    await store.batch(insertTask);
   }
-  await jobState(env, record.task_id).write(record);
+  const webhook = input.webhook
+    ? ({ webhook_status: "pending", webhook_last_http_status: null } as const)
+    : null;
+  await jobState(env, record.task_id).create(record, webhook);
   return record;
 }
 
@@ -79,14 +92,19 @@ export async function withdrawTask(env: Env, taskId: string): Promise<void> {
   const store = db(env);
   await store.batch([
     store.delete(webhookDeliveries).where(eq(webhookDeliveries.task_id, taskId)),
+    countRemoved(store, taskId),
     store.delete(jobs).where(eq(jobs.task_id, taskId)),
   ]);
   await jobState(env, taskId).erase();
 }
 
-/** A D1 row as a typed record (the kind decides the params and result types). */
-export function recordFromRow(row: typeof jobs.$inferSelect): TaskRecord {
-  return TaskRecord.parse(row);
+/**
+ * A D1 row as a typed record (the kind decides the params and result types); its result is read
+ * from R2 when the row points at one (null while a delete is removing it).
+ */
+export async function recordFromRow(env: Env, row: typeof jobs.$inferSelect): Promise<TaskRecord> {
+  const result = row.result ?? (row.result_key ? await loadResult(env, row.result_key) : null);
+  return TaskRecord.parse({ ...row, result });
 }
 
 /**
@@ -97,6 +115,23 @@ export async function readTask(env: Env, taskId: string): Promise<TaskRecord | n
   return (await jobState(env, taskId).read()) ?? (await readPermanentTask(env, taskId));
 }
 
+/**
+ * A task and its webhook's state (null: none), as task views show them: a live task from its JobState
+ * alone (no D1 query), an expired one from D1.
+ */
+export async function readTaskWithWebhook(
+  env: Env,
+  taskId: string,
+): Promise<{ record: TaskRecord; webhook: WebhookState | null } | null> {
+  const live = await jobState(env, taskId).readWithWebhook();
+  if (live) {
+    const { queue: _, webhook, ...record } = live;
+    return { record, webhook: webhook !== undefined ? webhook : await readWebhookState(env, taskId) };
+  }
+  const record = await readPermanentTask(env, taskId);
+  return record && { record, webhook: await readWebhookState(env, taskId) };
+}
+
 /** The task's permanent row as a record; null when there is none or its owner deleted it. */
 export async function readPermanentTask(env: Env, taskId: string): Promise<TaskRecord | null> {
   const row = await db(env)
@@ -104,7 +139,7 @@ export async function readPermanentTask(env: Env, taskId: string): Promise<TaskR
     .from(jobs)
     .where(and(eq(jobs.task_id, taskId), isNull(jobs.deleted_at)))
     .get();
-  return row ? recordFromRow(row) : null;
+  return row ? await recordFromRow(env, row) : null;
 }
 
 /** How a task ended badly: a code every API maps, and the human message stored beside it. */
@@ -145,11 +180,14 @@ export async function changeTaskStatus(
   const current = await readTask(env, taskId);
   if (!current || hasEnded(current)) return null;
   const next = applyChange(current, change, Date.now());
-  const written = await db(env)
+  // The result object first: the row never points at nothing.
+  const stored = next.result ? await storeResult(env, taskId, next.result) : null;
+  const store = db(env);
+  const update = store
     .update(jobs)
     .set({
       status: next.status,
-      result: next.result,
+      ...stored,
       error: next.error,
       error_code: next.error_code,
       progress: next.progress,
@@ -159,9 +197,12 @@ export async function changeTaskStatus(
     })
     .where(and(eq(jobs.task_id, taskId), notInArray(jobs.status, ENDED_STATUSES), isNull(jobs.deleted_at)))
     .returning({ task_id: jobs.task_id });
+  // The counters move in the same batch, under the same conditions as the row.
+  const [, , written] = await store.batch([...countMoved(store, taskId, next.status), update]);
   if (written.length === 0) return null;
-  await jobState(env, taskId).write(next);
-  if (hasEnded(next)) await markWebhookDue(env, taskId);
+  const { hasWebhook } = await jobState(env, taskId).write(next);
+  // A task created without a webhook has no delivery row to make due (JobState knows; null: it forgot).
+  if (hasEnded(next) && hasWebhook !== false) await markWebhookDue(env, taskId);
   return next;
 }
 

@@ -1,10 +1,7 @@
 import { env } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { db } from "../../platform/db.ts";
-import { jobs } from "../../platform/schema.ts";
 import { jobState } from "../../platform/stubs.ts";
-import { changeTaskStatus, readTask } from "../../platform/task-store.ts";
+import { changeTaskStatus, readPermanentTask, readTask } from "../../platform/task-store.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 import {
   createKey,
@@ -22,12 +19,10 @@ import { sampleResult, TestNode } from "./node-client.ts";
  * expiry must then see that the task ended, not run it again or overwrite its result.
  */
 
+/** The permanent store's status and result (the D1 row, and the R2 object its result_key names). */
 async function d1Status(taskId: string) {
-  return db(env)
-    .select({ status: jobs.status, result: jobs.result })
-    .from(jobs)
-    .where(eq(jobs.task_id, taskId))
-    .get();
+  const record = await readPermanentTask(env, taskId);
+  return record && { status: record.status, result: record.result };
 }
 
 beforeEach(resetDispatcher);

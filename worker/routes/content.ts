@@ -1,8 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { publicBaseUrl } from "../../platform/config.ts";
-import { readTask } from "../../platform/task-store.ts";
-import { readWebhookState } from "../../platform/webhook-store.ts";
+import { readTaskWithWebhook } from "../../platform/task-store.ts";
 import type { ContentKind } from "../../protocol/content.ts";
 import { CONTENT_KINDS } from "../../protocol/task.ts";
 import { backgroundCatalog, servePreview, templateCatalog, voiceCatalog } from "../content/catalog.ts";
@@ -190,10 +189,10 @@ const taskNotFound = () =>
 
 export const createTaskRoutes = createRouter()
   .openapi(resultRoute, async (c) => {
-    const record = await readTask(c.env, c.req.valid("param").task_id);
-    if (!record || record.owner_key_id !== c.get("principal").ownerId) throw taskNotFound();
-    const view = await toTaskResult(record, mediaUrlMinter(c.env, c.req.url));
-    return c.json({ ...view, ...(await readWebhookState(c.env, record.task_id)) }, 200);
+    const found = await readTaskWithWebhook(c.env, c.req.valid("param").task_id);
+    if (!found || found.record.owner_key_id !== c.get("principal").ownerId) throw taskNotFound();
+    const view = await toTaskResult(found.record, mediaUrlMinter(c.env, c.req.url));
+    return c.json({ ...view, ...found.webhook }, 200);
   })
   .openapi(deleteRoute, async (c) => {
     const deleted = await deleteOwnedTask(

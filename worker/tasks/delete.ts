@@ -1,7 +1,9 @@
 import { and, eq, inArray, isNotNull, isNull, ne, sql } from "drizzle-orm";
 import { db } from "../../platform/db.ts";
+import { deleteResults } from "../../platform/result-store.ts";
 import { jobs } from "../../platform/schema.ts";
 import { dispatcherOfTask, jobState } from "../../platform/stubs.ts";
+import { countRemoved } from "../../platform/task-counts.ts";
 import { deleteWebhook } from "../../platform/webhook-store.ts";
 import type { TaskKind, TaskSource } from "../../protocol/task.ts";
 import { isUploadKey, outputPrefix } from "../ingest/object-keys.ts";
@@ -17,7 +19,7 @@ import { forgetUpload } from "../ingest/upload-registry.ts";
  *    store a result);
  * 3. the Dispatcher cancels it: a waiting task leaves the line, a running one's lease is flagged and
  *    its node told to stop on its next heartbeat (any later call on that lease gets 410);
- * 4. the stored upload and the outputs go from R2;
+ * 4. the stored upload, the outputs and the result objects go from R2;
  * 5. the row goes.
  * Every step may run any number of times.
  */
@@ -43,11 +45,12 @@ export async function deleteOwnedTask(
   );
   if (!(await db(env).select({ task_id: jobs.task_id }).from(jobs).where(owned).get())) return false;
   await jobState(env, taskId).erase();
-  const marked = await db(env)
-    .update(jobs)
-    .set({ deleted_at: Date.now() })
-    .where(owned)
-    .returning({ task_id: jobs.task_id });
+  const store = db(env);
+  // The per-key counter stops counting it in the batch that marks it (its count is the mark's).
+  const [, marked] = await store.batch([
+    countRemoved(store, taskId),
+    store.update(jobs).set({ deleted_at: Date.now() }).where(owned).returning({ task_id: jobs.task_id }),
+  ]);
   // A concurrent DELETE of the same task marked it in between: that one answers 204, this one 404.
   if (marked.length === 0) return false;
   await finishDelete(env, taskId);
@@ -62,10 +65,11 @@ async function finishDelete(env: Env, taskId: string): Promise<void> {
     .from(jobs)
     .where(eq(jobs.task_id, taskId))
     .get();
-  // No row: a repeated finish already removed it, after its cancel.
+  // No row: a repeated finish already removed it, after its cancel and its result objects.
   if (!row) return;
   await dispatcherOfTask(env, row).cancel(taskId);
   await deleteTaskMedia(env, taskId, row.source, row.owner);
+  await deleteResults(env, taskId);
   await deleteWebhook(env, taskId);
   await db(env)
     .delete(jobs)

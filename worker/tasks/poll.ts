@@ -9,8 +9,8 @@ import { toTaskStatus } from "./task-view.ts";
 
 /**
  * A transcription as its owner sees it; another key's task (or another kind's) is as unknown as a
- * missing one. A live task is answered by its JobState alone (record and place in line in one call);
- * only an expired one reads D1.
+ * missing one. A live task is answered by its JobState alone (record, place in line and webhook state
+ * in one call, no D1 query); only an expired one reads D1.
  */
 export async function pollTask(
   env: Env,
@@ -20,7 +20,9 @@ export async function pollTask(
 ): Promise<TaskStatusResponse> {
   const polled = await jobState(env, taskId).poll();
   const record = ownedTranscription(polled ?? (await readPermanentTask(env, taskId)), ownerKeyId);
-  return toTaskStatus(record, polled?.queue ?? null, mintAudioUrl, await readWebhookState(env, taskId));
+  const webhook =
+    polled && polled.webhook !== undefined ? polled.webhook : await readWebhookState(env, taskId);
+  return toTaskStatus(record, polled?.queue ?? null, mintAudioUrl, webhook);
 }
 
 /**

@@ -3,6 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { workerConfig } from "../../platform/config.ts";
 import { db } from "../../platform/db.ts";
 import { webhookDeliveries } from "../../platform/schema.ts";
+import { jobState } from "../../platform/stubs.ts";
 import { readPermanentTask } from "../../platform/task-store.ts";
 import { sendWebhookMessage } from "../../platform/webhook-store.ts";
 import { checkUrl } from "../../protocol/url-policy.ts";
@@ -120,9 +121,12 @@ async function claim(
   return claimed[0];
 }
 
-/** Writes an attempt's result and releases the claim (only over the claim this attempt made). */
+/**
+ * Writes an attempt's result and releases the claim (only over the claim this attempt made), then
+ * shows it in the task's JobState entry, where polls read it.
+ */
 async function finish(env: Env, delivery: Delivery, update: Partial<Delivery>): Promise<void> {
-  await db(env)
+  const written = await db(env)
     .update(webhookDeliveries)
     .set({ ...update, claimed_at: null, swept_at: null })
     .where(
@@ -131,7 +135,15 @@ async function finish(env: Env, delivery: Delivery, update: Partial<Delivery>): 
         eq(webhookDeliveries.attempts, delivery.attempts),
         eq(webhookDeliveries.claimed_at, delivery.claimed_at ?? 0),
       ),
-    );
+    )
+    .returning({ status: webhookDeliveries.status, http: webhookDeliveries.last_http_status });
+  const shown = written[0];
+  if (shown) {
+    await jobState(env, delivery.task_id).setWebhookState({
+      webhook_status: shown.status,
+      webhook_last_http_status: shown.http,
+    });
+  }
 }
 
 /** Counts an attempt against its host's breaker; a failure to do so only logs (the outcome is stored). */
