@@ -244,6 +244,15 @@ describe("parseSyncRequest", () => {
     expect(language.message).toMatch(/unsupported language "Klingon"/);
   });
 
+  it("answers 422 naming the field for an array over its bound, counting both spellings", () => {
+    const nine: [string, string][] = Array.from({ length: 9 }, (_, i) => [
+      i % 2 ? "include" : "include[]",
+      "x",
+    ]);
+    const error = thrown(() => parseSyncRequest(env, fields(nine), "transcribe"));
+    expect(toOpenAIWire(error)).toMatchObject({ status: 422, body: { error: { param: "include" } } });
+  });
+
   it("answers 422 for a malformed value", () => {
     const error = thrown(() => parseSyncRequest(env, fields([["temperature", "warm"]]), "transcribe"));
     expect(error.code).toBe("validation_error");
