@@ -209,6 +209,10 @@ describe("parseSyncRequest", () => {
       });
       expect(wire.body.error.message).toMatch(message);
     }
+    // A translation's form has no chunking_strategy: even a malformed one is not read.
+    expect(parseSyncRequest(env, fields([["chunking_strategy[a][b]", "x"]]), "translate").format).toBe(
+      "json",
+    );
     // OpenAI's translations have no diarized_json.
     expect(refused([["response_format", "diarized_json"]], "translate").body.error.param).toBe(
       "response_format",

@@ -29,11 +29,12 @@ const LIST_FIELDS = ["include", "known_speaker_names", "known_speaker_references
 /**
  * Form values as the schema reads them, from every encoding the official SDKs produce
  * (form-values.ts): one value per plain field, arrays from `key[]` or a repeated `key`, the
- * granularities also comma-separated, `chunking_strategy` from `chunking_strategy[prop]` or JSON.
+ * granularities also comma-separated, and for a transcription `chunking_strategy` from
+ * `chunking_strategy[prop]` or JSON (a translation's form has no such field: it is not read).
  *
  * @example formInput(new Map([["timestamp_granularities[]", ["word", "segment"]]])).timestamp_granularities // ["word", "segment"]
  */
-export function formInput(fields: FormFields): Record<string, unknown> {
+export function formInput(fields: FormFields, task: SpeechTask = "transcribe"): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const name of SINGLE_FIELDS) {
     const value = single(fields, name);
@@ -44,7 +45,7 @@ export function formInput(fields: FormFields): Record<string, unknown> {
     .flatMap((value) => value.split(","))
     .map((value) => value.trim())
     .filter(Boolean);
-  const chunking = objectValue(fields, "chunking_strategy");
+  const chunking = task === "transcribe" ? objectValue(fields, "chunking_strategy") : undefined;
   if (chunking !== undefined) input.chunking_strategy = chunking;
   return input;
 }
@@ -58,7 +59,7 @@ export function formInput(fields: FormFields): Record<string, unknown> {
  * @example parseSyncRequest(env, fields, "transcribe").params // { model_id, language: "en", context, task, ... }
  */
 export function parseSyncRequest(env: Env, fields: FormFields, task: SpeechTask): SyncRequest {
-  const input = readInput(fields);
+  const input = readInput(fields, task);
   if (task === "transcribe") checkChunking(input.chunking_strategy);
   const transcription = task === "transcribe" ? parseForm(TranscriptionFormFields, input) : null;
   const form = transcription ?? parseForm(TranslationFormFields, input);
@@ -94,9 +95,9 @@ function parseForm<T extends z.ZodType>(schema: T, input: Record<string, unknown
   return parsed.data;
 }
 
-function readInput(fields: FormFields): Record<string, unknown> {
+function readInput(fields: FormFields, task: SpeechTask): Record<string, unknown> {
   try {
-    return formInput(fields);
+    return formInput(fields, task);
   } catch (error) {
     if (error instanceof FormValueError) throw unsupported(error.field, error.message, "invalid_value");
     throw error;
