@@ -565,8 +565,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description srt (SubRip, `SPEAKER_00: ` before a diarized cue), vtt (WebVTT, `<v SPEAKER_00>` voice tags), txt (one line per segment), json (the TranscriptionResult) */
-                    format?: "srt" | "vtt" | "txt" | "json";
+                    /** @description srt (SubRip, `SPEAKER_00: ` before a diarized cue), vtt (WebVTT, `<v SPEAKER_00>` voice tags), txt (one line per segment), json (the TranscriptionResult), diarized_json (OpenAI's TranscriptionDiarized: speakers `A`, `B`, … in order of first appearance, with duration usage) */
+                    format?: "srt" | "vtt" | "txt" | "json" | "diarized_json";
                     /** @description srt, vtt or txt of the job's translation instead of its transcript (409 when the job has none). The translation has no timings of its own: each sentence is timed where the same share of the transcript is spoken, and carries no speaker */
                     translated?: "true" | "false";
                 };
@@ -589,10 +589,10 @@ export interface paths {
                         "application/x-subrip": string;
                         "text/vtt": string;
                         "text/plain": string;
-                        "application/json": components["schemas"]["TranscriptionResult"];
+                        "application/json": components["schemas"]["TranscriptionResult"] | components["schemas"]["OpenAITranscriptionDiarized"];
                     };
                 };
-                /** @description translated=true with format=json */
+                /** @description translated=true with format=json or diarized_json */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2251,17 +2251,17 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description the transcript: json and verbose_json as application/json, text, srt and vtt as text/plain. The x-voxedge-task-id header names the task (it is in /history) */
+                /** @description the transcript: json, verbose_json and diarized_json as application/json, text, srt and vtt as text/plain. The x-voxedge-task-id header names the task (it is in /history) */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["OpenAITranscription"] | components["schemas"]["OpenAITranscriptionVerbose"];
+                        "application/json": components["schemas"]["OpenAITranscription"] | components["schemas"]["OpenAITranscriptionVerbose"] | components["schemas"]["OpenAITranscriptionDiarized"];
                         "text/plain": string;
                     };
                 };
-                /** @description no file (OpenAI's own message, param null), unsupported response_format, timestamp granularity or language, or a file that is not audio */
+                /** @description no file (OpenAI's own message, param null); an unsupported response_format, timestamp granularity, language, chunking_strategy, include, known speaker or stream=true, or a combination OpenAI refuses (timestamp_granularities without verbose_json, diarized_json with prompt), each naming its `param`; or a file that is not audio */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2375,17 +2375,17 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description the transcript: json and verbose_json as application/json, text, srt and vtt as text/plain. The x-voxedge-task-id header names the task (it is in /history) */
+                /** @description the transcript: json, verbose_json and diarized_json as application/json, text, srt and vtt as text/plain. The x-voxedge-task-id header names the task (it is in /history) */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["OpenAITranscription"] | components["schemas"]["OpenAITranscriptionVerbose"];
+                        "application/json": components["schemas"]["OpenAITranscription"] | components["schemas"]["OpenAITranscriptionVerbose"] | components["schemas"]["OpenAITranscriptionDiarized"];
                         "text/plain": string;
                     };
                 };
-                /** @description no file (OpenAI's own message, param null), unsupported response_format, timestamp granularity or language, or a file that is not audio */
+                /** @description no file (OpenAI's own message, param null); an unsupported response_format, timestamp granularity, language, chunking_strategy, include, known speaker or stream=true, or a combination OpenAI refuses (timestamp_granularities without verbose_json, diarized_json with prompt), each naming its `param`; or a file that is not audio */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3143,11 +3143,31 @@ export interface components {
              * @example en
              */
             language?: string;
+            /** @description `auto` or `{"type":"server_vad", threshold?, prefix_padding_ms?, silence_duration_ms?}`, sent as `chunking_strategy[type]` etc. or as a JSON string; validated, then not applied (the node's own VAD always chooses the windows) */
+            chunking_strategy?: "auto" | components["schemas"]["OpenAIServerVadChunking"];
+            /** @description `logprobs` is refused (400): the decoder reports no per-token probabilities */
+            include?: string[];
+            /** @description refused (400): known speakers are not supported */
+            known_speaker_names?: string[];
+            /** @description refused (400): known speakers are not supported */
+            known_speaker_references?: string[];
+            /**
+             * @description `false` (default); `true` is a 400: the transcript comes in one response
+             * @enum {string}
+             */
+            stream?: "true" | "false";
             /**
              * Format: binary
              * @description audio or video file, at most 2 GB
              */
             file: string;
+        };
+        OpenAIServerVadChunking: {
+            /** @enum {string} */
+            type: "server_vad";
+            threshold?: number | null;
+            prefix_padding_ms?: number | null;
+            silence_duration_ms?: number | null;
         };
         OpenAITranslationForm: {
             /**
@@ -3368,6 +3388,29 @@ export interface components {
             /** @description MAX_CONCURRENT_TRANSCRIBE_JOBS */
             concurrency: number;
         } | null;
+        OpenAITranscriptionDiarized: {
+            /** @enum {string} */
+            task: "transcribe";
+            duration: number;
+            text: string;
+            segments: components["schemas"]["OpenAIDiarizedSegment"][];
+            usage: components["schemas"]["OpenAIDurationUsage"];
+        };
+        OpenAIDiarizedSegment: {
+            /** @enum {string} */
+            type: "transcript.text.segment";
+            id: string;
+            start: number;
+            end: number;
+            text: string;
+            /** @description `A`, `B`, … in order of first appearance */
+            speaker: string;
+        };
+        OpenAIDurationUsage: {
+            /** @enum {string} */
+            type: "duration";
+            seconds: number;
+        };
         HistoryPage: {
             jobs: components["schemas"]["HistoryEntry"][];
             total: number;
@@ -3717,6 +3760,12 @@ export interface components {
         };
         OpenAITranscription: {
             text: string;
+            /** @description transcriptions only (translations carry none): the audio's duration in whole seconds */
+            usage?: {
+                /** @enum {string} */
+                type: "duration";
+                seconds: number;
+            };
         };
         OpenAITranscriptionVerbose: {
             /** @enum {string} */
@@ -3728,6 +3777,12 @@ export interface components {
             segments: components["schemas"]["OpenAISegment"][];
             /** @description only with the `word` granularity */
             words?: components["schemas"]["OpenAIWord"][];
+            /** @description transcriptions only (translations carry none): the audio's duration in whole seconds */
+            usage?: {
+                /** @enum {string} */
+                type: "duration";
+                seconds: number;
+            };
         };
         OpenAISegment: {
             id: number;

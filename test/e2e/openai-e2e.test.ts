@@ -125,6 +125,29 @@ describe("OpenAI SDK against the real stack", () => {
     expect(task?.params).toMatchObject({ task: "transcribe", word_timestamps: true, language: null });
   });
 
+  it("answers diarized_json from the real node's diarizer, and the task exports the same body", async () => {
+    const { data, response } = await client.audio.transcriptions
+      .create({ file: await speechFile(), model: "whisper-1", response_format: "diarized_json" })
+      .withResponse();
+    // the SDK types a non-streaming create as Transcription whatever the format
+    const diarized = data as unknown as OpenAI.Audio.TranscriptionDiarized;
+    expect(diarized.task).toBe("transcribe");
+    expect(diarized.usage).toEqual({ type: "duration", seconds: Math.ceil(diarized.duration) });
+    expect(diarized.segments.length).toBeGreaterThan(0);
+    for (const [index, segment] of diarized.segments.entries()) {
+      expect(segment).toMatchObject({ type: "transcript.text.segment", id: `seg_${index}` });
+      expect(segment.speaker).toMatch(/^[A-Z]+$/);
+    }
+    expect(diarized.segments[0]?.speaker).toBe("A");
+    const taskId = response.headers.get("x-voxedge-task-id");
+    const exported = await fetch(`${stack.url}/transcribe/${taskId}/subtitles?format=diarized_json`, {
+      headers: { authorization: `Bearer ${stack.key}` },
+    });
+    expect(exported.status).toBe(200);
+    const { _request_id: _, ...body } = diarized as typeof diarized & { _request_id?: string };
+    expect(await exported.json()).toEqual(body);
+  });
+
   it("auto-detects the language when none is given, and keeps a given one", async () => {
     const given = await client.audio.transcriptions.create({
       file: await speechFile(),

@@ -2,8 +2,15 @@ import { describe, expect, it } from "vitest";
 import { timecode } from "../../protocol/subtitles.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 import type { TranscriptionDetail } from "../../protocol/transcription-detail.ts";
-import { renderTranscript, toJson, toText, toVerboseJson } from "../../worker/openai/formats.ts";
-import { OpenAITranscriptionVerbose } from "../../worker/schemas/openai.ts";
+import {
+  renderTranscript,
+  speakerLetters,
+  toDiarizedJson,
+  toJson,
+  toText,
+  toVerboseJson,
+} from "../../worker/openai/formats.ts";
+import { OpenAITranscriptionDiarized, OpenAITranscriptionVerbose } from "../../worker/schemas/openai.ts";
 
 const result = TranscriptionResult.parse({
   text: "Hello world. Second line",
@@ -76,9 +83,70 @@ describe("timecode", () => {
 });
 
 describe("OpenAI response formats", () => {
-  it("json is the text alone; text adds OpenAI's trailing newline", () => {
-    expect(toJson(result)).toEqual({ text: "Hello world. Second line" });
+  it("json is the text and, for a transcription, the duration usage rounded up; text adds OpenAI's newline", () => {
+    expect(toJson(result, "transcribe")).toEqual({
+      text: "Hello world. Second line",
+      usage: { type: "duration", seconds: 3726 },
+    });
+    expect(toJson({ ...result, duration_sec: 4 }, "transcribe").usage).toEqual({
+      type: "duration",
+      seconds: 4,
+    });
+    expect(toJson(result, "translate")).toEqual({ text: "Hello world. Second line" });
     expect(toText(result)).toBe("Hello world. Second line\n");
+  });
+
+  it("diarized_json is OpenAI's TranscriptionDiarized, speakers lettered by first appearance", () => {
+    const swapped = {
+      ...result,
+      segments: [
+        { ...result.segments[0]!, speaker: "SPEAKER_01", text: "  Hello world. " },
+        { ...result.segments[1]!, speaker: "SPEAKER_00" },
+      ],
+    };
+    const diarized = toDiarizedJson(swapped);
+    expect(OpenAITranscriptionDiarized.strict().parse(diarized)).toEqual(diarized);
+    expect(diarized).toEqual({
+      task: "transcribe",
+      duration: 3725.5,
+      text: "Hello world. Second line",
+      segments: [
+        {
+          type: "transcript.text.segment",
+          id: "seg_0",
+          start: 0,
+          end: 2.5,
+          text: "Hello world.",
+          speaker: "A",
+        },
+        {
+          type: "transcript.text.segment",
+          id: "seg_1",
+          start: 2.5,
+          end: 3725.042,
+          text: "Second line",
+          speaker: "B",
+        },
+      ],
+      usage: { type: "duration", seconds: 3726 },
+    });
+    expect(toDiarizedJson(undiarized).segments.map((s) => s.speaker)).toEqual(["A", "A"]);
+    expect(
+      JSON.parse(renderTranscript("diarized_json", swapped, null, { task: "transcribe", words: false }).body),
+    ).toEqual(diarized);
+  });
+
+  it("speaker letters: unlabelled segments keep the speaker before them; past Z come AA, AB", () => {
+    expect(speakerLetters([null, "SPEAKER_03", null, "SPEAKER_00", "SPEAKER_03"])).toEqual([
+      "A",
+      "A",
+      "A",
+      "B",
+      "A",
+    ]);
+    const many = speakerLetters(Array.from({ length: 28 }, (_, i) => `SPEAKER_${i}`));
+    expect(many.slice(24)).toEqual(["Y", "Z", "AA", "AB"]);
+    expect(speakerLetters([])).toEqual([]);
   });
 
   it("srt numbers cues from 1 with comma milliseconds and a blank line after each", () => {
@@ -122,12 +190,14 @@ describe("OpenAI response formats", () => {
     expect(verbose.segments[1]).toMatchObject({ id: 1, seek: 300000, end: 3725.042, text: " Second line" });
     expect(verbose.words?.[0]).toEqual({ word: "Hello", start: 0.1, end: 0.5 });
     expect(verbose.words).toHaveLength(4);
+    expect(verbose.usage).toEqual({ type: "duration", seconds: 3726 });
     expect(toVerboseJson(result, detail, { task: "transcribe", words: false })).not.toHaveProperty("words");
   });
 
   it("verbose_json without detail shows zeros and words spread over each segment", () => {
     const verbose = toVerboseJson(result, null, { task: "translate", words: true });
     expect(verbose.task).toBe("translate");
+    expect(verbose).not.toHaveProperty("usage");
     expect(verbose.segments[1]).toMatchObject({ seek: 0, tokens: [], avg_logprob: 0, no_speech_prob: 0 });
     expect(verbose.words?.map((w) => w.word)).toEqual(["Hello", "world", "Second", "line"]);
     expect(verbose.words?.[0]).toEqual({ word: "Hello", start: 0, end: 1.25 });
@@ -144,9 +214,10 @@ describe("OpenAI response formats", () => {
     const render = (format: Parameters<typeof renderTranscript>[0]) =>
       renderTranscript(format, result, detail, { task: "transcribe", words: false });
     expect(render("json")).toEqual({
-      body: '{"text":"Hello world. Second line"}',
+      body: '{"text":"Hello world. Second line","usage":{"type":"duration","seconds":3726}}',
       contentType: "application/json",
     });
+    expect(render("diarized_json").contentType).toBe("application/json");
     expect(JSON.parse(render("verbose_json").body)).toMatchObject({ language: "english" });
     for (const format of ["text", "srt", "vtt"] as const) {
       expect(render(format).contentType).toBe("text/plain; charset=utf-8");

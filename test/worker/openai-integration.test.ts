@@ -1,4 +1,4 @@
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import OpenAI from "openai";
 import { beforeEach, describe, expect, it } from "vitest";
 import { readTask } from "../../platform/task-store.ts";
@@ -99,7 +99,9 @@ describe("POST /v1/audio/transcriptions with the OpenAI SDK", () => {
       serveOne(node, sampleResult("xin chào")),
     ]);
     expect(transcript.text).toBe("xin chào");
-    expect(Object.keys(transcript).filter((k) => k !== "_request_id")).toEqual(["text"]);
+    expect(Object.keys(transcript).filter((k) => k !== "_request_id")).toEqual(["text", "usage"]);
+    // sampleResult's 1.5 s, rounded up to whole seconds as OpenAI bills
+    expect(transcript.usage).toEqual({ type: "duration", seconds: 2 });
     expect(lease.lane).toBe("interactive");
     expect(lease.params).toMatchObject({
       model_id: "whisper-base",
@@ -159,6 +161,7 @@ describe("POST /v1/audio/transcriptions with the OpenAI SDK", () => {
       no_speech_prob: 0.02,
     });
     expect(verbose.words).toEqual(detailedResult().detail.words);
+    expect(verbose.usage).toEqual({ type: "duration", seconds: 4 });
 
     // The detail is internal: the public views of the task show the plain result.
     const poll = (await (await call(`/transcribe/${lease.task_id}`, { headers: bearer(key) })).json()) as {
@@ -226,7 +229,7 @@ describe("POST /v1/audio/transcriptions with the OpenAI SDK", () => {
       serveOne(new TestNode()),
     ]);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ text: "hello" });
+    expect(await response.json()).toEqual({ text: "hello", usage: { type: "duration", seconds: 2 } });
   });
 });
 
@@ -244,6 +247,161 @@ describe("POST /v1/audio/translations", () => {
       response_format: "verbose_json",
     });
     expect(verbose).toMatchObject({ task: "translate", language: "english", text: "good morning" });
+  });
+});
+
+describe("diarized_json and the SDK's encodings", () => {
+  it("answers diarized_json as OpenAI's TranscriptionDiarized, speakers A, B by first appearance", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const [diarized, lease] = await Promise.all([
+      client.audio.transcriptions.create({
+        file: clip(),
+        model: "gpt-4o-transcribe-diarize",
+        response_format: "diarized_json",
+        chunking_strategy: "auto",
+      }),
+      serveOne(new TestNode(), detailedResult()),
+    ]);
+    expect(lease.params).toMatchObject({ response_format: "diarized_json", word_timestamps: false });
+    const { _request_id: _, ...body } = diarized as typeof diarized & { _request_id?: string };
+    expect(body).toEqual({
+      task: "transcribe",
+      duration: 4,
+      text: "Hello world. Second line",
+      segments: [
+        {
+          type: "transcript.text.segment",
+          id: "seg_0",
+          start: 0,
+          end: 2.5,
+          text: "Hello world.",
+          speaker: "A",
+        },
+        {
+          type: "transcript.text.segment",
+          id: "seg_1",
+          start: 2.5,
+          end: 4,
+          text: "Second line",
+          speaker: "B",
+        },
+      ],
+      usage: { type: "duration", seconds: 4 },
+    });
+  });
+
+  it("accepts chunking_strategy as the SDK's chunking_strategy[prop] parts and as a JSON string, and stream=false", async () => {
+    const { key } = await createKey();
+    // the official SDK, keeping a copy of each form it sends
+    const sent: FormData[] = [];
+    const client = new OpenAI({
+      apiKey: key,
+      baseURL: OPENAI_BASE,
+      maxRetries: 0,
+      fetch: (async (url: string | URL | Request, init?: RequestInit) => {
+        const request = new Request(url, init);
+        sent.push(await request.clone().formData());
+        return exports.default.fetch(request);
+      }) as unknown as typeof fetch,
+    });
+    const node = new TestNode();
+    const [vad] = await Promise.all([
+      client.audio.transcriptions.create({
+        file: clip(),
+        model: "whisper-1",
+        stream: false,
+        chunking_strategy: {
+          type: "server_vad",
+          threshold: 0.6,
+          prefix_padding_ms: 300,
+          silence_duration_ms: 500,
+        },
+      }),
+      serveOne(node),
+    ]);
+    expect(vad.text).toBe("hello");
+    // what the SDK sent: the object as bracketed parts, the boolean as "false"
+    expect(sent[0]?.get("chunking_strategy[type]")).toBe("server_vad");
+    expect(sent[0]?.get("chunking_strategy[silence_duration_ms]")).toBe("500");
+    expect(sent[0]?.get("stream")).toBe("false");
+
+    const form = new FormData();
+    form.append("file", clip());
+    form.append("model", "whisper-1");
+    form.append("chunking_strategy", JSON.stringify({ type: "server_vad", silence_duration_ms: 400 }));
+    form.append("timestamp_granularities", "word");
+    form.append("timestamp_granularities", "segment");
+    form.append("response_format", "verbose_json");
+    const [response, lease] = await Promise.all([
+      call("/v1/audio/transcriptions", { method: "POST", headers: bearer(key), body: form }),
+      serveOne(node, detailedResult()),
+    ]);
+    expect(response.status).toBe(200);
+    expect(lease.params).toMatchObject({ response_format: "verbose_json", word_timestamps: true });
+    expect(((await response.json()) as { words: unknown[] }).words).toHaveLength(4);
+  });
+
+  it("refuses what it cannot honour with a 400 naming the field, storing nothing", async () => {
+    const { key } = await createKey();
+    const { client, requests } = openai(key, { maxRetries: 2 });
+    const before = (await env.MEDIA.list({ prefix: "uploads/" })).objects.length;
+    const refused = async (params: Record<string, unknown>) => {
+      const error = await client.audio.transcriptions
+        .create({ file: clip(), model: "whisper-1", ...params } as Parameters<
+          typeof client.audio.transcriptions.create
+        >[0])
+        .catch((e) => e);
+      expect(error, JSON.stringify(params)).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.headers.get("x-should-retry")).toBe("false");
+      return error as InstanceType<typeof OpenAI.BadRequestError>;
+    };
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [
+        { timestamp_granularities: ["word"] },
+        "timestamp_granularities",
+        /needs response_format verbose_json/,
+      ],
+      [
+        { response_format: "diarized_json", timestamp_granularities: ["segment"] },
+        "timestamp_granularities",
+        /got diarized_json/,
+      ],
+      [
+        { response_format: "diarized_json", prompt: "Voxedge" },
+        "prompt",
+        /not supported with response_format diarized_json/,
+      ],
+      [{ include: ["logprobs"] }, "include", /include\[\]=logprobs is not supported/],
+      [
+        {
+          response_format: "diarized_json",
+          known_speaker_names: ["agent"],
+          known_speaker_references: ["data:audio/wav;base64,AA"],
+        },
+        "known_speaker_references",
+        /known speakers are not supported/,
+      ],
+      [{ chunking_strategy: { type: "server_vad", threshold: 2 } }, "chunking_strategy", /threshold/],
+      [{ chunking_strategy: "fixed" }, "chunking_strategy", /"fixed" is not supported/],
+    ];
+    for (const [params, param, message] of cases) {
+      const error = await refused(params);
+      expect(error.param).toBe(param);
+      expect(error.message).toMatch(message);
+    }
+    expect(requests).toHaveLength(cases.length);
+    expect((await env.MEDIA.list({ prefix: "uploads/" })).objects.length).toBe(before);
+  });
+
+  it("refuses stream=true rather than answering a stream the SDK would read as empty", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const error = await client.audio.transcriptions
+      .create({ file: clip(), model: "whisper-1", stream: true })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.param).toBe("stream");
   });
 });
 
@@ -299,7 +457,7 @@ describe("errors in OpenAI's envelope", () => {
     const { client } = openai(key);
     const before = (await env.MEDIA.list({ prefix: "uploads/" })).objects.length;
     const format = await client.audio.transcriptions
-      .create({ file: clip(), model: "whisper-1", response_format: "diarized_json" })
+      .create({ file: clip(), model: "whisper-1", response_format: "ass" as "json" })
       .catch((e) => e);
     expect(format).toBeInstanceOf(OpenAI.BadRequestError);
     expect(format.param).toBe("response_format");

@@ -35,8 +35,35 @@ describe("formInput", () => {
     );
     expect(input).toEqual({
       response_format: "srt",
+      stream: "true",
+      include: [],
+      known_speaker_names: [],
+      known_speaker_references: [],
       timestamp_granularities: ["word", "segment", "word", "segment"],
     });
+  });
+
+  it("reads arrays as key[] or repeated key, and objects as key[prop] parts or a JSON string", () => {
+    const sdk = formInput(
+      fields([
+        ["include[]", "logprobs"],
+        ["known_speaker_names[]", "agent"],
+        ["known_speaker_names", "customer"],
+        ["chunking_strategy[type]", "server_vad"],
+        ["chunking_strategy[threshold]", "0.4"],
+      ]),
+    );
+    expect(sdk).toMatchObject({
+      include: ["logprobs"],
+      known_speaker_names: ["agent", "customer"],
+      chunking_strategy: { type: "server_vad", threshold: "0.4" },
+    });
+    const json = formInput(
+      fields([["chunking_strategy", '{"type":"server_vad","silence_duration_ms":500}']]),
+    );
+    expect(json.chunking_strategy).toEqual({ type: "server_vad", silence_duration_ms: 500 });
+    expect(formInput(fields([["chunking_strategy", "auto"]])).chunking_strategy).toBe("auto");
+    expect(formInput(fields([])).chunking_strategy).toBeUndefined();
   });
 });
 
@@ -66,15 +93,130 @@ describe("parseSyncRequest", () => {
         word_timestamps: true,
       },
     });
-    const srt = parseSyncRequest(
+    const segments = parseSyncRequest(
       env,
       fields([
-        ["response_format", "srt"],
-        ["timestamp_granularities", "word"],
+        ["response_format", "verbose_json"],
+        ["timestamp_granularities", "segment"],
       ]),
       "transcribe",
     );
-    expect(srt.params.word_timestamps).toBe(false);
+    expect(segments.params.word_timestamps).toBe(false);
+  });
+
+  it("accepts diarized_json, chunking_strategy in each encoding, and stream=false", () => {
+    for (const chunking of [
+      [["chunking_strategy", "auto"]],
+      [["chunking_strategy[type]", "server_vad"]],
+      [
+        ["chunking_strategy[type]", "server_vad"],
+        ["chunking_strategy[threshold]", "0.5"],
+        ["chunking_strategy[prefix_padding_ms]", "300"],
+        ["chunking_strategy[silence_duration_ms]", "200"],
+      ],
+      [["chunking_strategy", '{"type":"server_vad","threshold":1}']],
+    ] as [string, string][][]) {
+      const request = parseSyncRequest(
+        env,
+        fields([["response_format", "diarized_json"], ["stream", "false"], ...chunking]),
+        "transcribe",
+      );
+      expect(request.format).toBe("diarized_json");
+      expect(request.params.response_format).toBe("diarized_json");
+    }
+  });
+
+  it("answers 400 naming the field for each combination or option it cannot honour", () => {
+    const refused = (entries: [string, string][], task: "transcribe" | "translate" = "transcribe") =>
+      toOpenAIWire(thrown(() => parseSyncRequest(env, fields(entries), task)));
+    const cases: [[string, string][], string, RegExp][] = [
+      [
+        [["timestamp_granularities[]", "word"]],
+        "timestamp_granularities",
+        /needs response_format verbose_json \(got json\)/,
+      ],
+      [
+        [
+          ["response_format", "diarized_json"],
+          ["timestamp_granularities[]", "segment"],
+        ],
+        "timestamp_granularities",
+        /verbose_json/,
+      ],
+      [
+        [
+          ["response_format", "diarized_json"],
+          ["prompt", "names"],
+        ],
+        "prompt",
+        /prompt is not supported with response_format diarized_json/,
+      ],
+      [[["include[]", "logprobs"]], "include", /no per-token log probabilities; leave include out/],
+      [[["include[]", "tokens"]], "include", /"tokens" is not supported/],
+      [[["known_speaker_names[]", "agent"]], "known_speaker_names", /labels speakers A, B/],
+      [
+        [
+          ["known_speaker_names[]", "agent"],
+          ["known_speaker_references[]", "data:audio/wav;base64,AAAA"],
+        ],
+        "known_speaker_references",
+        /known speakers are not supported/,
+      ],
+      [[["stream", "true"]], "stream", /send stream=false/],
+      [
+        [["chunking_strategy", "manual"]],
+        "chunking_strategy",
+        /chunking_strategy "manual" is not supported: send "auto" or/,
+      ],
+      [
+        [["chunking_strategy[type]", "client_vad"]],
+        "chunking_strategy",
+        /\(type: Invalid input: expected "server_vad"\)/,
+      ],
+      [
+        [
+          ["chunking_strategy[type]", "server_vad"],
+          ["chunking_strategy[threshold]", "1.5"],
+        ],
+        "chunking_strategy",
+        /\(threshold: Too big: expected number to be <=1\)/,
+      ],
+      [
+        [
+          ["chunking_strategy[type]", "server_vad"],
+          ["chunking_strategy[silence_duration_ms]", "soon"],
+        ],
+        "chunking_strategy",
+        /\(silence_duration_ms: Invalid input: expected number, received NaN\)/,
+      ],
+      [
+        [
+          ["chunking_strategy[type]", "server_vad"],
+          ["chunking_strategy[window]", "3"],
+        ],
+        "chunking_strategy",
+        /\(Unrecognized key: "window"\)/,
+      ],
+      [[["chunking_strategy[a][b]", "x"]], "chunking_strategy", /chunking_strategy\[a\]\[b\] is not a field/],
+      [[["chunking_strategy", "{type: server_vad"]], "chunking_strategy", /not valid JSON/],
+    ];
+    for (const [entries, param, message] of cases) {
+      const wire = refused(entries);
+      expect(wire, JSON.stringify(entries)).toMatchObject({
+        status: 400,
+        retryable: false,
+        body: { error: { type: "invalid_request_error", param } },
+      });
+      expect(wire.body.error.message).toMatch(message);
+    }
+    // A translation's form has no chunking_strategy: even a malformed one is not read.
+    expect(parseSyncRequest(env, fields([["chunking_strategy[a][b]", "x"]]), "translate").format).toBe(
+      "json",
+    );
+    // OpenAI's translations have no diarized_json.
+    expect(refused([["response_format", "diarized_json"]], "translate").body.error.param).toBe(
+      "response_format",
+    );
   });
 
   it("defaults to json and auto-detect; translations ignore a language", () => {
@@ -91,9 +233,7 @@ describe("parseSyncRequest", () => {
   });
 
   it("answers 400 naming the field for an unsupported format, granularity or language", () => {
-    const format = thrown(() =>
-      parseSyncRequest(env, fields([["response_format", "diarized_json"]]), "transcribe"),
-    );
+    const format = thrown(() => parseSyncRequest(env, fields([["response_format", "ssa"]]), "transcribe"));
     expect(toOpenAIWire(format)).toMatchObject({
       status: 400,
       retryable: false,
@@ -106,6 +246,15 @@ describe("parseSyncRequest", () => {
     const language = thrown(() => parseSyncRequest(env, fields([["language", "Klingon"]]), "transcribe"));
     expect(toOpenAIWire(language)).toMatchObject({ status: 400, body: { error: { param: "language" } } });
     expect(language.message).toMatch(/unsupported language "Klingon"/);
+  });
+
+  it("answers 422 naming the field for an array over its bound, counting both spellings", () => {
+    const nine: [string, string][] = Array.from({ length: 9 }, (_, i) => [
+      i % 2 ? "include" : "include[]",
+      "x",
+    ]);
+    const error = thrown(() => parseSyncRequest(env, fields(nine), "transcribe"));
+    expect(toOpenAIWire(error)).toMatchObject({ status: 422, body: { error: { param: "include" } } });
   });
 
   it("answers 422 for a malformed value", () => {

@@ -127,6 +127,45 @@ describe("GET /transcribe/{task_id}/subtitles", () => {
     }
   });
 
+  it("diarized_json: OpenAI's TranscriptionDiarized of the task, for its owner only", async () => {
+    const response = await get(task.done, "?format=diarized_json");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(response.headers.get("content-disposition")).toBe(
+      `attachment; filename="${task.done}.diarized.json"`,
+    );
+    expect(await response.json()).toEqual({
+      task: "transcribe",
+      duration: 3700,
+      text: TRANSCRIPT,
+      segments: [
+        {
+          type: "transcript.text.segment",
+          id: "seg_0",
+          start: 0,
+          end: 2.5,
+          text: "Xin chào <bạn> & tôi.",
+          speaker: "A",
+        },
+        {
+          type: "transcript.text.segment",
+          id: "seg_1",
+          start: 3600.25,
+          end: 3605.5,
+          text: "Tạm biệt.",
+          speaker: "B",
+        },
+      ],
+      usage: { type: "duration", seconds: 3700 },
+    });
+    const stranger = await createKey("subtitles-stranger");
+    const other = await get(task.done, "?format=diarized_json", stranger.key);
+    expect(other.status).toBe(404);
+    expect(JSON.stringify(await other.json())).not.toContain("Xin chào");
+    const translated = await get(task.done, "?format=diarized_json&translated=true");
+    expect(translated.status).toBe(400);
+  });
+
   it("translated=true without a translation is 409; with json it is 400", async () => {
     const none = await get(task.plain, "?translated=true");
     expect(none.status).toBe(409);

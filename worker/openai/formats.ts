@@ -3,8 +3,11 @@ import type { SpeechTask } from "../../protocol/transcribe-params.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import { alignWords, type TranscriptionDetail } from "../../protocol/transcription-detail.ts";
 import type {
+  OpenAIDiarizedSegment,
+  OpenAIDurationUsage,
   OpenAISegment,
   OpenAITranscription,
+  OpenAITranscriptionDiarized,
   OpenAITranscriptionVerbose,
   OpenAIWord,
   ResponseFormat,
@@ -12,8 +15,9 @@ import type {
 
 /**
  * A finished TranscriptionResult in OpenAI's response formats, byte for byte as OpenAI writes them:
- * json `{"text"}`, verbose_json, text (with its trailing newline), srt and vtt (the shared writer in
- * protocol/subtitles.ts, in its `openai` dialect). Pure functions.
+ * json `{"text", "usage"}`, verbose_json, diarized_json, text (with its trailing newline), srt and vtt
+ * (the shared writer in protocol/subtitles.ts, in its `openai` dialect). Transcriptions carry
+ * `usage` in the JSON formats; translations do not (OpenAI's Translation has none). Pure functions.
  */
 
 export interface RenderOptions {
@@ -50,7 +54,9 @@ export function renderTranscript(
 ): RenderedBody {
   switch (format) {
     case "json":
-      return { body: JSON.stringify(toJson(result)), contentType: JSON_TYPE };
+      return { body: JSON.stringify(toJson(result, options.task)), contentType: JSON_TYPE };
+    case "diarized_json":
+      return { body: JSON.stringify(toDiarizedJson(result)), contentType: JSON_TYPE };
     case "verbose_json":
       return { body: JSON.stringify(toVerboseJson(result, detail, options)), contentType: JSON_TYPE };
     case "text":
@@ -62,9 +68,76 @@ export function renderTranscript(
   }
 }
 
-/** `json`: the text alone. */
-export function toJson(result: TranscriptionResult): OpenAITranscription {
-  return { text: result.text };
+/** `json`: the text, and for a transcription its usage. */
+export function toJson(result: TranscriptionResult, task: SpeechTask): OpenAITranscription {
+  return task === "transcribe" ? { text: result.text, usage: durationUsage(result) } : { text: result.text };
+}
+
+/**
+ * OpenAI's usage of a duration-billed model: the audio's seconds, rounded up to a whole second.
+ *
+ * @example durationUsage({ ...result, duration_sec: 4.2 }) // { type: "duration", seconds: 5 }
+ */
+export function durationUsage(result: TranscriptionResult): OpenAIDurationUsage {
+  return { type: "duration", seconds: Math.ceil(result.duration_sec) };
+}
+
+/**
+ * `diarized_json`: OpenAI's TranscriptionDiarized. Segment ids are `seg_0`, `seg_1`, …; texts are
+ * trimmed; speakers are named by {@link speakerLetters}.
+ *
+ * @example toDiarizedJson(result).segments[0] // { type: "transcript.text.segment", id: "seg_0", start: 0, end: 2.5, text: "Hello world.", speaker: "A" }
+ */
+export function toDiarizedJson(result: TranscriptionResult): OpenAITranscriptionDiarized {
+  const speakers = speakerLetters(result.segments.map((segment) => segment.speaker));
+  const segments = result.segments.map(
+    (segment, index): OpenAIDiarizedSegment => ({
+      type: "transcript.text.segment",
+      id: `seg_${index}`,
+      start: ms(segment.start),
+      end: ms(segment.end),
+      text: segment.text.trim(),
+      speaker: speakers[index] ?? "A",
+    }),
+  );
+  return {
+    task: "transcribe",
+    duration: ms(result.duration_sec),
+    text: result.text,
+    segments,
+    usage: durationUsage(result),
+  };
+}
+
+/**
+ * OpenAI's speaker names for the diarizer's labels: `A`, `B`, … `Z`, `AA`, … in order of first
+ * appearance. A segment the diarizer left without a speaker (none of its turns overlap it, or the
+ * node runs without diarization) keeps the speaker before it; before any, `A`.
+ *
+ * @example speakerLetters(["SPEAKER_01", null, "SPEAKER_00", "SPEAKER_01"]) // ["A", "A", "B", "A"]
+ */
+export function speakerLetters(labels: readonly (string | null)[]): string[] {
+  const letters = new Map<string, string>();
+  let current = letterName(0);
+  return labels.map((label) => {
+    if (label === null) return current;
+    let letter = letters.get(label);
+    if (letter === undefined) {
+      letter = letterName(letters.size);
+      letters.set(label, letter);
+    }
+    current = letter;
+    return letter;
+  });
+}
+
+/** 0 → A, 25 → Z, 26 → AA: spreadsheet column names. */
+function letterName(index: number): string {
+  let name = "";
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) {
+    name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+  }
+  return name;
 }
 
 /** `text`: the transcript and a newline, as OpenAI sends it. */
@@ -106,6 +179,7 @@ export function toVerboseJson(
     segments,
   };
   if (options.words) verbose.words = wordsOf(result, detail);
+  if (options.task === "transcribe") verbose.usage = durationUsage(result);
   return verbose;
 }
 

@@ -1,3 +1,4 @@
+import type { z } from "@hono/zod-openapi";
 import type { SpeechTask, TranscribeParams } from "../../protocol/transcribe-params.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { type ResolvedTranscribeParams, resolveTranscribeParams } from "../ingest/transcribe-params.ts";
@@ -6,11 +7,14 @@ import {
   type Granularity,
   RESPONSE_FORMATS,
   type ResponseFormat,
+  ServerVadChunking,
+  TRANSLATION_FORMATS,
   TranscriptionFormFields,
   TranslationFormFields,
 } from "../schemas/openai.ts";
 import { toValidationIssues } from "../validation.ts";
 import { OpenAIError } from "./errors.ts";
+import { type FormFields, FormValueError, list, objectValue, single } from "./form-values.ts";
 
 /** A checked compatible-API request; `params` lack only the uploaded object's key. */
 export interface SyncRequest {
@@ -19,49 +23,51 @@ export interface SyncRequest {
   params: Omit<TranscribeParams, "object_key" | "file_url">;
 }
 
-const SINGLE_FIELDS = ["model", "language", "prompt", "response_format", "temperature"] as const;
-const GRANULARITY_FIELDS = ["timestamp_granularities[]", "timestamp_granularities"];
+const SINGLE_FIELDS = ["model", "language", "prompt", "response_format", "temperature", "stream"] as const;
+const LIST_FIELDS = ["include", "known_speaker_names", "known_speaker_references"] as const;
 
 /**
- * Form values as the schema reads them: one value per plain field (the first; an empty one counts as
- * not sent), and the granularities from both spellings, repeated or comma-separated.
+ * Form values as the schema reads them, from every encoding the official SDKs produce
+ * (form-values.ts): one value per plain field, arrays from `key[]` or a repeated `key`, the
+ * granularities also comma-separated, and for a transcription `chunking_strategy` from
+ * `chunking_strategy[prop]` or JSON (a translation's form has no such field: it is not read).
  *
  * @example formInput(new Map([["timestamp_granularities[]", ["word", "segment"]]])).timestamp_granularities // ["word", "segment"]
  */
-export function formInput(fields: ReadonlyMap<string, readonly string[]>): Record<string, unknown> {
+export function formInput(fields: FormFields, task: SpeechTask = "transcribe"): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const name of SINGLE_FIELDS) {
-    const value = fields.get(name)?.[0];
-    if (value !== undefined && value !== "") input[name] = value;
+    const value = single(fields, name);
+    if (value !== undefined) input[name] = value;
   }
-  input.timestamp_granularities = GRANULARITY_FIELDS.flatMap((name) => fields.get(name) ?? [])
+  for (const name of LIST_FIELDS) input[name] = list(fields, name);
+  input.timestamp_granularities = list(fields, "timestamp_granularities")
     .flatMap((value) => value.split(","))
     .map((value) => value.trim())
     .filter(Boolean);
+  const chunking = task === "transcribe" ? objectValue(fields, "chunking_strategy") : undefined;
+  if (chunking !== undefined) input.chunking_strategy = chunking;
   return input;
 }
 
 /**
  * Checks the text fields of a compatible form: malformed values (a non-numeric temperature, an
- * over-long prompt) are a 422; an unsupported response_format, granularity or language is a 400 naming
- * the field, as OpenAI answers. `model` and `temperature` are accepted and ignored.
+ * over-long prompt) are a 422; an unsupported value or combination (response_format, granularity,
+ * language, chunking_strategy, include, stream, known speakers) is a 400 naming the field, as OpenAI
+ * answers. `model`, `temperature` and `chunking_strategy` are accepted and ignored.
  *
  * @example parseSyncRequest(env, fields, "transcribe").params // { model_id, language: "en", context, task, ... }
  */
-export function parseSyncRequest(
-  env: Env,
-  fields: ReadonlyMap<string, readonly string[]>,
-  task: SpeechTask,
-): SyncRequest {
-  const input = formInput(fields);
-  const schema = task === "transcribe" ? TranscriptionFormFields : TranslationFormFields;
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw validationError(toValidationIssues(parsed.error, "form", input));
-  const form = parsed.data;
-  const format = responseFormat(form.response_format);
+export function parseSyncRequest(env: Env, fields: FormFields, task: SpeechTask): SyncRequest {
+  const input = readInput(fields, task);
+  if (task === "transcribe") checkChunking(input.chunking_strategy);
+  const transcription = task === "transcribe" ? parseForm(TranscriptionFormFields, input) : null;
+  const form = transcription ?? parseForm(TranslationFormFields, input);
+  const format = responseFormat(form.response_format, task);
   const granularities = granularityList(form.timestamp_granularities);
+  if (transcription) checkTranscriptionOptions(transcription, format, granularities);
   // Translations have no language field: the source language is detected.
-  const language = (form as { language?: string }).language ?? null;
+  const language = transcription?.language ?? null;
   let base: ResolvedTranscribeParams;
   try {
     base = resolveTranscribeParams(env, { language, context: form.prompt });
@@ -83,13 +89,101 @@ export function parseSyncRequest(
   };
 }
 
-function responseFormat(value: string): ResponseFormat {
-  const format = RESPONSE_FORMATS.find((known) => known === value);
+function parseForm<T extends z.ZodType>(schema: T, input: Record<string, unknown>): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw validationError(toValidationIssues(parsed.error, "form", input));
+  return parsed.data;
+}
+
+function readInput(fields: FormFields, task: SpeechTask): Record<string, unknown> {
+  try {
+    return formInput(fields, task);
+  } catch (error) {
+    if (error instanceof FormValueError) throw unsupported(error.field, error.message, "invalid_value");
+    throw error;
+  }
+}
+
+/** A 400 naming `param`, as OpenAI answers an unsupported value or combination. */
+function unsupported(param: string, message: string, openaiCode = "unsupported_value"): OpenAIError {
+  return new OpenAIError("bad_request", message, { param, openaiCode });
+}
+
+/**
+ * chunking_strategy is checked first, so a bad one is OpenAI's 400 naming it, not a 422; an object
+ * is checked as server_vad so the message names the property at fault.
+ */
+function checkChunking(value: unknown): void {
+  if (value === undefined || value === "auto") return;
+  const advice =
+    'send "auto" or {"type":"server_vad"} with threshold 0..1 and whole-millisecond prefix_padding_ms and silence_duration_ms';
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw unsupported(
+      "chunking_strategy",
+      `chunking_strategy ${JSON.stringify(value)} is not supported: ${advice}`,
+    );
+  }
+  const parsed = ServerVadChunking.safeParse(value);
+  if (parsed.success) return;
+  const issues = parsed.error.issues.map((issue) =>
+    issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message,
+  );
+  throw unsupported(
+    "chunking_strategy",
+    `chunking_strategy is invalid (${issues.join("; ")}): ${advice}`,
+    "invalid_value",
+  );
+}
+
+/** The combinations OpenAI refuses, and the options Voxedge cannot honour, each naming its field. */
+function checkTranscriptionOptions(
+  form: TranscriptionFormFields,
+  format: ResponseFormat,
+  granularities: readonly Granularity[],
+): void {
+  if (granularities.length > 0 && format !== "verbose_json") {
+    throw unsupported(
+      "timestamp_granularities",
+      `timestamp_granularities needs response_format verbose_json (got ${format}): ` +
+        "send response_format=verbose_json or leave timestamp_granularities out",
+    );
+  }
+  if (format === "diarized_json" && form.prompt !== "") {
+    throw unsupported(
+      "prompt",
+      "prompt is not supported with response_format diarized_json: leave prompt out, or ask for json or verbose_json",
+    );
+  }
+  if (form.include.length > 0) {
+    throw unsupported(
+      "include",
+      form.include.includes("logprobs")
+        ? "include[]=logprobs is not supported: the decoder reports no per-token log probabilities; leave include out"
+        : `include: ${form.include.map((value) => `"${value}"`).join(", ")} is not supported; leave include out`,
+    );
+  }
+  if (form.known_speaker_names.length > 0 || form.known_speaker_references.length > 0) {
+    throw unsupported(
+      form.known_speaker_references.length > 0 ? "known_speaker_references" : "known_speaker_names",
+      "known speakers are not supported: diarized_json labels speakers A, B, … in order of first appearance; " +
+        "leave known_speaker_names and known_speaker_references out",
+    );
+  }
+  if (form.stream === "true") {
+    throw unsupported(
+      "stream",
+      "stream=true is not supported: the transcript comes in one response; send stream=false or leave it out",
+    );
+  }
+}
+
+function responseFormat(value: string, task: SpeechTask): ResponseFormat {
+  const formats: readonly ResponseFormat[] = task === "transcribe" ? RESPONSE_FORMATS : TRANSLATION_FORMATS;
+  const format = formats.find((known) => known === value);
   if (!format) {
-    throw new OpenAIError(
-      "bad_request",
-      `response_format "${value}" is not supported: use one of ${RESPONSE_FORMATS.join(", ")}`,
-      { param: "response_format", openaiCode: "unsupported_value" },
+    throw unsupported(
+      "response_format",
+      `response_format "${value}" is not supported: use one of ${formats.join(", ")}`,
     );
   }
   return format;
@@ -100,10 +194,9 @@ function granularityList(values: readonly string[]): Granularity[] {
   for (const value of values) {
     const known = GRANULARITIES.find((g) => g === value);
     if (!known) {
-      throw new OpenAIError(
-        "bad_request",
+      throw unsupported(
+        "timestamp_granularities",
         `timestamp_granularities: "${value}" is not one of ${GRANULARITIES.join(", ")}`,
-        { param: "timestamp_granularities", openaiCode: "unsupported_value" },
       );
     }
     if (!out.includes(known)) out.push(known);

@@ -14,6 +14,7 @@ import {
   OpenAIModelList,
   OpenAIModelParam,
   OpenAITranscription,
+  OpenAITranscriptionDiarized,
   OpenAITranscriptionVerbose,
   TranscriptionForm,
   TranslationForm,
@@ -35,15 +36,20 @@ const error = (description: string) => ({
 const syncResponses = {
   200: {
     description:
-      "the transcript: json and verbose_json as application/json, text, srt and vtt as text/plain. " +
+      "the transcript: json, verbose_json and diarized_json as application/json, text, srt and vtt as text/plain. " +
       `The ${TASK_ID_HEADER} header names the task (it is in /history)`,
     content: {
-      "application/json": { schema: z.union([OpenAITranscription, OpenAITranscriptionVerbose]) },
+      "application/json": {
+        schema: z.union([OpenAITranscription, OpenAITranscriptionVerbose, OpenAITranscriptionDiarized]),
+      },
       "text/plain": { schema: z.string() },
     },
   },
   400: error(
-    "no file (OpenAI's own message, param null), unsupported response_format, timestamp granularity or language, or a file that is not audio",
+    "no file (OpenAI's own message, param null); an unsupported response_format, timestamp granularity, " +
+      "language, chunking_strategy, include, known speaker or stream=true, or a combination OpenAI refuses " +
+      "(timestamp_granularities without verbose_json, diarized_json with prompt), each naming its `param`; " +
+      "or a file that is not audio",
   ),
   401: error("missing or invalid API key (code invalid_api_key)"),
   413: error("the file exceeds 2 GB (a declared Content-Length is refused before reading)"),

@@ -24,6 +24,7 @@ import {
   unauthorized,
   unprocessable,
 } from "../schemas/common.ts";
+import { OpenAITranscriptionDiarized } from "../schemas/openai.ts";
 import { SubtitlesQuery } from "../schemas/subtitles.ts";
 import { TaskAccepted, TaskIdParam, TaskStatusResponse } from "../schemas/tasks.ts";
 import {
@@ -168,10 +169,10 @@ const subtitlesRoute = createRoute({
         "application/x-subrip": { schema: z.string() },
         "text/vtt": { schema: z.string() },
         "text/plain": { schema: z.string() },
-        "application/json": { schema: TranscriptionResult },
+        "application/json": { schema: z.union([TranscriptionResult, OpenAITranscriptionDiarized]) },
       },
     },
-    400: { description: "translated=true with format=json", content: errorContent },
+    400: { description: "translated=true with format=json or diarized_json", content: errorContent },
     401: unauthorized,
     404: { description: "unknown task, expired, or another key's task", content: errorContent },
     409: {

@@ -6,10 +6,26 @@ import { MAX_CONTEXT_CHARS } from "./transcribe.ts";
  * (openai-node src/resources/audio/transcriptions.ts, models.ts). docs/api.md explains each field.
  */
 
-export const RESPONSE_FORMATS = ["json", "verbose_json", "text", "srt", "vtt"] as const;
+export const RESPONSE_FORMATS = ["json", "verbose_json", "text", "srt", "vtt", "diarized_json"] as const;
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+/** What /v1/audio/translations answers in: OpenAI's translations have no diarized_json. */
+export const TRANSLATION_FORMATS = ["json", "verbose_json", "text", "srt", "vtt"] as const;
 export const GRANULARITIES = ["segment", "word"] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
+
+/**
+ * OpenAI's `server_vad` chunking: checked as OpenAI documents it (threshold 0..1, the two
+ * durations whole milliseconds). Accepted and not applied: docs/api.md "OpenAI-compatible API".
+ */
+export const ServerVadChunking = z
+  .strictObject({
+    type: z.literal("server_vad"),
+    threshold: z.coerce.number().min(0).max(1).optional(),
+    prefix_padding_ms: z.coerce.number().int().min(0).optional(),
+    silence_duration_ms: z.coerce.number().int().min(0).optional(),
+  })
+  .meta({ id: "OpenAIServerVadChunking" });
+export const ChunkingStrategy = z.union([z.literal("auto"), ServerVadChunking]);
 
 const textFields = {
   model: z.string().max(256).optional().openapi({
@@ -40,8 +56,26 @@ const language = z.string().max(64).optional().openapi({
   example: "en",
 });
 
+const list = (description: string) =>
+  z.array(z.string().max(256)).max(8).default([]).openapi({ description });
+
 /** The text fields of POST /v1/audio/transcriptions, checked once the streamed form is read. */
-export const TranscriptionFormFields = z.object({ ...textFields, language });
+export const TranscriptionFormFields = z.object({
+  ...textFields,
+  language,
+  chunking_strategy: ChunkingStrategy.optional().openapi({
+    description:
+      '`auto` or `{"type":"server_vad", threshold?, prefix_padding_ms?, silence_duration_ms?}`, sent as ' +
+      "`chunking_strategy[type]` etc. or as a JSON string; validated, then not applied (the node's own VAD " +
+      "always chooses the windows)",
+  }),
+  include: list("`logprobs` is refused (400): the decoder reports no per-token probabilities"),
+  known_speaker_names: list("refused (400): known speakers are not supported"),
+  known_speaker_references: list("refused (400): known speakers are not supported"),
+  stream: z.enum(["true", "false"]).default("false").openapi({
+    description: "`false` (default); `true` is a 400: the transcript comes in one response",
+  }),
+});
 export type TranscriptionFormFields = z.infer<typeof TranscriptionFormFields>;
 
 /** The text fields of POST /v1/audio/translations: no `language`, output is English. */
@@ -58,8 +92,18 @@ export const TranslationForm = TranslationFormFields.extend({ file }).meta({ id:
 export const transcriptionFormRef = { $ref: "#/components/schemas/OpenAITranscriptionForm" };
 export const translationFormRef = { $ref: "#/components/schemas/OpenAITranslationForm" };
 
+/** OpenAI's usage of a model billed by audio duration: whole seconds, rounded up. */
+export const OpenAIDurationUsage = z
+  .object({ type: z.literal("duration"), seconds: z.number().int() })
+  .meta({ id: "OpenAIDurationUsage" });
+export type OpenAIDurationUsage = z.infer<typeof OpenAIDurationUsage>;
+
+const usage = OpenAIDurationUsage.optional().openapi({
+  description: "transcriptions only (translations carry none): the audio's duration in whole seconds",
+});
+
 /** `response_format=json`. */
-export const OpenAITranscription = z.object({ text: z.string() }).meta({ id: "OpenAITranscription" });
+export const OpenAITranscription = z.object({ text: z.string(), usage }).meta({ id: "OpenAITranscription" });
 export type OpenAITranscription = z.infer<typeof OpenAITranscription>;
 
 export const OpenAISegment = z
@@ -92,9 +136,34 @@ export const OpenAITranscriptionVerbose = z
     text: z.string(),
     segments: z.array(OpenAISegment),
     words: z.array(OpenAIWord).optional().openapi({ description: "only with the `word` granularity" }),
+    usage,
   })
   .meta({ id: "OpenAITranscriptionVerbose" });
 export type OpenAITranscriptionVerbose = z.infer<typeof OpenAITranscriptionVerbose>;
+
+export const OpenAIDiarizedSegment = z
+  .object({
+    type: z.literal("transcript.text.segment"),
+    id: z.string(),
+    start: z.number(),
+    end: z.number(),
+    text: z.string(),
+    speaker: z.string().openapi({ description: "`A`, `B`, … in order of first appearance" }),
+  })
+  .meta({ id: "OpenAIDiarizedSegment" });
+export type OpenAIDiarizedSegment = z.infer<typeof OpenAIDiarizedSegment>;
+
+/** `response_format=diarized_json` (transcriptions only). */
+export const OpenAITranscriptionDiarized = z
+  .object({
+    task: z.literal("transcribe"),
+    duration: z.number(),
+    text: z.string(),
+    segments: z.array(OpenAIDiarizedSegment),
+    usage: OpenAIDurationUsage,
+  })
+  .meta({ id: "OpenAITranscriptionDiarized" });
+export type OpenAITranscriptionDiarized = z.infer<typeof OpenAITranscriptionDiarized>;
 
 export const OpenAIModel = z
   .object({

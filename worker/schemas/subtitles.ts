@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 
 /** The files a finished transcription exports as. */
-export const SUBTITLE_FORMATS = ["srt", "vtt", "txt", "json"] as const;
+export const SUBTITLE_FORMATS = ["srt", "vtt", "txt", "json", "diarized_json"] as const;
 export const SubtitleFormat = z.enum(SUBTITLE_FORMATS);
 export type SubtitleFormat = z.infer<typeof SubtitleFormat>;
 
@@ -10,7 +10,8 @@ export const SubtitlesQuery = z.object({
     param: { name: "format", in: "query" },
     description:
       "srt (SubRip, `SPEAKER_00: ` before a diarized cue), vtt (WebVTT, `<v SPEAKER_00>` voice tags), " +
-      "txt (one line per segment), json (the TranscriptionResult)",
+      "txt (one line per segment), json (the TranscriptionResult), diarized_json (OpenAI's " +
+      "TranscriptionDiarized: speakers `A`, `B`, … in order of first appearance, with duration usage)",
   }),
   translated: z
     .enum(["true", "false"])

@@ -1,6 +1,7 @@
 import { LABELLED, toPlainText, toSrt, toVtt, translatedCues } from "../../protocol/subtitles.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import { ApiError } from "../errors.ts";
+import { toDiarizedJson } from "../openai/formats.ts";
 import type { SubtitleFormat, SubtitlesQuery } from "../schemas/subtitles.ts";
 import { readOwnedTranscription } from "./poll.ts";
 
@@ -20,6 +21,16 @@ const CONTENT_TYPE: Record<SubtitleFormat, string> = {
   vtt: "text/vtt; charset=utf-8",
   txt: "text/plain; charset=utf-8",
   json: "application/json",
+  diarized_json: "application/json",
+};
+
+/** File name endings; diarized_json is a JSON file too, told apart from the result's. */
+const EXTENSION: Record<SubtitleFormat, string> = {
+  srt: "srt",
+  vtt: "vtt",
+  txt: "txt",
+  json: "json",
+  diarized_json: "diarized.json",
 };
 
 /** The caller's task `taskId` as a file; 404 for another key's or an unknown task, 409 until it is done. */
@@ -39,7 +50,7 @@ export async function exportSubtitles(
   return {
     body: renderSubtitles(record.result, query),
     contentType: CONTENT_TYPE[query.format],
-    filename: `${taskId}.${query.format}`,
+    filename: `${taskId}.${EXTENSION[query.format]}`,
   };
 }
 
@@ -50,13 +61,11 @@ export async function exportSubtitles(
  * @example renderSubtitles(result, { format: "srt", translated: false }) // "1\n00:00:00,000 --> 00:00:01,500\nxin chào\n\n"
  */
 export function renderSubtitles(result: TranscriptionResult, query: SubtitlesQuery): string {
-  if (query.format === "json") {
+  if (query.format === "json" || query.format === "diarized_json") {
     if (query.translated) {
-      throw new ApiError(
-        "bad_request",
-        "translated applies to srt, vtt and txt; json carries the translation",
-      );
+      throw new ApiError("bad_request", `translated applies to srt, vtt and txt, not ${query.format}`);
     }
+    if (query.format === "diarized_json") return JSON.stringify(toDiarizedJson(result));
     return `${JSON.stringify({ ...result, audio_url: null }, null, 2)}\n`;
   }
   if (query.translated && !result.translation?.trim()) {
