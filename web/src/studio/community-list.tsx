@@ -1,10 +1,10 @@
-import { useEffect, useState } from "preact/hooks";
 import { contentApi } from "../api/client.ts";
 import type { CommunityNote } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { formatDateTime } from "../ui/format.ts";
 import { languageName } from "../ui/language-name.ts";
+import { usePages } from "../ui/use-pages.ts";
 
 const PAGE_SIZE = 20;
 
@@ -13,25 +13,16 @@ const PAGE_SIZE = 20;
  * create form, which then sends community=true (the content made is the caller's, the note stays theirs).
  */
 export function CommunityList(props: { selected: string | null; onUse: (note: CommunityNote) => void }) {
-  const [notes, setNotes] = useState<CommunityNote[]>([]);
-  const [total, setTotal] = useState(0);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<unknown>(null);
-
-  const load = async (skip: number) => {
-    setLoading(true);
-    setError(null);
-    try {
-      const page = await contentApi.communityNotes({ limit: PAGE_SIZE, skip });
-      setNotes((current) => (skip === 0 ? page.notes : [...current, ...page.notes]));
-      setTotal(page.total);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setLoading(false);
-    }
-  };
-  useEffect(() => void load(0), []);
+  const {
+    items: notes,
+    total,
+    loading,
+    error,
+    load,
+  } = usePages(async (skip) => {
+    const page = await contentApi.communityNotes({ limit: PAGE_SIZE, skip });
+    return { items: page.notes, total: page.total };
+  });
 
   return (
     <section class="card" aria-labelledby="community-title">

@@ -1,10 +1,11 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import "../styles/studio.css";
 import { useLocation } from "preact-iso";
 import { contentApi } from "../api/client.ts";
 import type { CommunityNote, Note, NoteSummary } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
+import { usePages } from "../ui/use-pages.ts";
 import { CommunityList } from "./community-list.tsx";
 import { type ChosenNote, CreateForm } from "./create-form.tsx";
 import { NoteEditor } from "./note-editor.tsx";
@@ -31,28 +32,21 @@ function summaryOf(note: Note): NoteSummary {
  */
 export default function StudioPage() {
   const { query } = useLocation();
-  const [notes, setNotes] = useState<NoteSummary[]>([]);
-  const [total, setTotal] = useState(0);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<unknown>(null);
+  const {
+    items: notes,
+    setItems: setNotes,
+    total,
+    setTotal,
+    loading,
+    error,
+    load,
+  } = usePages(async (skip) => {
+    const page = await contentApi.notes({ limit: PAGE_SIZE, skip });
+    return { items: page.notes, total: page.total };
+  });
   const [chosen, setChosen] = useState<string | null>(() => localStorage.getItem(CHOSEN_KEY));
   /** A community note chosen for the create form (not one of the caller's, so not in `notes`). */
   const [communityNote, setCommunityNote] = useState<CommunityNote | null>(null);
-
-  const load = async (skip: number) => {
-    setLoading(true);
-    setError(null);
-    try {
-      const page = await contentApi.notes({ limit: PAGE_SIZE, skip });
-      setNotes((current) => (skip === 0 ? page.notes : [...current, ...page.notes]));
-      setTotal(page.total);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setLoading(false);
-    }
-  };
-  useEffect(() => void load(0), []);
 
   const choose = (noteId: string | null) => {
     setChosen(noteId);
