@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { db } from "../../platform/db.ts";
 import { apiKeys } from "../../platform/schema.ts";
 import { generateServiceKey } from "../../worker/auth/key-material.ts";
+import { verifyUserJwt } from "../../worker/auth/user-jwt.ts";
 import { bearer, call, createKey } from "./helpers.ts";
 
 const ISSUER = "https://id.voxedge.test";
@@ -163,6 +164,27 @@ describe("user JWTs on the content and notes routes", () => {
     )) as CryptoKeyPair;
     const ps256 = await new SignJWT(claims).setProtectedHeader({ alg: "PS256" }).sign(pss.privateKey);
     await expectRefused(ps256, "token_algorithm_not_allowed");
+  });
+
+  it("on a key-set-only setup, refuses an HS256 token whatever it was signed with", async () => {
+    const settings = {
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      jwksUrl: `${idp}/jwks.json`,
+      jwksRefreshMs: 0,
+      secret: undefined,
+    };
+    const { keys } = (await (await fetch(`${idp}/jwks.json`)).json()) as { keys: { n: string }[] };
+    for (const secret of [SECRET, keys[0]?.n ?? ""]) {
+      expect(await verifyUserJwt(await hs256({ sub: "alice" }, secret), settings)).toMatchObject({
+        ok: false,
+        refusal: "token_algorithm_not_allowed",
+      });
+    }
+    expect(await verifyUserJwt(await issued({ sub: "alice" }), settings)).toEqual({
+      ok: true,
+      subject: "alice",
+    });
   });
 
   it("answers a JWT elsewhere as an invalid API key, and a missing credential as unauthorized", async () => {
