@@ -145,6 +145,44 @@ describe("results in R2, metadata in D1", () => {
     expect(await srt.text()).toContain("hôm nay");
   });
 
+  it("the upgrade fills each key's counters from the rows it finds (migration 0016's backfill)", async () => {
+    const old = await createKey("before-counters");
+    const now = Date.now();
+    const row = (status: "done" | "failed" | "queued", deleted: boolean) => ({
+      task_id: crypto.randomUUID(),
+      owner_key_id: old.id,
+      kind: "transcribe" as const,
+      lane: "batch" as const,
+      status,
+      params: TRANSCRIBE_PARAMS,
+      source: { type: "none" as const },
+      progress: 0,
+      created_at: now,
+      updated_at: now,
+      deleted_at: deleted ? now : null,
+    });
+    // Rows as a database from before the counters holds them: written straight, no counter touched.
+    await db(env)
+      .insert(jobs)
+      .values([row("done", false), row("done", false), row("failed", false), row("queued", true)]);
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0016_"));
+    const backfill = migration?.queries.find((q) => q.includes("INSERT INTO `task_counts`"));
+    expect(backfill).toBeDefined();
+    await env.DB.exec("DELETE FROM task_counts");
+    await env.DB.prepare(backfill as string).run();
+    const counts = await env.DB.prepare(
+      "SELECT status, n FROM task_counts WHERE owner_key_id = ? ORDER BY status",
+    )
+      .bind(old.id)
+      .all<{ status: string; n: number }>();
+    expect(counts.results).toEqual([
+      { status: "done", n: 2 },
+      { status: "failed", n: 1 },
+    ]);
+    const history = (await (await call("/history", { headers: bearer(old.key) })).json()) as HistoryPage;
+    expect(history.total).toBe(3);
+  });
+
   it("a poll of an active task prepares no D1 statement, webhook state included", async () => {
     const task = await createTask(env, {
       ownerKeyId: key.id,
