@@ -197,4 +197,33 @@ describe("http tier → another Voxedge's /v1 (one deployment as another's tier)
       params: { response_format: "verbose_json" },
     });
   });
+
+  it("gives through the remote tier the transcript a node gives for the same file and model", async () => {
+    const form = () => {
+      const body = new FormData();
+      body.append("language", "en");
+      body.append(
+        "file",
+        new Blob([readFileSync(join(dir, "speech.wav"))], { type: "audio/wav" }),
+        "speech.wav",
+      );
+      return body;
+    };
+    const [direct, remote] = await Promise.all([
+      upstream.settle(await upload(upstream, form()), 180_000),
+      downstream.settle(await upload(downstream, form()), 180_000),
+    ]);
+    expect(direct.status).toBe("done");
+    expect(remote.status).toBe("done");
+    const node = TranscriptionResult.parse(direct.result);
+    const tier = TranscriptionResult.parse(remote.result);
+    // The same model on the same node behind both: the cleaned text, language and segments agree; the
+    // node's own extras (its diarizer's speakers, its raw decode) are where the tiers may differ.
+    expect(tier.text).toBe(node.text);
+    expect(tier.language).toBe(node.language);
+    expect(tier.segments.map((segment) => segment.text)).toEqual(
+      node.segments.map((segment) => segment.text),
+    );
+    expect(tier.has_timestamps).toBe(true);
+  });
 });
