@@ -46,9 +46,15 @@ beforeAll(async () => {
   speechSec = speech.length / 16_000;
   writeWav(join(dir, "speech.wav"), speech);
   writeWav(join(dir, "dialogue.wav"), (await buildDialogue(2, 6, 7)).pcm);
+  // A real ID3v2 header (binary bytes, so the enqueue's sniffing takes it for media) before text no
+  // decoder can read: the failure must come from the decode, in words.
   writeFileSync(
     join(dir, "corrupt.mp3"),
-    Buffer.from("ID3 this is definitely not an mp3 stream ".repeat(200)),
+    Buffer.concat([
+      Buffer.from([0x49, 0x44, 0x33, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a]),
+      Buffer.alloc(10),
+      Buffer.from("this is definitely not an mp3 stream ".repeat(200)),
+    ]),
   );
   // issue #19's reproductions: an HLS playlist naming a local file, uploaded as .mp3, and a
   // 10-hour silent FLAC of a few MB
