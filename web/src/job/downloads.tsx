@@ -1,17 +1,7 @@
 import type { TranscriptionResult } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
+import { download } from "../ui/download.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportFile } from "./exports.ts";
-
-function download(blob: Blob, filename: string): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = filename;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 /** Buttons that save the transcript as TXT, SRT, VTT or JSON, made here from the result. */
 export function Downloads(props: {

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { consolePath } from "../../../protocol/console-routes.ts";
 import { translationApi } from "../api/client.ts";
 import { t } from "../i18n/i18n.ts";
+import { download } from "../ui/download.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { languageName } from "../ui/language-name.ts";
 
@@ -14,14 +15,6 @@ const TYPES: Record<(typeof FORMATS)[number], string> = {
   json: "application/json",
 };
 
-/** Saves `text` as a file the browser downloads. */
-function saveFile(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = Object.assign(document.createElement("a"), { href: url, download: name });
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1_000);
-}
-
 /**
  * The room creator's transcript of a room (GET /api/v1/session/{id}/transcript with this console's
  * key): downloads as spoken, in the other language, or both, and a note of it for the Studio.
@@ -31,15 +24,15 @@ export function RoomTranscript({ id, mine, theirs }: { id: string; mine: string;
   const [error, setError] = useState<unknown>(null);
   const [noteMade, setNoteMade] = useState(false);
   const query =
-    choice === "spoken" ? {} : { language: theirs, bilingual: choice === "both" ? "true" : "false" };
+    choice === "spoken"
+      ? {}
+      : { language: theirs, bilingual: choice === "both" ? ("true" as const) : ("false" as const) };
 
-  const download = async (format: (typeof FORMATS)[number]) => {
+  const save = async (format: (typeof FORMATS)[number]) => {
     setError(null);
     try {
-      const text = await translationApi.transcript(id, { format, ...query } as Parameters<
-        typeof translationApi.transcript
-      >[1]);
-      saveFile(`conversation-${id.slice(0, 8)}.${format}`, text, TYPES[format]);
+      const text = await translationApi.transcript(id, { format, ...query });
+      download(new Blob([text], { type: TYPES[format] }), `conversation-${id.slice(0, 8)}.${format}`);
     } catch (caught) {
       setError(caught);
     }
@@ -72,7 +65,7 @@ export function RoomTranscript({ id, mine, theirs }: { id: string; mine: string;
       </select>
       <div class="row wrap">
         {FORMATS.map((format) => (
-          <button key={format} type="button" class="button button-secondary" onClick={() => download(format)}>
+          <button key={format} type="button" class="button button-secondary" onClick={() => save(format)}>
             {t("rooms.download", { format: format.toUpperCase() })}
           </button>
         ))}
