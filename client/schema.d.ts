@@ -2151,7 +2151,7 @@ export interface paths {
         put?: never;
         /**
          * A short-lived token that opens one kind of live socket, for browsers (keeps the API key out of URLs)
-         * @description Open /ws (scope `live`) or /api/v1/ws/single (scope `translate`) with `?token=<token>` before it expires. A token opens nothing else: REST routes refuse it (401). Its key's limits apply, and it stops working when its key is revoked.
+         * @description Open /ws (scope `live`) or /api/v1/ws/single (scope `translate`) with `?token=<token>`, or /v1/realtime (scope `realtime`, as OpenAI's client secret) before it expires. A token opens nothing else: REST routes refuse it (401). Its key's limits apply, and it stops working when its key is revoked.
          */
         post: {
             parameters: {
@@ -2193,7 +2193,161 @@ export interface paths {
                         "application/json": components["schemas"]["OpenAIError"];
                     };
                 };
-                /** @description scope not `live` or `translate`, expires_in not an integer in 10..600, or another field */
+                /** @description scope not `live`, `translate` or `realtime`, expires_in not an integer in 10..600, or another field */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description over the per-key create limit; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description the deployment has no signing secret (UPLOAD_SIGNING_SECRET) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/realtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OpenAI Realtime transcription over a WebSocket (events: docs/api.md) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description any model name (the GA wire: `session.*` events); the live engine serves its loaded model whatever the name */
+                    model?: string;
+                    /** @description `transcription`: the beta wire (`transcription_session.*` events) */
+                    intent?: "transcription";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description WebSocket: `session.created` (or `transcription_session.created`) once an engine is in, then the transcription events. With no engine free the socket gets an `error` event and closes 1013. */
+                101: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description not a WebSocket upgrade, or neither `model` nor `intent=transcription` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description missing or invalid API key or client secret */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description a query parameter out of bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/realtime/client_secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A short-lived client secret that opens one realtime transcription socket (for browsers)
+         * @description A browser opens /v1/realtime with the subprotocols `realtime` and `openai-insecure-api-key.<value>`, or a server with `Authorization: Bearer <value>`, before `expires_at`. It opens nothing else, its key's limits apply, and it dies with its key.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["RealtimeClientSecretRequest"];
+                };
+            };
+            responses: {
+                /** @description the secret */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RealtimeClientSecret"];
+                    };
+                };
+                /** @description a session type other than `transcription` (only transcription sessions are served) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description expires_after.seconds outside 10..600, or another field */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3750,13 +3904,38 @@ export interface components {
         };
         SocketTokenRequest: {
             /**
-             * @description `live` opens /ws, `translate` opens /api/v1/ws/single; nothing else
+             * @description `live` opens /ws, `translate` opens /api/v1/ws/single, `realtime` opens /v1/realtime; nothing else
              * @example live
              * @enum {string}
              */
-            scope: "live" | "translate";
+            scope: "live" | "translate" | "realtime";
             /** @description seconds the token is valid for (a socket must be opened in that time) */
             expires_in?: number;
+        };
+        RealtimeClientSecret: {
+            /** @description the client secret: a browser's credential for /v1/realtime */
+            value: string;
+            /** @description Unix seconds */
+            expires_at: number;
+            session: {
+                /** @enum {string} */
+                type: "transcription";
+                object: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        RealtimeClientSecretRequest: {
+            expires_after?: {
+                /** @enum {string} */
+                anchor?: "created_at";
+                seconds?: number;
+            };
+            session?: {
+                type?: string;
+            } & {
+                [key: string]: unknown;
+            };
         };
         OpenAITranscription: {
             text: string;

@@ -181,8 +181,18 @@ export const TranslateBatch = z.object({
     .max(50),
 });
 export type TranslateBatch = z.infer<typeof TranslateBatch>;
+/**
+ * End the utterance now, as the endpointing would (a realtime client's manual commit); the stream goes
+ * on. Answered with `committed` once its final (if the audio held speech) is out.
+ */
+export const CommitMessage = z.object({ type: z.literal("commit") });
 /** What a session or room sends the node on a link. */
-export const SessionToNode = z.discriminatedUnion("type", [StreamConfig, EndMessage, TranslateBatch]);
+export const SessionToNode = z.discriminatedUnion("type", [
+  StreamConfig,
+  EndMessage,
+  CommitMessage,
+  TranslateBatch,
+]);
 export type SessionToNode = z.infer<typeof SessionToNode>;
 
 const translated = {
@@ -203,6 +213,8 @@ export const NodeFinal = FinalMessage.extend({ utterance_id: z.string().min(1).m
 export type NodeFinal = z.input<typeof NodeFinal>;
 /** The engine's answer to `end`: every final is out, the session may close with 1000. */
 export const EndedMessage = z.object({ type: z.literal("ended") });
+/** The engine's answer to `commit`: the utterance's final, if any, went out before it. */
+export const CommittedMessage = z.object({ type: z.literal("committed") });
 /** The answer to a `translate` request; `text` is null where that item failed. */
 export const TranslatedBatch = z.object({
   type: z.literal("translated"),
@@ -215,6 +227,7 @@ export const NodeToSession = z.discriminatedUnion("type", [
   NodeFinal,
   ErrorMessage,
   EndedMessage,
+  CommittedMessage,
   TranslatedBatch,
 ]);
 export type NodeToSession = z.infer<typeof NodeToSession>;

@@ -20,6 +20,7 @@ import { liveNodeRoutes, liveRoutes } from "./routes/live.ts";
 import { mediaRoutes } from "./routes/media.ts";
 import { communityRoutes, noteRoutes } from "./routes/notes.ts";
 import { openaiRoutes } from "./routes/openai.ts";
+import { realtimeRoutes } from "./routes/realtime.ts";
 import { transcribeRoutes } from "./routes/transcribe.ts";
 import { translationRoutes } from "./routes/translation.ts";
 import { uploadRoutes } from "./routes/uploads.ts";
@@ -66,6 +67,7 @@ app.route("/v1", catalogRoutes); // content: /v1/voices, /backgrounds, /template
 app.route("/v2/create", createRoutes); // content: POST /v2/create/shorts, /quiz-video, /slide
 app.route("/v1/create/tasks", createTaskRoutes); // content: GET /v1/create/tasks/{id}/result
 app.route("/v1/auth", authRoutes); // POST /v1/auth/tokens: socket tokens for browsers
+app.route("/v1/realtime", realtimeRoutes); // OpenAI Realtime transcription: the socket, client secrets
 app.route(OPENAI_PREFIX, openaiRoutes); // /v1/audio/*, /v1/models
 app.route("/api/v1", translationRoutes); // real-time translation: languages, sessions, sockets
 app.route("/internal/v1", internalRoutes); // nodes: leases

@@ -1,20 +1,19 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../../platform/config.ts";
-import {
-  LIVE_FORMAT,
-  LIVE_SAMPLE_RATE,
-  LiveClose,
-  NodeToSession,
-  parseLiveMessage,
-  type ServerMessage,
-  type SessionToNode,
-} from "../../protocol/live.ts";
-import type { SingleServerMessage } from "../../protocol/rooms.ts";
-import { readClientFrame } from "./client-input.ts";
+import { LiveClose, NodeToSession, parseLiveMessage } from "../../protocol/live.ts";
+import type { RealtimeWire } from "../../protocol/realtime.ts";
+import type { ClientDialect, DialectStep } from "./dialect.ts";
 import { releaseStream, renewMic } from "./live-streams.ts";
 import { PendingAudio } from "./pending-audio.ts";
+import {
+  type DialectState,
+  dialectOf,
+  initialState,
+  type SessionMode,
+  sessionMode,
+} from "./session-dialects.ts";
+
 import { checkTimeouts, type SessionOutcome } from "./session-timeouts.ts";
-import { readSingleFrame, singleStreamConfig, singleTranscript } from "./single-mode.ts";
 import { attachmentOf, closeSocket, sendJson, sendRaw } from "./sockets.ts";
 
 const CLIENT_TAG = "client";
@@ -26,28 +25,26 @@ const META_KEY = "meta";
  */
 const FINISHED_GRACE_MS = 60_000;
 
-/**
- * What a session serves: `mic`, the live microphone (/ws: transcripts, behind the one-session gate);
- * `single`, single-device translation (/api/v1/ws/single: translated transcripts, no gate).
- */
-export type SessionMode = "mic" | "single";
-
-/** Who dials into a session: the client (through /ws or /api/v1/ws/single) or the node the hub assigned. */
+/** Who dials into a session: the client (through /ws, /api/v1/ws/single or /v1/realtime) or the node the hub assigned. */
 export type SessionJoin =
-  | { role: "client"; mode: SessionMode; session_id: string; key_id: string; language: string }
+  | {
+      role: "client";
+      mode: SessionMode;
+      session_id: string;
+      key_id: string;
+      language: string;
+      /** Realtime: the wire generation the client opened with, and the model it named. */
+      wire?: RealtimeWire;
+      model?: string;
+    }
   | { role: "node"; session_id: string };
 
-interface ClientAttachment {
-  mode: SessionMode;
+type ClientAttachment = DialectState & {
   opened_at: number;
   /** Persisted copy of the last frame time (the alarm writes it), for a wake after hibernation. */
   last_frame_at: number;
-  /** Current language choice (code or "auto"); the node gets it as `config` when they pair. */
-  language: string;
-  /** Single mode: the language to translate into; null until the client's first `config`. */
-  translate_language: string | null;
   ending_since: number | null;
-}
+};
 
 interface NodeAttachment {
   joined_at: number;
@@ -82,8 +79,10 @@ export function sessionRequest(original: Request, join: SessionJoin): Request {
 export class LiveSession extends DurableObject<Env> {
   /** Last client frame, in memory (the alarm persists it, so a frame costs no storage write). */
   #lastClientFrameAt: number | null = null;
-  /** Single mode: audio that arrived before the engine. */
+  /** Audio that arrived before the engine, where the dialect lets it wait. */
   readonly #pending = new PendingAudio();
+  /** The client's dialect, rebuilt from its socket's attachment after hibernation. */
+  #dialect: ClientDialect | null = null;
 
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -98,7 +97,7 @@ export class LiveSession extends DurableObject<Env> {
       closeSocket(pair[1], LiveClose.normal, "session over");
       return new Response(null, { status: 101, webSocket: pair[0] });
     }
-    const mode: SessionMode = url.searchParams.get("mode") === "single" ? "single" : "mic";
+    const mode = sessionMode(url.searchParams.get("mode"));
     if (role === "client" || !meta) {
       // the node may have dialled in first; the client's join says what the session is (and its key)
       const key_id = url.searchParams.get("key_id") ?? undefined;
@@ -111,13 +110,10 @@ export class LiveSession extends DurableObject<Env> {
     }
     if (role === "client") {
       this.ctx.acceptWebSocket(pair[1], [CLIENT_TAG]);
-      const language = url.searchParams.get("language") ?? "auto";
       pair[1].serializeAttachment({
-        mode,
+        ...initialState(mode, url.searchParams),
         opened_at: now,
         last_frame_at: now,
-        language,
-        translate_language: null,
         ending_since: null,
       } satisfies ClientAttachment);
     } else {
@@ -205,37 +201,22 @@ export class LiveSession extends DurableObject<Env> {
   private async fromClient(ws: WebSocket, frame: string | ArrayBuffer): Promise<void> {
     this.#lastClientFrameAt = Date.now();
     const attachment = attachmentOf<ClientAttachment>(ws);
-    if (!attachment) return;
-    const single = attachment.mode === "single";
-    const action = single ? readSingleFrame(frame) : readClientFrame(frame);
+    const dialect = this.dialect(ws);
+    if (!attachment || !dialect) return;
+    const step = dialect.read(frame);
+    if (step.close) return this.finish(step.close);
     const node = this.open(NODE_TAG);
-    switch (action.kind) {
-      case "close":
-        return this.finish({ code: action.code, reason: action.reason });
-      case "error":
-        sendJson(ws, { type: "error", message: action.message } satisfies ServerMessage);
-        return;
-      case "audio":
-        if (attachment.ending_since !== null) return; // after `end` the stream takes no more audio
-        if (single && !attachment.translate_language) {
-          sendJson(ws, { type: "error", message: "send a config message before audio: frame dropped" });
-        } else if (node) sendRaw(node, action.data);
-        else if (single) this.#pending.push(action.data);
-        else sendJson(ws, { type: "error", message: "audio sent before `ready` is discarded" });
-        return;
-      case "control":
-        if (action.message.type === "config") {
-          ws.serializeAttachment({
-            ...attachment,
-            language: action.message.language,
-            translate_language: action.message.interim_target ?? attachment.translate_language,
-          } satisfies ClientAttachment);
-        } else if (action.message.type === "end") {
-          ws.serializeAttachment({ ...attachment, ending_since: Date.now() } satisfies ClientAttachment);
-          if (!node) return this.finish({ code: LiveClose.normal, reason: "end of stream" });
-        }
-        if (node) sendJson(node, action.message satisfies SessionToNode);
+    if (step.audio) {
+      if (attachment.ending_since !== null) return; // after `end` the stream takes no more audio
+      if (node) sendRaw(node, step.audio);
+      else if (dialect.waitsForEngine) this.#pending.push(step.audio);
+      else sendJson(ws, dialect.error("audio sent before `ready` is discarded"));
+      return;
     }
+    for (const message of step.toClient ?? []) sendJson(ws, message);
+    this.keepState(ws, attachment, dialect, step.end ? Date.now() : attachment.ending_since);
+    if (step.end && !node) return this.finish({ code: LiveClose.normal, reason: "end of stream" });
+    if (node) for (const message of step.toNode ?? []) sendJson(node, message);
   }
 
   private async fromNode(frame: string | ArrayBuffer): Promise<void> {
@@ -247,46 +228,54 @@ export class LiveSession extends DurableObject<Env> {
     const message = parsed.value;
     if (message.type === "ended") return this.finish({ code: LiveClose.normal, reason: "end of stream" });
     const client = this.open(CLIENT_TAG);
-    const attachment = client ? attachmentOf<ClientAttachment>(client) : null;
-    if (!client || !attachment || message.type === "translated") return;
-    if (message.type === "error") {
-      sendJson(client, message satisfies ServerMessage);
-    } else if (attachment.mode === "single") {
-      sendJson(
-        client,
-        singleTranscript(message, attachment.translate_language ?? "") satisfies SingleServerMessage,
-      );
-    } else if (message.type === "interim") {
-      const { text, start, end } = message;
-      sendJson(client, { type: "interim", text, start, end } satisfies ServerMessage);
-    } else {
-      const { text, start, end, language } = message;
-      sendJson(client, { type: "final", text, start, end, language } satisfies ServerMessage);
-    }
+    const dialect = client ? this.dialect(client) : null;
+    if (!client || !dialect || message.type === "translated") return;
+    this.carryOut(client, dialect.fromEngine(message));
   }
 
   /**
-   * Once both sides are in: the node learns the client's config (single mode: once it sent one),
-   * the client hears `ready`, and audio that waited goes to the node.
+   * Once both sides are in: the node learns the client's config (in its dialect's terms), the client
+   * hears its greeting, and audio that waited goes to the node.
    */
   private pairIfBoth(sessionId: string): void {
     const client = this.open(CLIENT_TAG);
     const node = this.open(NODE_TAG);
-    const attachment = client ? attachmentOf<ClientAttachment>(client) : null;
-    if (!client || !node || !attachment) return;
-    const { language, translate_language } = attachment;
-    if (attachment.mode === "mic") {
-      sendJson(node, { type: "config", language } satisfies SessionToNode);
-    } else if (translate_language) {
-      sendJson(node, singleStreamConfig({ language, translate_language }) satisfies SessionToNode);
-    }
-    sendJson(client, {
-      type: "ready",
-      session_id: sessionId,
-      sample_rate: LIVE_SAMPLE_RATE,
-      format: LIVE_FORMAT,
-    } satisfies ServerMessage);
+    const dialect = client ? this.dialect(client) : null;
+    if (!client || !node || !dialect) return;
+    this.carryOut(client, dialect.paired(sessionId));
     for (const frame of this.#pending.take()) sendRaw(node, frame);
+  }
+
+  /** Sends a step's messages to both sides and keeps the dialect's state with the client's socket. */
+  private carryOut(client: WebSocket, step: DialectStep): void {
+    const node = this.open(NODE_TAG);
+    if (node) for (const message of step.toNode ?? []) sendJson(node, message);
+    for (const message of step.toClient ?? []) sendJson(client, message);
+    const attachment = attachmentOf<ClientAttachment>(client);
+    if (attachment && this.#dialect)
+      this.keepState(client, attachment, this.#dialect, attachment.ending_since);
+  }
+
+  private keepState(
+    ws: WebSocket,
+    attachment: ClientAttachment,
+    dialect: ClientDialect,
+    endingSince: number | null,
+  ): void {
+    ws.serializeAttachment({
+      ...attachment,
+      state: dialect.state(),
+      ending_since: endingSince,
+    } as ClientAttachment);
+  }
+
+  /** The client's dialect (made once per object life from the socket's attachment). */
+  private dialect(client: WebSocket): ClientDialect | null {
+    if (this.#dialect) return this.#dialect;
+    const attachment = attachmentOf<ClientAttachment>(client);
+    if (!attachment) return null;
+    this.#dialect = dialectOf(attachment);
+    return this.#dialect;
   }
 
   /** Ends the session once: tells and closes the client, closes the node, releases the gate. */
@@ -306,7 +295,8 @@ export class LiveSession extends DurableObject<Env> {
     }
     const client = this.open(CLIENT_TAG);
     if (client) {
-      if (outcome.error) sendJson(client, { type: "error", message: outcome.error } satisfies ServerMessage);
+      const dialect = this.dialect(client);
+      if (outcome.error && dialect) sendJson(client, dialect.error(outcome.error));
       closeSocket(client, outcome.code, outcome.reason);
     }
     const node = this.open(NODE_TAG);

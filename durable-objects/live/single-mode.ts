@@ -4,14 +4,83 @@
  * messages. Decided without side effects; the session object carries the actions out.
  */
 import {
+  LIVE_FORMAT,
+  LIVE_SAMPLE_RATE,
   liveLanguage,
   type NodeFinal,
   type NodeInterim,
   parseLiveMessage,
+  type ServerMessage,
   type StreamConfig,
 } from "../../protocol/live.ts";
 import { SingleClientMessage, type SingleTranscript, translationLanguage } from "../../protocol/rooms.ts";
 import { type ClientAction, checkControlLength, readAudioFrame } from "./client-input.ts";
+import type { ClientDialect, DialectStep, EngineMessage } from "./dialect.ts";
+
+/** The stream settings a single-device client chose (`translate_language` null until its first `config`). */
+export interface SingleState {
+  language: string;
+  translate_language: string | null;
+}
+
+/** The single-device dialect: the spec's `config`/`end` and binary audio in, `transcript` messages out. */
+export class SingleDialect implements ClientDialect {
+  readonly waitsForEngine = true;
+
+  constructor(private current: SingleState) {}
+
+  read(frame: string | ArrayBuffer): DialectStep {
+    const action = readSingleFrame(frame);
+    switch (action.kind) {
+      case "close":
+        return { close: { code: action.code, reason: action.reason } };
+      case "error":
+        return { toClient: [this.error(action.message)] };
+      case "audio":
+        if (!this.current.translate_language)
+          return { toClient: [this.error("send a config message before audio: frame dropped")] };
+        return { audio: action.data };
+      case "control":
+        if (action.message.type === "end") return { end: true, toNode: [action.message] };
+        if (action.message.type === "config") {
+          this.current = {
+            language: action.message.language,
+            translate_language: action.message.interim_target ?? this.current.translate_language,
+          };
+        }
+        return { toNode: [action.message] };
+    }
+  }
+
+  paired(sessionId: string): DialectStep {
+    const { language, translate_language } = this.current;
+    return {
+      ...(translate_language && { toNode: [singleStreamConfig({ language, translate_language })] }),
+      toClient: [
+        {
+          type: "ready",
+          session_id: sessionId,
+          sample_rate: LIVE_SAMPLE_RATE,
+          format: LIVE_FORMAT,
+        } satisfies ServerMessage,
+      ],
+    };
+  }
+
+  fromEngine(message: EngineMessage): DialectStep {
+    if (message.type === "error") return { toClient: [this.error(message.message)] };
+    if (message.type === "committed") return {};
+    return { toClient: [singleTranscript(message, this.current.translate_language ?? "")] };
+  }
+
+  error(message: string): ServerMessage {
+    return { type: "error", message };
+  }
+
+  state(): SingleState {
+    return this.current;
+  }
+}
 
 /** The stream settings a single-device client chose. */
 export interface SingleSettings {

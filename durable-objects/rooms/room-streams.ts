@@ -243,7 +243,7 @@ export class RoomStreams {
     }
     const message = parsed.value;
     if (message.type === "ended") return this.#letGo(ws, conn);
-    if (message.type === "translated") return;
+    if (message.type === "translated" || message.type === "committed") return; // rooms never commit
     if (message.type === "error") return this.warn(conn.client_id, "engine_error", message.message, true);
     const session = await store.session();
     const participants = await store.participants();

@@ -113,6 +113,14 @@ export async function serveSession(
             out.configure(message.targets ?? [], message.interim_target ?? null);
           } else if (message.type === "translate") {
             void translateBatch(deps.mt, message).then(send);
+          } else if (message.type === "commit") {
+            engine
+              .flush()
+              .then(() => out.drain())
+              .then(
+                () => send({ type: "committed" }),
+                (error: unknown) => deps.logger.error({ url, err: String(error) }, "live: commit failed"),
+              );
           } else {
             engine
               .flush()

@@ -1,4 +1,7 @@
 import type { ChildProcess } from "node:child_process";
+import { connect as connectTcp } from "node:net";
+import OpenAI from "openai";
+import { OpenAIRealtimeWS } from "openai/realtime/ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type components, unwrap } from "../../client/index.ts";
 import { LIVE_MAX_FRAME_BYTES } from "../../protocol/live.ts";
@@ -173,6 +176,78 @@ describe("live microphone end to end", () => {
     expect(client.received.filter((r) => r.message.type === "final").length).toBeGreaterThanOrEqual(1);
   });
 
+  it("speaks OpenAI's Realtime transcription to the official SDK's realtime client", async () => {
+    const openai = new OpenAI({ apiKey: stack.key, baseURL: `${stack.url}/v1` });
+    const { hostname, port } = new URL(stack.url);
+    // The SDK always dials wss://; the local stack serves plain HTTP, so the socket is handed a plain
+    // TCP connection (ws's own `createConnection` option). Everything above it is the SDK's.
+    const rt = await OpenAIRealtimeWS.create(openai, {
+      model: "gpt-4o-transcribe",
+      options: { createConnection: () => connectTcp(Number(port), hostname) },
+    });
+    const events: { type: string; item_id?: string; transcript?: string; delta?: string }[] = [];
+    rt.on("event", (event) => events.push(event as (typeof events)[number]));
+    const errors: unknown[] = [];
+    rt.on("error", (error) => errors.push(error));
+    const created = await new Promise((resolve) => rt.once("session.created", resolve));
+    expect(created).toMatchObject({ session: { type: "transcription" } });
+    rt.send({
+      type: "session.update",
+      session: {
+        type: "transcription",
+        audio: {
+          input: {
+            format: { type: "audio/pcm", rate: 24_000 },
+            transcription: { model: "gpt-4o-transcribe", language: "en" },
+          },
+        },
+      },
+    });
+    const [first, second] = utterances as [Float32Array, Float32Array];
+    const pcm24k = to24kPcm16(concat(quiet(300), first, quiet(1200), second, quiet(1500)));
+    const chunkBytes = 24_000 * 2 * 0.1; // 100 ms appends at real time
+    const started = performance.now();
+    for (let i = 0; i * chunkBytes < pcm24k.length; i++) {
+      const wait = started + i * 100 - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const chunk = pcm24k.subarray(i * chunkBytes, (i + 1) * chunkBytes);
+      rt.send({ type: "input_audio_buffer.append", audio: Buffer.from(chunk).toString("base64") });
+    }
+    const completedType = "conversation.item.input_audio_transcription.completed";
+    for (
+      let waited = 0;
+      events.filter((e) => e.type === completedType).length < 2 && waited < 10_000;
+      waited += 50
+    )
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    // a manual commit ends the turn at once, mid-speech; the stream goes on after it
+    const third = to24kPcm16(concat(quiet(200), first));
+    for (let i = 0; i * chunkBytes < third.length; i++) {
+      const chunk = third.subarray(i * chunkBytes, (i + 1) * chunkBytes);
+      rt.send({ type: "input_audio_buffer.append", audio: Buffer.from(chunk).toString("base64") });
+    }
+    rt.send({ type: "input_audio_buffer.commit" });
+    for (
+      let waited = 0;
+      events.filter((e) => e.type === completedType).length < 3 && waited < 10_000;
+      waited += 50
+    )
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    rt.close();
+    expect(errors).toEqual([]);
+    expect(events.map((e) => e.type)).toContain("session.updated");
+    const completed = events.filter((e) => e.type === completedType);
+    expect(completed.length).toBeGreaterThanOrEqual(3);
+    for (const item of completed) {
+      // each item opened with speech_started and was committed before its transcript arrived
+      const own = events.filter((e) => e.item_id === item.item_id).map((e) => e.type);
+      expect(own[0]).toBe("input_audio_buffer.speech_started");
+      expect(own.indexOf("input_audio_buffer.committed")).toBeLessThan(own.indexOf(completedType));
+      expect(typeof item.transcript).toBe("string");
+    }
+    expect(await healthWithin((h) => !h.busy, 3_000)).toBeLessThan(3_000);
+  });
+
   it("refuses again once the node is gone (its hub socket dropped)", async () => {
     node?.kill("SIGKILL");
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -180,3 +255,16 @@ describe("live microphone end to end", () => {
     expect(closed).toMatchObject({ code: 1013, reason: expect.stringMatching(/no streaming engine/) });
   });
 });
+
+/** 16 kHz float speech as 24 kHz PCM16 bytes (linear interpolation: a test signal, not a resampler). */
+function to24kPcm16(samples: Float32Array): Uint8Array {
+  const out = new Int16Array(Math.floor((samples.length * 3) / 2));
+  for (let i = 0; i < out.length; i++) {
+    const at = (i * 2) / 3;
+    const base = Math.floor(at);
+    const a = samples[base] ?? 0;
+    const b = samples[base + 1] ?? a;
+    out[i] = Math.max(-32768, Math.min(32767, Math.round((a + (b - a) * (at - base)) * 32767)));
+  }
+  return new Uint8Array(out.buffer);
+}

@@ -306,6 +306,8 @@ describe("what API users expect besides the spec", () => {
       "/v1/notes/{note_id}",
       "/v1/notes/{note_id}/publish",
       "/v1/notes/{note_id}/unpublish",
+      "/v1/realtime",
+      "/v1/realtime/client_secrets",
       "/v1/templates",
       "/v1/voices",
       "/v2/create/quiz-video",

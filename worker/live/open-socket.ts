@@ -12,6 +12,7 @@ import { roomRequest } from "../../durable-objects/rooms/room-join.ts";
 import type { NodeIdentity } from "../../platform/node-identity.ts";
 import { liveSession, translationRoom } from "../../platform/stubs.ts";
 import { LiveClose, type ServerMessage } from "../../protocol/live.ts";
+import type { RealtimeWire } from "../../protocol/realtime.ts";
 import { ApiError } from "../errors.ts";
 
 /** Throws 400 unless the request asks for a WebSocket upgrade. */
@@ -77,6 +78,54 @@ export async function openSingleSocket(
   return liveSession(env, sessionId).fetch(join);
 }
 
+/**
+ * Starts an OpenAI Realtime transcription session: an engine with a free slot (no gate), then the
+ * upgrade goes to the session's own object. `protocol` is the subprotocol to accept (a browser that
+ * offered `realtime` with its credential must see it chosen, or it drops the socket).
+ */
+export async function openRealtimeSocket(
+  env: Env,
+  request: Request,
+  client: { keyId: string; wire: RealtimeWire; model: string; protocol: string | null },
+): Promise<Response> {
+  requireUpgrade(request);
+  const sessionId = `sess_${crypto.randomUUID().replaceAll("-", "")}`;
+  const got = await assignStream(env, {
+    session_id: sessionId,
+    host: { object: "session" },
+    mode: "stream",
+    key_id: client.keyId,
+  });
+  const upgraded = got.ok
+    ? await liveSession(env, sessionId).fetch(
+        sessionRequest(request, {
+          role: "client",
+          mode: "realtime",
+          session_id: sessionId,
+          key_id: client.keyId,
+          language: "auto",
+          wire: client.wire,
+          model: client.model,
+        }),
+      )
+    : refusedSocket(got, realtimeRefusal);
+  if (!client.protocol || !upgraded.webSocket) return upgraded;
+  return new Response(null, {
+    status: 101,
+    webSocket: upgraded.webSocket,
+    headers: { "sec-websocket-protocol": client.protocol },
+  });
+}
+
+/** A refusal as a realtime client reads errors. */
+function realtimeRefusal(message: string): unknown {
+  return {
+    type: "error",
+    event_id: "event_refused",
+    error: { type: "server_error", code: "unavailable", message, param: null, event_id: null },
+  };
+}
+
 /** A node's hub socket (node token already checked), kept with the node identity that opened it. */
 export async function connectNodeToHub(env: Env, request: Request, node: NodeIdentity): Promise<Response> {
   requireUpgrade(request);
@@ -110,11 +159,14 @@ export async function connectNodeToStream(
  * An accepted socket that says why it cannot serve, then closes: 4429 when the key holds its most
  * streams, 1013 (try again later) otherwise.
  */
-function refusedSocket(refusal: ClaimRefusal): Response {
+function refusedSocket(
+  refusal: ClaimRefusal,
+  errorOf: (message: string) => unknown = (message) => ({ type: "error", message }) satisfies ServerMessage,
+): Response {
   const pair = new WebSocketPair();
   pair[1].accept();
   const { message } = refusal;
-  sendJson(pair[1], { type: "error", message } satisfies ServerMessage);
+  sendJson(pair[1], errorOf(message));
   const code = refusal.reason === "key_limit" ? LiveClose.tooManyStreams : LiveClose.tryAgainLater;
   closeSocket(pair[1], code, message);
   return new Response(null, { status: 101, webSocket: pair[0] });

@@ -27,6 +27,49 @@ export function liveKeyAuth(scope: SocketTokenScope): MiddlewareHandler<AppEnv> 
   };
 }
 
+/** The subprotocol prefix a browser puts its credential in (browsers cannot set headers on a WebSocket). */
+export const REALTIME_KEY_PROTOCOL = "openai-insecure-api-key.";
+/** What a realtime socket's credential looks like when it is a socket token, not an API key. */
+const SOCKET_TOKEN_PREFIX = "vxt1.";
+
+/**
+ * Authentication of /v1/realtime as OpenAI's clients send it: `Authorization: Bearer` (the `openai`
+ * package's server-side client) or, from a browser, the subprotocol `openai-insecure-api-key.<value>`;
+ * the value is an API key or a client secret (a socket token of scope `realtime`, minted by
+ * POST /v1/realtime/client_secrets), told apart by the token's prefix.
+ */
+export function realtimeKeyAuth(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const credential =
+      keyFromHeaders(c.req.raw.headers) ?? realtimeProtocolKey(c.req.header("sec-websocket-protocol"));
+    if (!credential) {
+      throw new ApiError(
+        "unauthorized",
+        "missing credential: send Authorization: Bearer <API key or client secret>, or the subprotocol " +
+          `${REALTIME_KEY_PROTOCOL}<client secret> from a browser`,
+        challenge,
+      );
+    }
+    if (credential.startsWith(SOCKET_TOKEN_PREFIX)) {
+      c.set("apiKey", await keyOfToken(c.env, credential, "realtime"));
+    } else {
+      const apiKey = await findActiveKey(c.env, credential);
+      if (!apiKey) throw new ApiError("unauthorized", "invalid or revoked API key", challenge);
+      c.set("apiKey", apiKey);
+    }
+    await next();
+  };
+}
+
+/** The credential in a `Sec-WebSocket-Protocol` list, if the client put one there. */
+export function realtimeProtocolKey(header: string | undefined): string | null {
+  for (const protocol of (header ?? "").split(",")) {
+    const trimmed = protocol.trim();
+    if (trimmed.startsWith(REALTIME_KEY_PROTOCOL)) return trimmed.slice(REALTIME_KEY_PROTOCOL.length) || null;
+  }
+  return null;
+}
+
 async function keyOfRequest(env: Env, request: Request) {
   const key =
     keyFromHeaders(request.headers) ?? (new URL(request.url).searchParams.get("api_key")?.trim() || null);

@@ -21,7 +21,8 @@ const tokenRoute = createRoute({
   summary:
     "A short-lived token that opens one kind of live socket, for browsers (keeps the API key out of URLs)",
   description:
-    "Open /ws (scope `live`) or /api/v1/ws/single (scope `translate`) with `?token=<token>` before it " +
+    "Open /ws (scope `live`) or /api/v1/ws/single (scope `translate`) with `?token=<token>`, or " +
+    "/v1/realtime (scope `realtime`, as OpenAI's client secret) before it " +
     "expires. A token opens nothing else: REST routes refuse it (401). Its key's limits apply, and it " +
     "stops working when its key is revoked.",
   security: apiKeySecurity,
@@ -31,7 +32,9 @@ const tokenRoute = createRoute({
     200: { description: "the token", content: { "application/json": { schema: SocketTokenResponse } } },
     401: error("missing or invalid API key (a socket token is not an API key)"),
     413: error("the JSON body is over 64 KiB"),
-    422: error("scope not `live` or `translate`, expires_in not an integer in 10..600, or another field"),
+    422: error(
+      "scope not `live`, `translate` or `realtime`, expires_in not an integer in 10..600, or another field",
+    ),
     429: error("over the per-key create limit; see Retry-After"),
     503: error("the deployment has no signing secret (UPLOAD_SIGNING_SECRET)"),
   },

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 
-/** Which socket a token opens: `live` /ws, `translate` /api/v1/ws/single. */
-export const SOCKET_TOKEN_SCOPES = ["live", "translate"] as const;
+/** Which socket a token opens: `live` /ws, `translate` /api/v1/ws/single, `realtime` /v1/realtime. */
+export const SOCKET_TOKEN_SCOPES = ["live", "translate", "realtime"] as const;
 export type SocketTokenScope = (typeof SOCKET_TOKEN_SCOPES)[number];
 
 /** Bounds and default of `expires_in`, in seconds. */
@@ -11,7 +11,8 @@ export const SOCKET_TOKEN_TTL_SEC = { min: 10, max: 600, default: 60 } as const;
 export const SocketTokenRequest = z
   .strictObject({
     scope: z.enum(SOCKET_TOKEN_SCOPES).openapi({
-      description: "`live` opens /ws, `translate` opens /api/v1/ws/single; nothing else",
+      description:
+        "`live` opens /ws, `translate` opens /api/v1/ws/single, `realtime` opens /v1/realtime; nothing else",
       example: "live",
     }),
     expires_in: z
