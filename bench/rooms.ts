@@ -23,8 +23,9 @@
  */
 
 import { frameLevelDb, VOICE_DB } from "../durable-objects/rooms/room-protocol.ts";
+import { fitAudioCtx, liveTokenBudget } from "../inference-node/live/decode-policy.ts";
 import { float32ToPcm16 } from "../inference-node/live/pcm.ts";
-import { type DecodeStat, fitAudioCtx, liveTokenBudget } from "../inference-node/live/transcriber.ts";
+import type { DecodeStat } from "../inference-node/live/transcriber.ts";
 import { ApertiumTranslator } from "../inference-node/translate/apertium.ts";
 import type { LanguagePair, Translator } from "../inference-node/translate/translator.ts";
 import type { WhisperModel } from "../native/index.ts";

@@ -1,5 +1,7 @@
 /**
- * The streaming engine of one live session: audio in, interim and final messages out.
+ * The streaming engine of one live session: audio in, interim and final messages out. This file is
+ * its decode scheduler (which decode runs when, and what it sends); `segmenter-feed.ts` feeds the
+ * segmenter on its two clocks, `decode-policy.ts` decides each decode's window, tokens, language and prompt.
  *
  * - The Segmenter cuts utterances (the node's VAD, Silero by default: `vadSilenceMs` of VAD silence
  *   ends one, `silenceMs` with the energy fallback; `maxUtteranceMs` cap). Chunks go through it one at
@@ -33,9 +35,11 @@ import { removeMarkers } from "../../protocol/postprocess/markers.ts";
 import { collapseRepetitions } from "../../protocol/postprocess/repetition.ts";
 import { EnergyVoiceActivity, type VoiceActivity } from "../vad/voice-activity.ts";
 import { DecodeGate } from "./decode-gate.ts";
+import { fitAudioCtx, liveDecodeOptions, promptTail } from "./decode-policy.ts";
 import { LocalAgreement } from "./local-agreement.ts";
 import type { LiveOptions } from "./options.ts";
-import { msToSamples, SAMPLE_RATE, type SegmentEvent, Segmenter, type Utterance } from "./segmenter.ts";
+import { msToSamples, SAMPLE_RATE, type SegmentEvent, type Utterance } from "./segmenter.ts";
+import { describe, SegmenterFeed, seconds } from "./segmenter-feed.ts";
 
 /** The part of a decode result the engine reads (it times decodes itself; the encoder's share when given). */
 export type Transcript = Omit<NativeTranscript, "timings"> & {
@@ -89,52 +93,6 @@ interface Tentative {
 }
 
 /**
- * The smallest encoder context a live decode gets (5.12 s of audio). whisper was trained on 30 s
- * windows only, and whisper.cpp notes that a reduced `audio_ctx` can cost accuracy and make the
- * decoder repeat itself; the shorter the window, the worse. The floor keeps the first interims of an
- * utterance away from the smallest windows, at a cost that stays small (see docs/native.md).
- */
-export const MIN_AUDIO_CTX = 256;
-
-/**
- * Encoder context for `samples` of audio: 50 positions a second plus a margin, in steps of 64, at
- * least MIN_AUDIO_CTX (0 = whisper's full 1500 once the audio nears 30 s). A short live buffer then
- * costs a fraction of a full 30 s window.
- */
-export function fitAudioCtx(samples: number): number {
-  const ctx = Math.max(MIN_AUDIO_CTX, Math.ceil(((samples / SAMPLE_RATE) * 50) / 64) * 64 + 64);
-  return ctx >= 1500 ? 0 : ctx;
-}
-
-/**
- * Tokens one live decode may produce for `samples` of audio: 8 plus 8 a second, and never more than
- * the node's own cap (`maxTokens`, 0 = none). Whisper samples at most 224 tokens per 30 s window
- * (7.5 a second, its training set-up), so speech whisper can transcribe fits; a decode that goes on
- * is looping. Without timestamp tokens nothing else ends a decode that does not reach end-of-text (a
- * looping decoder, a synthetic model), so this bounds its cost to the audio heard.
- */
-export function liveTokenBudget(samples: number, maxTokens: number): number {
-  const budget = 8 + Math.ceil((samples / SAMPLE_RATE) * 8);
-  return maxTokens > 0 ? Math.min(maxTokens, budget) : budget;
-}
-
-/** Text carried from one final into the next utterance's prompt: its last 200 characters (~50 tokens). */
-const MAX_PROMPT_CHARS = 200;
-
-/** The tail of `text` to carry as a prompt, cut at a word boundary. */
-export function promptTail(text: string): string {
-  if (text.length <= MAX_PROMPT_CHARS) return text;
-  const tail = text.slice(-MAX_PROMPT_CHARS);
-  const space = tail.indexOf(" ");
-  return space < 0 ? tail : tail.slice(space + 1);
-}
-
-/** Audio allowed to wait for the VAD (10 s); Silero labels audio ~100x faster than real time. */
-const MAX_VAD_BACKLOG_SAMPLES = 10 * SAMPLE_RATE;
-
-const seconds = (samples: number) => Math.round((samples / SAMPLE_RATE) * 1000) / 1000;
-
-/**
  * @example
  * const t = new LiveTranscriber({ interim: await model.createStream(), final: await model.createStream() },
  *   { send: (m) => ws.send(JSON.stringify(m)) }, DEFAULT_LIVE_OPTIONS, "en");
@@ -142,10 +100,7 @@ const seconds = (samples: number) => Math.round((samples / SAMPLE_RATE) * 1000) 
  * await t.flush(); // the client said `end`
  */
 export class LiveTranscriber {
-  readonly #segmenter: Segmenter;
-  /** Chunks waiting for the VAD, chained in arrival order, and how many samples they hold. */
-  #segmenting: Promise<void> = Promise.resolve();
-  #backlog = 0;
+  readonly #feed: SegmenterFeed;
   readonly #agreement = new LocalAgreement();
   readonly #finals: FinalJob[] = [];
   #finalLoop: Promise<void> | null = null;
@@ -156,10 +111,6 @@ export class LiveTranscriber {
   /** Session sample up to which the last interim decoded: a pause adds nothing worth re-decoding. */
   #interimHeard = 0;
   #closed = false;
-  /** Fire when frames stop arriving: for the tail time (a tentative final), for the silence time (the end). */
-  #stallTimer: ReturnType<typeof setTimeout> | null = null;
-  #quietTimer: ReturnType<typeof setTimeout> | null = null;
-  readonly #quietMs: number;
   /** The last final's text and language: the prompt of the next utterance's decodes in that language. */
   #prompt: { text: string; language: string } | null = null;
   /** Per utterance: its id (interims and final share it) and the language asked for when it began. */
@@ -174,41 +125,25 @@ export class LiveTranscriber {
     /** The node's gate, shared by every stream (a private one when alone). */
     private readonly gate = new DecodeGate(options.cores, options.threadsPerDecode),
   ) {
-    this.#quietMs = vad.kind === "silero" ? options.vadSilenceMs : options.silenceMs;
-    this.#segmenter = new Segmenter({
-      silenceMs: this.#quietMs,
-      maxUtteranceMs: options.maxUtteranceMs,
-      vad: vad.stream(),
-    });
+    this.#feed = new SegmenterFeed(
+      {
+        silenceMs: vad.kind === "silero" ? options.vadSilenceMs : options.silenceMs,
+        maxUtteranceMs: options.maxUtteranceMs,
+        vad: vad.stream(),
+      },
+      {
+        segments: (events) => {
+          for (const event of events) this.#onSegment(event);
+        },
+        heard: () => this.#maybeInterim(),
+        error: (message) => this.sink.send({ type: "error", message }),
+      },
+    );
   }
 
   /** Takes the next chunk of 16 kHz mono audio. */
   push(pcm: Float32Array): void {
-    if (this.#closed) return;
-    if (this.#backlog + pcm.length > MAX_VAD_BACKLOG_SAMPLES) {
-      this.sink.send({
-        type: "error",
-        message: `voice detection fell behind real time: dropped ${seconds(pcm.length)} s of audio`,
-      });
-      return;
-    }
-    this.#backlog += pcm.length;
-    this.#armQuietTimer();
-    this.#segmenting = this.#segmenting
-      .then(() => this.#segment(pcm))
-      .catch((error: unknown) => {
-        if (!this.#closed)
-          this.sink.send({ type: "error", message: `voice detection failed: ${describe(error)}` });
-      })
-      .finally(() => {
-        this.#backlog -= pcm.length;
-      });
-  }
-
-  async #segment(pcm: Float32Array): Promise<void> {
-    if (this.#closed) return;
-    for (const event of await this.#segmenter.push(pcm)) this.#onSegment(event);
-    this.#maybeInterim();
+    if (!this.#closed) this.#feed.push(pcm);
   }
 
   /**
@@ -219,52 +154,17 @@ export class LiveTranscriber {
     this.language = language;
   }
 
-  /**
-   * Frames stopped for the silence time: the utterance being spoken ends as a pause would end it, so a
-   * speaker who mutes right after a sentence still gets its final at once. Stopped for the tail time:
-   * the final's audio is decoded then, as at a pause, so that final is ready when the silence time is
-   * up (a stall that ends sooner only costs an interim).
-   */
-  #armQuietTimer(): void {
-    this.#stopQuietTimer();
-    const later = (ms: number, then: () => void) => {
-      const timer = setTimeout(() => {
-        this.#segmenting = this.#segmenting.then(() => {
-          if (!this.#closed) then();
-        });
-      }, ms);
-      timer.unref?.();
-      return timer;
-    };
-    this.#stallTimer = later(this.#segmenter.tailMs, () => {
-      const tentative = this.#segmenter.tentativeFlush();
-      if (tentative) this.#onSegment(tentative);
-    });
-    this.#quietTimer = later(this.#quietMs, () => {
-      for (const event of this.#segmenter.flush()) this.#onSegment(event);
-    });
-  }
-
-  #stopQuietTimer(): void {
-    if (this.#stallTimer) clearTimeout(this.#stallTimer);
-    if (this.#quietTimer) clearTimeout(this.#quietTimer);
-    this.#stallTimer = null;
-    this.#quietTimer = null;
-  }
-
   /** Ends the current utterance and resolves when every final is out. */
   async flush(): Promise<void> {
     if (this.#closed) return;
-    this.#stopQuietTimer();
-    await this.#segmenting;
-    for (const event of this.#segmenter.flush()) this.#onSegment(event);
+    await this.#feed.flush();
     while (this.#finalLoop) await this.#finalLoop;
   }
 
   /** Stops at once: the running interim is aborted, waiting finals dropped, nothing more is sent. */
   close(): void {
     this.#closed = true;
-    this.#stopQuietTimer();
+    this.#feed.close();
     this.#interim?.abort();
     this.#finals.length = 0;
   }
@@ -359,7 +259,7 @@ export class LiveTranscriber {
     this.#tentative = tentative;
     result
       .then((transcript) => {
-        if (this.#segmenter.current === utterance) this.#showInterim(utterance, audio.length, transcript);
+        if (this.#feed.current === utterance) this.#showInterim(utterance, audio.length, transcript);
       })
       .catch(() => undefined) // the final decodes again when it needs to
       .finally(() => {
@@ -368,7 +268,7 @@ export class LiveTranscriber {
   }
 
   #maybeInterim(): void {
-    const utterance = this.#segmenter.current;
+    const utterance = this.#feed.current;
     const tentative = this.#tentative && !this.#tentative.settled;
     if (
       !utterance ||
@@ -387,7 +287,7 @@ export class LiveTranscriber {
     const context = this.#audioCtx(audio.length);
     this.#decode("interim", this.decoders.interim, audio, utterance, context, controller.signal)
       .then((transcript) => {
-        if (controller.signal.aborted || this.#segmenter.current !== utterance) return;
+        if (controller.signal.aborted || this.#feed.current !== utterance) return;
         this.#showInterim(utterance, audio.length, transcript);
       })
       .catch((error: unknown) => {
@@ -398,7 +298,7 @@ export class LiveTranscriber {
       .finally(() => {
         this.#interim = null;
         // the cadence counts from here, not from the decode's start: a slow decoder gets fewer interims
-        if (this.#segmenter.current === utterance) {
+        if (this.#feed.current === utterance) {
           this.#nextInterimAt = utterance.length + msToSamples(this.options.interimMs);
         }
       });
@@ -435,25 +335,19 @@ export class LiveTranscriber {
     const transcript = await this.gate.run(
       kind === "interim" ? "interim" : "final",
       async (admitted, threads) => {
-        // language and prompt as they stand when the decode starts: an earlier final may set both
-        const asked = this.#began.get(utterance)?.language ?? this.language;
-        const language = asked === "auto" ? (utterance.language ?? "auto") : asked;
-        // a prompt in another language would pull the decoder towards it
-        const carried = this.#prompt;
-        const prompt = carried && (language === "auto" || language === carried.language) ? carried.text : "";
+        const options = liveDecodeOptions({
+          asked: this.#began.get(utterance)?.language ?? this.language,
+          detected: utterance.language ?? null,
+          carried: this.#prompt,
+          samples: audio.length,
+          audioCtx,
+          maxTokens: this.options.maxTokens,
+          threads,
+          signal: admitted,
+        });
         const started = performance.now();
         const decoded = await decoder
-          .decode(audio, {
-            language,
-            audioCtx,
-            threads,
-            // one segment per decode, as whisper.cpp's stream example decodes its sliding window: no
-            // timestamp tokens to spend the token budget on, and none to make whisper seek within the buffer
-            timestamps: false,
-            maxTokens: liveTokenBudget(audio.length, this.options.maxTokens),
-            ...(prompt && { initialPrompt: prompt }),
-            signal: admitted,
-          })
+          .decode(audio, options)
           // an aborted decode holds its slot until its threads stop: the next one gets the cores
           .finally(() => decoder.idle());
         this.sink.decoded?.({
@@ -474,8 +368,4 @@ export class LiveTranscriber {
   #idOf(utterance: Utterance): string {
     return this.#began.get(utterance)?.id ?? "";
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

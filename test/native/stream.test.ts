@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fitAudioCtx } from "../../inference-node/live/transcriber.ts";
+import { fitAudioCtx } from "../../inference-node/live/decode-policy.ts";
 import { loadModel, type Transcript, WhisperError, type WhisperModel } from "../../native/index.ts";
 import { repeatTo, SENTENCE, speechPcm } from "./audio.ts";
 import { microModelPath, rejectionOf } from "./helpers.ts";

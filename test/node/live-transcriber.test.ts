@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DecodeGate } from "../../inference-node/live/decode-gate.ts";
+import { fitAudioCtx, liveTokenBudget, MIN_AUDIO_CTX } from "../../inference-node/live/decode-policy.ts";
 import { DEFAULT_LIVE_OPTIONS, type LiveOptions } from "../../inference-node/live/options.ts";
-import {
-  fitAudioCtx,
-  LiveTranscriber,
-  liveTokenBudget,
-  MIN_AUDIO_CTX,
-  type TranscriberSink,
-} from "../../inference-node/live/transcriber.ts";
+import { LiveTranscriber, type TranscriberSink } from "../../inference-node/live/transcriber.ts";
 import type { ServerMessage } from "../../protocol/live.ts";
 import { concat, FakeDecoder, feed, quiet, SR, sleep, tone } from "./live-helpers.ts";
 
