@@ -9,10 +9,15 @@ import { keyTerms, rankSentences } from "./keywords.ts";
 import { type ContentLanguage, type TranslateFn, toLanguage } from "./script.ts";
 import { noteLanguage, noteSections, splitWords } from "./text.ts";
 
-export type OutlineSlide =
+/**
+ * A slide and its `narration`: what a presenter says over it, in whole sentences (the note's own, where
+ * the bullets are cut short), written to the PPTX's speaker notes.
+ */
+export type OutlineSlide = { narration: string } & (
   | { kind: "title"; title: string; subtitle: string }
   | { kind: "content"; heading: string; bullets: string[] }
-  | { kind: "summary"; heading: string; bullets: string[] };
+  | { kind: "summary"; heading: string; bullets: string[] }
+);
 
 export interface DeckOutline {
   language: ContentLanguage;
@@ -62,6 +67,11 @@ function headingFor(chunk: Chunk, language: ContentLanguage, fallback: string): 
   const term = best ? keyTerms(best.text, language).find((t) => t.kind !== "number") : undefined;
   if (!term) return fallback;
   return term.text.charAt(0).toUpperCase() + term.text.slice(1);
+}
+
+/** `text` ending as a sentence does (a title or subtitle read aloud). */
+function sentence(text: string): string {
+  return /[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
 }
 
 /** Splits the largest chunk in two until there are `count` chunks or none can be split. */
@@ -142,18 +152,17 @@ export function outlineDeck(note: NoteSnapshot, range: SlideCountRange, communit
 
   const slides: OutlineSlide[] = [];
   if (withTitle) {
-    slides.push({
-      kind: "title",
-      title:
-        note.title.trim() || headingFor(chunks[0] ?? { heading: null, sentences: [] }, language, labels.part),
-      subtitle: community ? labels.community : labels.subtitle,
-    });
+    const title =
+      note.title.trim() || headingFor(chunks[0] ?? { heading: null, sentences: [] }, language, labels.part);
+    const subtitle = community ? labels.community : labels.subtitle;
+    slides.push({ kind: "title", title, subtitle, narration: `${sentence(title)} ${sentence(subtitle)}` });
   }
   chunks.forEach((chunk, i) => {
     slides.push({
       kind: "content",
       heading: chunk.heading ?? headingFor(chunk, language, `${labels.part} ${i + 1}`),
       bullets: chunk.sentences.map((s) => clip(s.text, BULLET_MAX_WORDS)),
+      narration: chunk.sentences.map((s) => s.text).join(" "),
     });
   });
   if (withSummary) {
@@ -161,10 +170,12 @@ export function outlineDeck(note: NoteSnapshot, range: SlideCountRange, communit
       .map((text, i) => ({ text, rank: ranks[i] ?? 0, i }))
       .sort((a, b) => b.rank - a.rank)
       .slice(0, 3);
+    const inOrder = top.sort((a, b) => a.i - b.i);
     slides.push({
       kind: "summary",
       heading: labels.summary,
-      bullets: top.sort((a, b) => a.i - b.i).map((s) => clip(s.text, SUMMARY_MAX_WORDS)),
+      bullets: inOrder.map((s) => clip(s.text, SUMMARY_MAX_WORDS)),
+      narration: inOrder.map((s) => s.text).join(" "),
     });
   }
   if (slides.length < range.min) {
@@ -187,12 +198,14 @@ export async function translateOutline(
   const t = (text: string) => toLanguage(text, outline.language, to, translate, signal);
   const slides: OutlineSlide[] = [];
   for (const slide of outline.slides) {
+    const narration = await t(slide.narration);
     if (slide.kind === "title") {
       slides.push({
         kind: "title",
         title: await t(slide.title),
         subtitle:
           LABELS[to][slide.subtitle === LABELS[outline.language].community ? "community" : "subtitle"],
+        narration,
       });
     } else {
       const bullets: string[] = [];
@@ -201,6 +214,7 @@ export async function translateOutline(
         kind: slide.kind,
         heading: slide.kind === "summary" ? LABELS[to].summary : await t(slide.heading),
         bullets,
+        narration,
       });
     }
   }

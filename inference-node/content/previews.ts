@@ -39,7 +39,12 @@ const SAMPLE_QUESTION: QuizQuestion = {
 const SAMPLE_DECK: DeckOutline = {
   language: "en",
   slides: [
-    { kind: "title", title: "The Mekong River", subtitle: "Key points from the note" },
+    {
+      kind: "title",
+      title: "The Mekong River",
+      subtitle: "Key points from the note",
+      narration: "The Mekong River. Key points from the note.",
+    },
     {
       kind: "content",
       heading: "Overview",
@@ -48,6 +53,8 @@ const SAMPLE_DECK: DeckOutline = {
         "Flows through six countries.",
         "Feeds 60 million people.",
       ],
+      narration:
+        "The Mekong is one of the longest rivers in Asia. It flows through six countries and feeds 60 million people.",
     },
   ],
 };

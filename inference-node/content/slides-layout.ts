@@ -40,6 +40,8 @@ export type LayoutElement =
 export interface SlideLayout {
   background: string;
   elements: LayoutElement[];
+  /** The slide's narration, for the speaker notes. */
+  notes: string;
 }
 
 const LINE_HEIGHT = 1.25;
@@ -105,6 +107,7 @@ function layoutSlide(slide: OutlineSlide, number: number, total: number, theme: 
         text(0.9, 1.4, 11.5, 3.0, slide.title, [48, 24], theme.onAccent, true, "left", "middle"),
         text(0.9, 4.9, 11.5, 1.0, slide.subtitle, [24, 14], theme.onAccent, false, "left", "top"),
       ],
+      notes: slide.narration,
     };
   }
   const bulletBox = { x: 1.0, y: 1.75, w: 11.4, h: 5.0 };
@@ -126,6 +129,7 @@ function layoutSlide(slide: OutlineSlide, number: number, total: number, theme: 
   return {
     background: theme.background,
     elements: slide.kind === "summary" ? summaryColors(elements, theme) : elements,
+    notes: slide.narration,
   };
 }
 

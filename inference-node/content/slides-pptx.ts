@@ -1,7 +1,7 @@
 /**
  * The editable deck: pptxgenjs writes native PowerPoint shapes and text boxes (not pictures of
  * slides), so every heading and bullet can be edited in PowerPoint, Keynote or Google Slides —
- * the first thing users of slide generators ask for.
+ * the first thing users of slide generators ask for. Each slide's narration is its speaker notes.
  */
 import { writeFile } from "node:fs/promises";
 import PptxGenJS from "pptxgenjs";
@@ -34,6 +34,7 @@ export async function writePptx(
   for (const layout of layouts) {
     const slide = pptx.addSlide();
     slide.background = { color: layout.background };
+    if (layout.notes) slide.addNotes(layout.notes);
     for (const e of layout.elements) {
       if (e.type === "rect") {
         slide.addShape(pptx.ShapeType.rect, {

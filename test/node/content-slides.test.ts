@@ -34,11 +34,11 @@ afterAll(async () => {
   await libre.close();
 });
 
-/** The slide XML files of a PPTX, in slide order. */
-async function slideXml(path: string): Promise<string[]> {
+/** The slide XML files of a PPTX (or its speaker notes, `notesSlides/notesSlide`), in slide order. */
+async function slideXml(path: string, part = "slides/slide"): Promise<string[]> {
   const zip = await JSZip.loadAsync(await readFile(path));
   const names = Object.keys(zip.files)
-    .filter((n) => /^ppt\/slides\/slide\d+\.xml$/.test(n))
+    .filter((n) => n.startsWith(`ppt/${part}`) && /\d+\.xml$/.test(n))
     .sort((a, b) => Number(/(\d+)\.xml/.exec(a)?.[1]) - Number(/(\d+)\.xml/.exec(b)?.[1]));
   return Promise.all(names.map((n) => zip.file(n)!.async("string")));
 }
@@ -71,6 +71,12 @@ describe("slide decks", () => {
       expect(text).toContain("<a:t>The giant catfish can weigh 300 kilograms.</a:t>");
       expect(text).toContain("<a:t>Ecology</a:t>");
       expect(text).not.toContain("<p:pic>");
+      // every slide's narration is its speaker notes: whole sentences of the note, as a presenter says them
+      const notes = await slideXml(fileOf(result, "pptx"), "notesSlides/notesSlide");
+      expect(notes.length).toBe(slides.length);
+      expect(notes[0]).toContain("The Mekong River.");
+      expect(notes.join("\n")).toContain("The giant catfish can weigh 300 kilograms.");
+      for (const note of notes.slice(1)) expect(note.match(/<a:t>([^<]{20,})<\/a:t>/)).not.toBeNull();
       expect(pdfPages(fileOf(result, "pdf"))).toBe(slides.length);
       expect(reports.at(-1)).toMatchObject({ step: "building_slides", progress: 95 });
     } finally {
@@ -93,6 +99,8 @@ describe("slide decks", () => {
       expect(text).toContain("<a:t>Sông Mê Kông</a:t>");
       expect(text).toContain("Đồng bằng sông Cửu Long là vựa lúa lớn nhất Việt Nam.");
       expect(text).toContain('lang="vi-VN"');
+      const notes = (await slideXml(fileOf(result, "pptx"), "notesSlides/notesSlide")).join("\n");
+      expect(notes).toContain("Đồng bằng sông Cửu Long là vựa lúa lớn nhất Việt Nam.");
       expect(result.data.language).toBe("vi");
       const pages = pdfPages(fileOf(result, "pdf"));
       expect(pages).toBe(result.data.slide_count);
