@@ -65,7 +65,9 @@ function styles(theme: QuizTheme): AssStyle[] {
     { name: "OptionGrid", size: 46, color: theme.optionText, alignment: 5, marginH: 60 },
     { name: "Count", size: 120, color: "FFFFFF", alignment: 5 },
     { name: "Explain", size: 44, color: "FFFFFF", outline: 4, alignment: 8, marginH: 90 },
-    { name: "Title", size: 92, color: "FFFFFF", outline: 5, alignment: 5, marginH: 110 },
+    // the title card is opaque and its text the template's card text, one colour: WCAG AA on every
+    // background (an outline around white letters on a white card was the only thing left to read)
+    { name: "Title", size: 92, color: theme.cardText, alignment: 5, marginH: 110 },
   ];
 }
 
@@ -134,7 +136,7 @@ export function quizOverlay(
   theme: QuizTheme,
 ): QuizOverlay {
   const boxes: CardBox[] = [
-    { start: 0, end: timeline.introEnd, x: 90, y: 640, w: 900, h: 640, fill: theme.card, alpha: 0x30 },
+    { start: 0, end: timeline.introEnd, x: 90, y: 640, w: 900, h: 640, fill: theme.card, alpha: 0 },
   ];
   const events: AssEvent[] = [
     {
