@@ -182,6 +182,20 @@ describe("a socket token", () => {
     }
   });
 
+  it("is refused with a signature spelt another way that decodes to the same bytes", async () => {
+    // 32 bytes are 43 base64url characters: the last one's low 2 bits are padding, so `…A` and `…B`
+    // (or any pair differing only there) decode alike. Accepting both let an altered token through.
+    const { key } = await createKey("token-padding");
+    const token = await mintToken(key, "translate");
+    const parts = token.split(".");
+    const signature = parts[5] ?? "";
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const last = alphabet.indexOf(signature.at(-1) ?? "A");
+    const twin = alphabet[last ^ 1] ?? "A"; // same 4 significant bits, another padding bit
+    parts[5] = `${signature.slice(0, -1)}${twin}`;
+    expect((await dialWithToken("/api/v1/ws/single", parts.join("."))).status).toBe(401);
+  });
+
   it("is refused once its key is revoked", async () => {
     const { id, key } = await createKey("token-revoked");
     const token = await mintToken(key, "live");
