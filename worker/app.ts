@@ -1,14 +1,11 @@
 import { cors } from "hono/cors";
-import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ConfigError } from "../platform/config.ts";
-import { contentErrorResponse, usesContentEnvelope } from "./content/errors.ts";
+import type { AppRouter } from "./env.ts";
+import { defaultEnvelope, type ErrorEnvelope, envelopeErrorHandler } from "./error-envelope.ts";
 import { ApiError } from "./errors.ts";
 import { contentSecurityPolicy } from "./middleware/content-security.ts";
 import { requestLog } from "./middleware/request-log.ts";
-import { OPENAI_PREFIX, openAIErrorResponse, usesOpenAIEnvelope } from "./openai/errors.ts";
-import { createRouter } from "./router.ts";
+import { createRouter, envelopeOf } from "./router.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { mountConsole } from "./routes/console.ts";
 import { catalogRoutes, createRoutes, createTaskRoutes } from "./routes/content.ts";
@@ -24,11 +21,9 @@ import { realtimeRoutes } from "./routes/realtime.ts";
 import { transcribeRoutes } from "./routes/transcribe.ts";
 import { translationRoutes } from "./routes/translation.ts";
 import { uploadRoutes } from "./routes/uploads.ts";
-import { translationErrorResponse, usesTranslationEnvelope } from "./translation/errors.ts";
-import { malformedJsonError } from "./validation.ts";
 
 /** The public API: every route is mounted here, and here alone errors become HTTP responses. */
-export const app = createRouter();
+export const app = createRouter(defaultEnvelope);
 
 app.use("*", requestId());
 app.use("*", requestLog());
@@ -54,66 +49,46 @@ app.use("*", contentSecurityPolicy());
 
 // Before the API routes: a browser's page navigation to `/` or `/history` gets the web console.
 mountConsole(app);
-// Where every path lives: one router per resource, each under its own prefix.
-app.route("/", discoveryRoutes); // GET /, /health, /models
-app.route("/transcribe", transcribeRoutes); // POST /transcribe[/object|/upload], GET /transcribe/{id}
-app.route("/history", historyRoutes);
-app.route("/uploads", uploadRoutes); // POST /uploads/presign, PUT /uploads/put/{key}
-app.route("/media", mediaRoutes); // GET /media/{key}
-app.route("/ws", liveRoutes); // the live microphone
-app.route("/v1/notes", noteRoutes); // content generation: notes
-app.route("/v1/community", communityRoutes); // content generation: published community notes
-app.route("/v1", catalogRoutes); // content: /v1/voices, /backgrounds, /templates, /catalog/previews/{file}
-app.route("/v2/create", createRoutes); // content: POST /v2/create/shorts, /quiz-video, /slide
-app.route("/v1/create/tasks", createTaskRoutes); // content: GET /v1/create/tasks/{id}/result
-app.route("/v1/auth", authRoutes); // POST /v1/auth/tokens: socket tokens for browsers
-app.route("/v1/realtime", realtimeRoutes); // OpenAI Realtime transcription: the socket, client secrets
-app.route(OPENAI_PREFIX, openaiRoutes); // /v1/audio/*, /v1/models
-app.route("/api/v1", translationRoutes); // real-time translation: languages, sessions, sockets
-app.route("/internal/v1", internalRoutes); // nodes: leases
-app.route("/internal/v1/live", liveNodeRoutes); // nodes: live sockets
+// Where every path lives: one router per resource, each under its own prefix, each answering errors
+// in the envelope it was made with. Where two share a prefix, the later one's envelope answers for
+// paths no route of either matches (`/v1`: OpenAI's).
+export const MOUNTS: readonly (readonly [prefix: string, router: AppRouter])[] = [
+  ["/", discoveryRoutes], // GET /, /health, /models
+  ["/transcribe", transcribeRoutes], // POST /transcribe[/object|/upload], GET /transcribe/{id}
+  ["/history", historyRoutes],
+  ["/uploads", uploadRoutes], // POST /uploads/presign, PUT /uploads/put/{key}
+  ["/media", mediaRoutes], // GET /media/{key}
+  ["/ws", liveRoutes], // the live microphone
+  ["/v1/notes", noteRoutes], // content generation: notes
+  ["/v1/community", communityRoutes], // content generation: published community notes
+  ["/v1", catalogRoutes], // content: /v1/voices, /backgrounds, /templates, /catalog/previews/{file}
+  ["/v2/create", createRoutes], // content: POST /v2/create/shorts, /quiz-video, /slide
+  ["/v1/create/tasks", createTaskRoutes], // content: GET /v1/create/tasks/{id}/result
+  ["/v1/auth", authRoutes], // POST /v1/auth/tokens: socket tokens for browsers
+  ["/v1/realtime", realtimeRoutes], // OpenAI Realtime transcription: the socket, client secrets
+  ["/v1", openaiRoutes], // /v1/audio/*, /v1/models
+  ["/api/v1", translationRoutes], // real-time translation: languages, sessions, sockets
+  ["/internal/v1", internalRoutes], // nodes: leases
+  ["/internal/v1/live", liveNodeRoutes], // nodes: live sockets
+];
+for (const [prefix, router] of MOUNTS) app.route(prefix, router);
 mountDocs(app); // GET /openapi.json, /docs
 
-app.notFound(() => {
-  throw new ApiError("not_found", "no such route");
+/** A path no route matches answers 404 in the envelope of the router mounted at its longest prefix. */
+app.notFound((c) => {
+  const error = new ApiError("not_found", "no such route");
+  return (envelopeAtPath(c.req.path) ?? defaultEnvelope).render(c, error);
 });
 
-app.onError((err, c) => {
-  const error = toApiError(err, c.req.header("content-type") ?? "");
-  if (error.status >= 500) {
-    console.error(
-      JSON.stringify({ request_id: c.get("requestId"), error: String(err), stack: (err as Error).stack }),
-    );
-  }
-  // Each service keeps its envelope: content {error, error_key, message}, the OpenAI-compatible API
-  // (the rest of /v1) OpenAI's, real-time translation (/api/v1) its spec's {error, code}, everything
-  // else {detail, code}.
-  if (usesContentEnvelope(c.req.path)) return contentErrorResponse(c, error);
-  if (usesOpenAIEnvelope(c.req.path)) return openAIErrorResponse(c, error);
-  if (usesTranslationEnvelope(c.req.path)) return translationErrorResponse(c, error);
-  return c.json(error.body(), error.status as ContentfulStatusCode, error.headers);
-});
+/** Errors outside every router (the app's own middleware) are rendered in the default envelope. */
+app.onError(envelopeErrorHandler(defaultEnvelope));
 
-/** Maps anything thrown to a typed error: ours as is, Hono's by status, the rest as 500. */
-function toApiError(err: unknown, contentType: string): ApiError {
-  if (err instanceof ApiError) return err;
-  // The message (logged above) names the variable; clients only learn the service cannot serve.
-  if (err instanceof ConfigError) return new ApiError("service_unavailable", "the service is misconfigured");
-  if (err instanceof HTTPException) {
-    // Hono's body validators answer an unparsable body with a 400; a JSON body is the spec's 422.
-    if (err.status === 400 && isJson(contentType)) return malformedJsonError();
-    if (err.status === 413) return new ApiError("payload_too_large", err.message || "request body too large");
-    if (err.status === 401) return new ApiError("unauthorized", err.message || "unauthorized");
-    if (err.status === 415) {
-      return new ApiError("unsupported_media_type", "this route does not take a body of that Content-Type");
-    }
-    return new ApiError("bad_request", err.message || "bad request");
+/** The envelope answering for `path`: its longest mounted prefix's router's (the later one on a tie). */
+export function envelopeAtPath(path: string): ErrorEnvelope | undefined {
+  let best: { length: number; router: AppRouter } | null = null;
+  for (const [prefix, router] of MOUNTS) {
+    const under = prefix === "/" || path === prefix || path.startsWith(`${prefix}/`);
+    if (under && (!best || prefix.length >= best.length)) best = { length: prefix.length, router };
   }
-  return new ApiError("internal_error", "internal error");
-}
-
-/** Whether a Content-Type names JSON (`application/json`, `application/problem+json`, ...). */
-function isJson(contentType: string): boolean {
-  const type = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
-  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+  return best ? envelopeOf(best.router) : undefined;
 }

@@ -1,7 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { envelopeAtPath } from "../../worker/app.ts";
+import { contentEnvelope } from "../../worker/content/errors.ts";
+import { defaultEnvelope } from "../../worker/error-envelope.ts";
 import { ApiError, validationError } from "../../worker/errors.ts";
-import { OpenAIError, toOpenAIWire, usesOpenAIEnvelope } from "../../worker/openai/errors.ts";
+import { OpenAIError, openAIEnvelope, toOpenAIWire } from "../../worker/openai/errors.ts";
 import { formInput, parseSyncRequest } from "../../worker/openai/request.ts";
 
 const fields = (entries: [string, string][]) => {
@@ -268,11 +271,12 @@ describe("parseSyncRequest", () => {
 });
 
 describe("OpenAI error envelope", () => {
-  it("applies to /v1 and below only", () => {
-    expect(usesOpenAIEnvelope("/v1")).toBe(true);
-    expect(usesOpenAIEnvelope("/v1/audio/transcriptions")).toBe(true);
-    expect(usesOpenAIEnvelope("/v10/x")).toBe(false);
-    expect(usesOpenAIEnvelope("/transcribe")).toBe(false);
+  it("answers for paths under /v1 no other service's router owns", () => {
+    expect(envelopeAtPath("/v1")).toBe(openAIEnvelope);
+    expect(envelopeAtPath("/v1/audio/nothing-here")).toBe(openAIEnvelope);
+    expect(envelopeAtPath("/v1/notes/x/y")).toBe(contentEnvelope);
+    expect(envelopeAtPath("/v10/x")).toBe(defaultEnvelope);
+    expect(envelopeAtPath("/transcribe/x/y")).toBe(defaultEnvelope);
   });
 
   it("maps our codes to OpenAI's type, code and retry advice", () => {

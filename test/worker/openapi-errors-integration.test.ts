@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { usesContentEnvelope } from "../../worker/content/errors.ts";
+import { MOUNTS } from "../../worker/app.ts";
+import { defaultEnvelope } from "../../worker/error-envelope.ts";
 import { ErrorBody, HTTPValidationError } from "../../worker/errors.ts";
-import { usesOpenAIEnvelope } from "../../worker/openai/errors.ts";
+import { envelopeOf } from "../../worker/router.ts";
 import { ContentErrorBody } from "../../worker/schemas/content-common.ts";
 import { OpenAIErrorBody } from "../../worker/schemas/openai.ts";
 import { TranslationErrorBody } from "../../worker/schemas/translation.ts";
-import { usesTranslationEnvelope } from "../../worker/translation/errors.ts";
 import { call } from "./helpers.ts";
 
 /**
- * The error bodies /openapi.json declares are the ones the one error handler sends: `Error` /
- * `HTTPValidationError` by default, the content envelope on the content service, OpenAI's envelope on
- * the rest of /v1. Checked both on the
+ * The error bodies /openapi.json declares are the ones each route's router sends: the envelope it
+ * was made with (`Error` / `HTTPValidationError` by default, the content service's, OpenAI's,
+ * real-time translation's). Checked both on the
  * document and by calling every secured operation without a key.
  */
 
@@ -30,12 +30,20 @@ const SCHEMAS: Record<string, z.ZodType> = {
   TranslationError: TranslationErrorBody,
 };
 
-/** The error schemas a path may declare: its service's envelope (the same choice onError makes). */
-function envelopeOf(path: string): string[] {
-  if (usesContentEnvelope(path)) return ["ContentError"];
-  if (usesOpenAIEnvelope(path)) return ["OpenAIError"];
-  if (usesTranslationEnvelope(path)) return ["TranslationError"];
-  return ["Error", "HTTPValidationError"];
+/**
+ * The error schemas an operation may declare: the envelope of the router that serves it (the one its
+ * errors are rendered in); the app's own routes (docs) use the default.
+ */
+function declaredEnvelope(path: string, method: string): readonly string[] {
+  for (const [prefix, router] of MOUNTS) {
+    for (const route of router.routes) {
+      const full = `${prefix === "/" ? "" : prefix}${route.path === "/" ? "" : route.path}` || "/";
+      if (full.replace(/:(\w+)/g, "{$1}") === path && route.method.toLowerCase() === method) {
+        return envelopeOf(router)?.schemas ?? [];
+      }
+    }
+  }
+  return defaultEnvelope.schemas;
 }
 
 const refName = (ref: string | undefined) => ref?.split("/").pop() ?? "(inline)";
@@ -48,11 +56,11 @@ async function documentedOperations() {
 }
 
 describe("declared error bodies", () => {
-  it("declares the envelope of its path prefix for every error status", async () => {
+  it("declares its router's envelope for every error status", async () => {
     const operations = await documentedOperations();
     expect(operations.length).toBeGreaterThan(10);
     for (const { path, method, operation } of operations) {
-      const allowed = envelopeOf(path);
+      const allowed = declaredEnvelope(path, method);
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400 || !response.content) continue;
         for (const media of Object.values(response.content)) {

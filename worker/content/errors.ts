@@ -1,31 +1,14 @@
-import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ErrorEnvelope } from "../error-envelope.ts";
 import { ApiError, type ErrorCode } from "../errors.ts";
 import type { ContentErrorBody } from "../schemas/content-common.ts";
 
 /**
  * The content service's error envelope (notes, catalogs, /v2/create, task polling):
  * `{error, error_key, message}`, the same three fields a failed task carries, so a client reads one
- * shape. `error_key` is the stable machine-readable part; the app's one error handler renders every
- * error of these paths this way.
+ * shape. `error_key` is the stable machine-readable part; the content routers are made with
+ * `contentEnvelope`, so their errors render this way.
  */
-
-/** Paths of the content service; everything else under /v1 is the OpenAI-compatible API. */
-const CONTENT_PREFIXES = [
-  "/v1/notes",
-  "/v1/community",
-  "/v1/voices",
-  "/v1/backgrounds",
-  "/v1/templates",
-  "/v1/catalog",
-  "/v1/create",
-  "/v2/create",
-];
-
-/** Whether errors of a request to `path` use the content envelope. */
-export function usesContentEnvelope(path: string): boolean {
-  return CONTENT_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
-}
 
 /**
  * An ApiError with its own `error_key` (a request error the content API names precisely).
@@ -53,7 +36,8 @@ export function toContentBody(error: ApiError): ContentErrorBody {
   return { error: errorKey.replaceAll("_", " "), error_key: errorKey, message };
 }
 
-/** Renders an error of a content-service request. */
-export function contentErrorResponse(c: Context, error: ApiError): Response {
-  return c.json(toContentBody(error), error.status as ContentfulStatusCode, error.headers);
-}
+/** The content service's envelope. */
+export const contentEnvelope: ErrorEnvelope = {
+  schemas: ["ContentError"],
+  render: (c, error) => c.json(toContentBody(error), error.status as ContentfulStatusCode, error.headers),
+};

@@ -1,21 +1,12 @@
-import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ErrorEnvelope } from "../error-envelope.ts";
 import { ApiError, type ErrorCode } from "../errors.ts";
 import type { OpenAIErrorBody } from "../schemas/openai.ts";
 
 /**
  * OpenAI's error envelope for the compatible API. Errors are thrown as everywhere else (ApiError);
- * the app's one error handler renders those of requests under /v1 with `openAIErrorResponse`
- * instead of `{detail, code}`.
+ * the compatible API's routers are made with `openAIEnvelope`, so theirs render in OpenAI's shape.
  */
-
-/** Path prefix of the OpenAI-compatible API: every response under it, errors included, is OpenAI's shape. */
-export const OPENAI_PREFIX = "/v1";
-
-/** Whether errors of a request to `path` are rendered in OpenAI's envelope. */
-export function usesOpenAIEnvelope(path: string): boolean {
-  return path === OPENAI_PREFIX || path.startsWith(`${OPENAI_PREFIX}/`);
-}
 
 export interface OpenAIErrorFields {
   /** OpenAI's `type`; defaults by status (invalid_request_error, requests, server_error). */
@@ -109,11 +100,14 @@ function fieldName(loc: readonly (string | number)[]): string | null {
   return names.length > 0 ? names.join(".") : null;
 }
 
-/** Renders an error of a /v1 request: OpenAI's envelope, the error's headers and `x-should-retry`. */
-export function openAIErrorResponse(c: Context, error: ApiError): Response {
-  const wire = toOpenAIWire(error);
-  return c.json(wire.body, wire.status as ContentfulStatusCode, {
-    ...error.headers,
-    "x-should-retry": String(wire.retryable),
-  });
-}
+/** OpenAI's envelope, with the error's headers and `x-should-retry`. */
+export const openAIEnvelope: ErrorEnvelope = {
+  schemas: ["OpenAIError"],
+  render: (c, error) => {
+    const wire = toOpenAIWire(error);
+    return c.json(wire.body, wire.status as ContentfulStatusCode, {
+      ...error.headers,
+      "x-should-retry": String(wire.retryable),
+    });
+  },
+};

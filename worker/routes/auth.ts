@@ -3,6 +3,7 @@ import { issueSocketToken } from "../auth/issue-socket-token.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { jsonBodyLimit } from "../middleware/body-limit.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
+import { openAIEnvelope } from "../openai/errors.ts";
 import { createRouter } from "../router.ts";
 import { SocketTokenRequest, SocketTokenResponse } from "../schemas/auth.ts";
 import { apiKeySecurity } from "../schemas/common.ts";
@@ -41,7 +42,7 @@ const tokenRoute = createRoute({
 });
 
 /** Mounted at /v1/auth. */
-export const authRoutes = createRouter().openapi(tokenRoute, async (c) => {
+export const authRoutes = createRouter(openAIEnvelope).openapi(tokenRoute, async (c) => {
   const { scope, expires_in } = c.req.valid("json");
   return c.json(
     await issueSocketToken(c.env, { keyId: c.get("apiKey").id, scope, expiresIn: expires_in }),

@@ -6,7 +6,7 @@ import type { ContentKind } from "../../protocol/content.ts";
 import { CONTENT_KINDS } from "../../protocol/task.ts";
 import { backgroundCatalog, servePreview, templateCatalog, voiceCatalog } from "../content/catalog.ts";
 import { createContentTask } from "../content/create.ts";
-import { ContentApiError } from "../content/errors.ts";
+import { ContentApiError, contentEnvelope } from "../content/errors.ts";
 import { readCreateForm } from "../content/form.ts";
 import { toTaskResult } from "../content/task-result.ts";
 import type { AppEnv } from "../env.ts";
@@ -166,7 +166,7 @@ const previewRoute = createRoute({
   },
 });
 
-export const catalogRoutes = createRouter()
+export const catalogRoutes = createRouter(contentEnvelope)
   .openapi(voicesRoute, (c) => c.json(voiceCatalog(publicBaseUrl(c.env, c.req.url)), 200))
   .openapi(backgroundsRoute, (c) => c.json(backgroundCatalog(publicBaseUrl(c.env, c.req.url)), 200))
   .openapi(templatesRoute, (c) => c.json(templateCatalog(publicBaseUrl(c.env, c.req.url)), 200))
@@ -177,7 +177,7 @@ export const catalogRoutes = createRouter()
  * error_key per problem) rather than by the schema validator, which would answer a missing field with
  * a generic 422 and read bodies of any size.
  */
-export const createRoutes = createRouter();
+export const createRoutes = createRouter(contentEnvelope);
 for (const route of [shortsRoute, quizRoute, slideRoute]) createRoutes.openAPIRegistry.registerPath(route);
 createRoutes
   .post("/shorts", principalAuth(), enqueueRateLimit(), create("shorts"))
@@ -187,7 +187,7 @@ createRoutes
 const taskNotFound = () =>
   new ContentApiError("not_found", "task_not_found", "no such task for this API key");
 
-export const createTaskRoutes = createRouter()
+export const createTaskRoutes = createRouter(contentEnvelope)
   .openapi(resultRoute, async (c) => {
     const found = await readTaskWithWebhook(c.env, c.req.valid("param").task_id);
     if (!found || found.record.owner_key_id !== c.get("principal").ownerId) throw taskNotFound();

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { defaultEnvelope } from "../error-envelope.ts";
 import { createRouter } from "../router.ts";
 import { HealthResponse, ModelsResponse } from "../schemas/discovery.ts";
 import { readHealth, readModels } from "../tasks/health.ts";
@@ -40,7 +41,7 @@ const modelsRoute = createRoute({
   },
 });
 
-export const discoveryRoutes = createRouter()
+export const discoveryRoutes = createRouter(defaultEnvelope)
   .openapi(rootRoute, (c) =>
     c.json({ name: "voxedge", version: "1.0.0", docs: "/docs", openapi: "/openapi.json" }, 200),
   )

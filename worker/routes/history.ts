@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { defaultEnvelope } from "../error-envelope.ts";
 import { mediaUrlMinter } from "../media/media-url.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { createRouter } from "../router.ts";
@@ -23,7 +24,7 @@ const historyRoute = createRoute({
   },
 });
 
-export const historyRoutes = createRouter().openapi(historyRoute, async (c) => {
+export const historyRoutes = createRouter(defaultEnvelope).openapi(historyRoute, async (c) => {
   const query = c.req.valid("query");
   const mint = mediaUrlMinter(c.env, c.req.url);
   return c.json(await listHistory(c.env, { ownerKeyId: c.get("apiKey").id, ...query }, mint), 200);

@@ -12,6 +12,7 @@ import {
 } from "../../protocol/node.ts";
 import { TranslateCapabilities, TranslateRequest, TranslateResponse } from "../../protocol/translate.ts";
 import { storedPreviews, storePreview } from "../content/catalog.ts";
+import { defaultEnvelope } from "../error-envelope.ts";
 import { ApiError, ErrorBody, HTTPValidationError } from "../errors.ts";
 import { streamObject } from "../media/r2-stream.ts";
 import { nodeAuth } from "../middleware/node-auth.ts";
@@ -160,7 +161,7 @@ const translateRoute = createRoute({
   },
 });
 
-export const internalRoutes = createRouter();
+export const internalRoutes = createRouter(defaultEnvelope);
 internalRoutes.use("*", nodeAuth());
 internalRoutes
   .openapi(whoamiRoute, (c) => c.json(NodeWhoami.parse(c.get("node")), 200))

@@ -1,5 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { liveLanguage } from "../../protocol/live.ts";
+import type { AppRouter } from "../env.ts";
+import { defaultEnvelope } from "../error-envelope.ts";
 import { connectNodeToHub, connectNodeToStream, openLiveSocket } from "../live/open-socket.ts";
 import { liveKeyAuth } from "../live/ws-auth.ts";
 import { nodeAuth } from "../middleware/node-auth.ts";
@@ -42,7 +44,7 @@ const wsRoute = createRoute({
 });
 
 /** Mounted at /ws: the public live-mic socket. */
-export const liveRoutes = createRouter().openapi(wsRoute, async (c) => {
+export const liveRoutes = createRouter(defaultEnvelope).openapi(wsRoute, async (c) => {
   const language = liveLanguage(c.req.valid("query").language) ?? "auto";
   return openLiveSocket(c.env, c.req.raw, { keyId: c.get("apiKey").id, language });
 });
@@ -51,7 +53,8 @@ export const liveRoutes = createRouter().openapi(wsRoute, async (c) => {
  * Mounted at /internal/v1/live: the sockets inference nodes dial out to (node tokens, undocumented),
  * at LIVE_NODE_PATH and liveStreamPath(id, secret) (every kind of stream, rooms' included).
  */
-export const liveNodeRoutes = createRouter()
+export const liveNodeRoutes: AppRouter = createRouter(defaultEnvelope);
+liveNodeRoutes
   .use("*", nodeAuth())
   .get("/node", (c) => connectNodeToHub(c.env, c.req.raw, c.get("node")))
   .get("/streams/:stream_id/:secret", (c) =>

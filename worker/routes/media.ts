@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { defaultEnvelope } from "../error-envelope.ts";
 import { validationError } from "../errors.ts";
 import { serveMedia } from "../media/public-media.ts";
 import { createRouter } from "../router.ts";
@@ -35,7 +36,7 @@ const mediaRoute = createRoute({
   },
 });
 
-export const mediaRoutes = createRouter();
+export const mediaRoutes = createRouter(defaultEnvelope);
 mediaRoutes.openAPIRegistry.registerPath(mediaRoute);
 mediaRoutes.get("/*", (c) => {
   const query = c.req.query();

@@ -1,5 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { listCommunityNotes, publishNote, unpublishNote } from "../content/community-notes.ts";
+import { contentEnvelope } from "../content/errors.ts";
 import { createNote, deleteNote, listNotes, readNote } from "../content/notes.ts";
 import { jsonBodyLimit, NOTE_JSON_MAX_BYTES } from "../middleware/body-limit.ts";
 import { principalAuth } from "../middleware/principal-auth.ts";
@@ -127,11 +128,11 @@ const communityListRoute = createRoute({
 });
 
 /** Mounted at /v1/community: what every caller may make content from. */
-export const communityRoutes = createRouter().openapi(communityListRoute, async (c) =>
+export const communityRoutes = createRouter(contentEnvelope).openapi(communityListRoute, async (c) =>
   c.json(await listCommunityNotes(c.env, c.req.valid("query")), 200),
 );
 
-export const noteRoutes = createRouter()
+export const noteRoutes = createRouter(contentEnvelope)
   .openapi(createRoute_, async (c) =>
     c.json(await createNote(c.env, c.get("principal").ownerId, c.req.valid("json")), 201),
   )

@@ -4,7 +4,7 @@ import type { SpeechTask } from "../../protocol/transcribe-params.ts";
 import type { AppEnv, AppRouter } from "../env.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
-import { OpenAIError } from "../openai/errors.ts";
+import { OpenAIError, openAIEnvelope } from "../openai/errors.ts";
 import { findModel, listModels } from "../openai/models.ts";
 import { runSyncTranscription, TASK_ID_HEADER } from "../openai/sync.ts";
 import { createRouter } from "../router.ts";
@@ -116,7 +116,7 @@ const modelRoute = createRoute({
   },
 });
 
-export const openaiRoutes: AppRouter = createRouter();
+export const openaiRoutes: AppRouter = createRouter(openAIEnvelope);
 openaiRoutes.openAPIRegistry.register("OpenAITranscriptionForm", TranscriptionForm);
 openaiRoutes.openAPIRegistry.register("OpenAITranslationForm", TranslationForm);
 

@@ -5,7 +5,7 @@ import { REALTIME_KEY_PROTOCOL, realtimeKeyAuth, realtimeProtocolKey } from "../
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
 import { jsonBodyLimit } from "../middleware/body-limit.ts";
 import { enqueueRateLimit } from "../middleware/rate-limit.ts";
-import { OpenAIError } from "../openai/errors.ts";
+import { OpenAIError, openAIEnvelope } from "../openai/errors.ts";
 import { WHISPER_1 } from "../openai/models.ts";
 import { createRouter } from "../router.ts";
 import { SOCKET_TOKEN_TTL_SEC } from "../schemas/auth.ts";
@@ -101,7 +101,7 @@ const clientSecretRoute = createRoute({
 });
 
 /** Mounted at /v1/realtime. */
-export const realtimeRoutes = createRouter()
+export const realtimeRoutes = createRouter(openAIEnvelope)
   .openapi(socketRoute, async (c) => {
     const { model, intent } = c.req.valid("query");
     if (!model && !intent) {

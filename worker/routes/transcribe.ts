@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { publicBaseUrl } from "../../platform/config.ts";
 import { TranscriptionResult } from "../../protocol/transcription.ts";
 import type { AppEnv } from "../env.ts";
+import { defaultEnvelope } from "../error-envelope.ts";
 import { ApiError } from "../errors.ts";
 import {
   type EnqueueCaller,
@@ -193,7 +194,7 @@ const caller = (c: Context<AppEnv>): EnqueueCaller => ({
 const reply = (c: Context<AppEnv>, out: Enqueued) =>
   c.json(out.accepted, 200, out.replayed ? { [REPLAYED_HEADER]: "true" } : {});
 
-export const transcribeRoutes = createRouter();
+export const transcribeRoutes = createRouter(defaultEnvelope);
 transcribeRoutes.openAPIRegistry.register("UploadForm", UploadForm);
 transcribeRoutes
   .openapi(urlRoute, async (c) => reply(c, await enqueueFromUrl(c.env, caller(c), c.req.valid("json"))))

@@ -15,6 +15,7 @@ import {
   SessionDetailsResponse,
   translationErrorContent,
 } from "../schemas/translation.ts";
+import { translationEnvelope } from "../translation/errors.ts";
 import { readLanguages } from "../translation/languages.ts";
 import { openRoomSocket } from "../translation/room-socket.ts";
 import { TRANSCRIPT_FORMATS } from "../translation/room-transcript-export.ts";
@@ -222,7 +223,7 @@ const transcriptNoteRoute = createRoute({
  * Mounted at /api/v1: the real-time translation API (spec: realtime-translation.md): languages,
  * multi-device sessions and the two WebSocket endpoints.
  */
-export const translationRoutes = createRouter()
+export const translationRoutes = createRouter(translationEnvelope)
   .openapi(languagesRoute, async (c) => c.json(await readLanguages(c.env), 200))
   .openapi(createSessionRoute, async (c) =>
     c.json(await createSession(c.env, c.req.url, c.req.valid("json"), c.get("apiKey").id), 200),

@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { defaultEnvelope } from "../error-envelope.ts";
 import { presignUpload } from "../ingest/presign.ts";
 import { receiveSignedPut } from "../ingest/signed-put.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
@@ -73,7 +74,7 @@ const signedPutRoute = createRoute({
   },
 });
 
-export const uploadRoutes = createRouter().openapi(presignRoute, async (c) => {
+export const uploadRoutes = createRouter(defaultEnvelope).openapi(presignRoute, async (c) => {
   const body = c.req.valid("json");
   const presigned = await presignUpload(c.env, {
     ownerKeyId: c.get("apiKey").id,

@@ -1,20 +1,12 @@
-import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ErrorEnvelope } from "../error-envelope.ts";
 import type { ApiError } from "../errors.ts";
 
 /**
  * The real-time translation API's error envelope (spec: realtime-translation.md): `{error: "<message>"}`,
- * plus our stable `code`. Errors are thrown as everywhere else (ApiError); the app's one error handler
- * renders those of requests under /api/v1 with `translationErrorResponse`.
+ * plus our stable `code`. Errors are thrown as everywhere else (ApiError); its routers are made with
+ * `translationEnvelope`.
  */
-
-/** Path prefix of the real-time translation API. */
-export const TRANSLATION_PREFIX = "/api/v1";
-
-/** Whether errors of a request to `path` are rendered in the translation API's envelope. */
-export function usesTranslationEnvelope(path: string): boolean {
-  return path === TRANSLATION_PREFIX || path.startsWith(`${TRANSLATION_PREFIX}/`);
-}
 
 /**
  * The body of an error: a validation failure lists each field's problem in the one message.
@@ -35,7 +27,9 @@ export function translationErrorBody(error: ApiError): { error: string; code: st
   return { error: message, code: error.code };
 }
 
-/** Renders an error of an /api/v1 request: the envelope, the error's status and headers. */
-export function translationErrorResponse(c: Context, error: ApiError): Response {
-  return c.json(translationErrorBody(error), error.status as ContentfulStatusCode, error.headers);
-}
+/** The real-time translation API's envelope. */
+export const translationEnvelope: ErrorEnvelope = {
+  schemas: ["TranslationError"],
+  render: (c, error) =>
+    c.json(translationErrorBody(error), error.status as ContentfulStatusCode, error.headers),
+};
