@@ -2405,7 +2405,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description the transcript: json, verbose_json and diarized_json as application/json, text, srt and vtt as text/plain. The x-voxedge-task-id header names the task (it is in /history) */
+                /** @description the transcript: json, verbose_json and diarized_json as application/json, text, srt and vtt as text/plain; with stream=true (json, text or diarized_json) OpenAI's transcript events as text/event-stream (`transcript.text.delta` while decoding, `transcript.text.segment` for diarized_json, then `transcript.text.done`). The x-voxedge-task-id header names the task (it is in /history) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2413,9 +2413,10 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["OpenAITranscription"] | components["schemas"]["OpenAITranscriptionVerbose"] | components["schemas"]["OpenAITranscriptionDiarized"];
                         "text/plain": string;
+                        "text/event-stream": string;
                     };
                 };
-                /** @description no file (OpenAI's own message, param null); an unsupported response_format, timestamp granularity, language, chunking_strategy, include, known speaker or stream=true, or a combination OpenAI refuses (timestamp_granularities without verbose_json, diarized_json with prompt), each naming its `param`; or a file that is not audio */
+                /** @description no file (OpenAI's own message, param null); an unsupported response_format, timestamp granularity, language, chunking_strategy, include or known speaker, stream=true with a format that is a document (verbose_json, srt, vtt), or a combination OpenAI refuses (timestamp_granularities without verbose_json, diarized_json with prompt), each naming its `param`; or a file that is not audio */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2529,7 +2530,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description the transcript: json, verbose_json and diarized_json as application/json, text, srt and vtt as text/plain. The x-voxedge-task-id header names the task (it is in /history) */
+                /** @description the transcript: json, verbose_json and diarized_json as application/json, text, srt and vtt as text/plain; with stream=true (json, text or diarized_json) OpenAI's transcript events as text/event-stream (`transcript.text.delta` while decoding, `transcript.text.segment` for diarized_json, then `transcript.text.done`). The x-voxedge-task-id header names the task (it is in /history) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2537,9 +2538,10 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["OpenAITranscription"] | components["schemas"]["OpenAITranscriptionVerbose"] | components["schemas"]["OpenAITranscriptionDiarized"];
                         "text/plain": string;
+                        "text/event-stream": string;
                     };
                 };
-                /** @description no file (OpenAI's own message, param null); an unsupported response_format, timestamp granularity, language, chunking_strategy, include, known speaker or stream=true, or a combination OpenAI refuses (timestamp_granularities without verbose_json, diarized_json with prompt), each naming its `param`; or a file that is not audio */
+                /** @description no file (OpenAI's own message, param null); an unsupported response_format, timestamp granularity, language, chunking_strategy, include or known speaker, stream=true with a format that is a document (verbose_json, srt, vtt), or a combination OpenAI refuses (timestamp_granularities without verbose_json, diarized_json with prompt), each naming its `param`; or a file that is not audio */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3597,6 +3599,7 @@ export interface components {
             task: "transcribe" | "translate";
             /** @default false */
             word_timestamps: boolean;
+            stream_partials?: boolean;
             response_format?: string;
             /** @default null */
             object_key: string | null;

@@ -3,8 +3,10 @@ import { workerConfig } from "../platform/config.ts";
 import { dispatcherOfTask } from "../platform/stubs.ts";
 import type { ProgressReport } from "../platform/task-store.ts";
 import type { WebhookState } from "../platform/webhook-store.ts";
+import type { PartialTranscript } from "../protocol/node.ts";
 import type { QueueStats, TaskRecord } from "../protocol/task.ts";
 import type { TranscriptionDetail } from "../protocol/transcription-detail.ts";
+import { PartialLog, type PartialUpdate } from "./partial-log.ts";
 
 const RECORD_KEY = "record";
 const DETAIL_KEY = "detail";
@@ -34,6 +36,8 @@ export class JobState extends DurableObject<Env> {
   private readonly waiters = new Set<(record: TaskRecord | null) => void>();
   /** The task's place in line as last read from the Dispatcher (memory only; dropped on a status change). */
   private queue: { stats: QueueStats; at: number } | null = null;
+  /** What a streaming task decoded so far, and the streams waiting for more (memory only: see `appendPartial`). */
+  private readonly partials = new PartialLog();
 
   /** The stored record, or null when none was written or it expired. */
   async read(): Promise<TaskRecord | null> {
@@ -66,6 +70,7 @@ export class JobState extends DurableObject<Env> {
     if (ended(record)) {
       for (const wake of this.waiters) wake(record);
       this.waiters.clear();
+      this.partials.wakeAll();
     }
     return { hasWebhook };
   }
@@ -128,6 +133,29 @@ export class JobState extends DurableObject<Env> {
     return { ...record, queue: this.queue.stats, webhook };
   }
 
+  /**
+   * Keeps one window of a streaming task's partial text for the caller streaming it. Memory only: the
+   * stream is a live view of a task whose result is the authority (a restart of this object costs the
+   * stream deltas, never the transcript), and a repeated `seq` (a retried report) is kept once.
+   */
+  async appendPartial(report: PartialTranscript): Promise<void> {
+    const record = await this.read();
+    if (!record || ended(record)) return;
+    this.partials.append(report);
+  }
+
+  /**
+   * The partial windows after `afterSeq`, as soon as there are any, or the record once the task ended,
+   * or nothing new after `timeoutMs`.
+   */
+  async waitForPartials(afterSeq: number, timeoutMs: number): Promise<PartialUpdate> {
+    const current = await this.read();
+    const fresh = this.partials.after(afterSeq);
+    if (!current || ended(current) || fresh.length > 0) return { partials: fresh, record: current };
+    await this.partials.wait(timeoutMs);
+    return { partials: this.partials.after(afterSeq), record: await this.read() };
+  }
+
   /** Keeps the decoder detail of an interactive task beside its record (same lifetime, never in D1). */
   async writeDetail(detail: TranscriptionDetail): Promise<void> {
     if (await this.isErased()) return;
@@ -146,6 +174,7 @@ export class JobState extends DurableObject<Env> {
     this.queue = null;
     for (const wake of this.waiters) wake(null);
     this.waiters.clear();
+    this.partials.wakeAll();
   }
 
   private async isErased(): Promise<boolean> {

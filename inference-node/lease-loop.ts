@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { CompleteRequest, Lease, NodeHealth } from "../protocol/node.ts";
+import type { CompleteRequest, Lease, NodeHealth, PartialTranscript } from "../protocol/node.ts";
 import type { TaskKind } from "../protocol/task.ts";
 import { Backoff, LEASE_POLL_BACKOFF } from "./backoff.ts";
 import type { Logger } from "./logger.ts";
@@ -18,6 +18,11 @@ export interface TaskContext {
    * expects to need; sent with the next heartbeat.
    */
   progress: (percent: number, detail?: { step?: string; etaSec?: number }) => void;
+  /**
+   * Sends what was decoded so far (a streaming task's windows, in order); never throws, never waits:
+   * a report that fails is logged and the stream misses a delta, the result is unaffected.
+   */
+  partial: (segments: PartialTranscript["segments"]) => void;
 }
 
 export interface LeaseLoopOptions {
@@ -127,6 +132,9 @@ export class LeaseLoop {
     });
     const started = Date.now();
     log.info({ kind: lease.kind }, "task started");
+    // partial reports go out one after another, in window order
+    let partials: Promise<void> = Promise.resolve();
+    let seq = 0;
     try {
       const result = await this.options.run(lease, {
         signal: abort.signal,
@@ -135,6 +143,12 @@ export class LeaseLoop {
           if (detail?.step) report.step = detail.step;
           if (detail?.etaSec !== undefined)
             report.estimated_time_sec = Math.max(0, Math.round(detail.etaSec));
+        },
+        partial: (segments) => {
+          const body = { seq: seq++, segments };
+          partials = partials
+            .then(() => client.partial(lease.lease_id, body))
+            .catch((error: unknown) => log.warn({ err: String(error) }, "partial report failed"));
         },
       });
       if (abort.signal.reason instanceof TaskCancelledError) {

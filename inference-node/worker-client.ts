@@ -11,6 +11,7 @@ import {
   type NodeHeartbeatRequest,
   NodeHeartbeatResponse,
   NodeWhoami,
+  type PartialTranscript,
 } from "../protocol/node.ts";
 import type { TaskKind } from "../protocol/task.ts";
 
@@ -102,6 +103,15 @@ export class WorkerClient {
       body: JSON.stringify(completion),
     });
     await this.expectOk(response, "complete", leaseId);
+  }
+
+  /** What has been decoded so far of a task that streams (`stream_partials`). */
+  async partial(leaseId: string, report: PartialTranscript): Promise<void> {
+    const response = await this.request(`/internal/v1/leases/${leaseId}/partial`, {
+      method: "POST",
+      body: JSON.stringify(report),
+    });
+    await this.expectOk(response, "partial", leaseId);
   }
 
   /** Reports a failed attempt; the Worker retries it or fails the task, by the failure's code. */

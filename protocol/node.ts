@@ -93,6 +93,22 @@ const progressFields = {
 export const HeartbeatRequest = z.strictObject({ node: NodeHealth, ...progressFields });
 export type HeartbeatRequest = z.input<typeof HeartbeatRequest>;
 
+/** The most segments one partial report carries (a window of speech holds a few dozen at most). */
+export const MAX_PARTIAL_SEGMENTS = 64;
+
+/**
+ * What a node has decoded so far of a task asked to stream (`stream_partials`), one report per decoded
+ * window (`POST /leases/{lease_id}/partial`): the window's cleaned segments, `seq` counting windows
+ * from 0. The final result is the authority; a report lost on the way only costs the stream a delta.
+ */
+export const PartialTranscript = z.strictObject({
+  seq: z.number().int().min(0).max(100_000),
+  segments: z
+    .array(z.strictObject({ start: z.number().min(0), end: z.number().min(0), text: z.string().max(4_000) }))
+    .max(MAX_PARTIAL_SEGMENTS),
+});
+export type PartialTranscript = z.infer<typeof PartialTranscript>;
+
 /** The most leases one node heartbeat carries: a node's largest capacity. */
 export const MAX_HEARTBEAT_LEASES = 64;
 

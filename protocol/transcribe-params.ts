@@ -21,6 +21,11 @@ export const TranscribeParams = z
     task: SpeechTask.default("transcribe"),
     /** Word timings for the OpenAI-compatible endpoints (verbose_json with the word granularity). */
     word_timestamps: z.boolean().default(false),
+    /**
+     * The node reports each decoded window's text as it goes (the compatible endpoint's `stream=true`);
+     * the result is the same either way. Absent: false.
+     */
+    stream_partials: z.boolean().optional(),
     /** The compatible endpoint's requested format, kept so the history shows how the job was asked. */
     response_format: z.string().optional(),
     /** Set for media that went through object storage (uploads, presigned PUTs); null otherwise. */

@@ -30,8 +30,11 @@ export interface DecodeRequest {
    * window, so it is recognition's wall time too.
    */
   alongside?: () => void;
-  /** Called after each window with the seconds of audio recognised so far. */
-  onWindow?: (decodedSec: number) => void;
+  /**
+   * Called after each window with the seconds of audio recognised so far, the window's segments and
+   * the language decoded in.
+   */
+  onWindow?: (decodedSec: number, windowSegments: readonly DetailedSegment[], language: string) => void;
 }
 
 /** A decoded segment with the decoder figures the OpenAI-compatible endpoints show. */
@@ -135,6 +138,7 @@ export async function decodeStream(
       carry = looped(windowText) ? "" : windowText.trim().slice(-CARRY_CHARS);
       const windowEnd = window.offsetSec + window.samples.length / SAMPLE_RATE;
       const time = (sec: number, edge: "start" | "end") => request.timeMap?.toOriginal(sec, edge) ?? sec;
+      const firstOfWindow = segments.length;
       for (const segment of transcript.segments) {
         segments.push({
           start: time(window.offsetSec + segment.start, "start"),
@@ -148,7 +152,7 @@ export async function decodeStream(
         });
       }
       durationSec = time(windowEnd, "end");
-      request.onWindow?.(durationSec);
+      request.onWindow?.(durationSec, segments.slice(firstOfWindow), language);
     }
   } finally {
     await iterator.return?.(undefined);

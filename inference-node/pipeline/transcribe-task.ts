@@ -1,6 +1,6 @@
 import { normalizeLanguage } from "../../protocol/languages.ts";
-import type { LeaseOf } from "../../protocol/node.ts";
-import { cleanTranscript } from "../../protocol/postprocess/clean-transcript.ts";
+import { type LeaseOf, MAX_PARTIAL_SEGMENTS } from "../../protocol/node.ts";
+import { cleanTranscript, type DecodedSegment } from "../../protocol/postprocess/clean-transcript.ts";
 import type { DetailedTranscriptionResult } from "../../protocol/transcription-detail.ts";
 import { translationTarget } from "../../protocol/translate.ts";
 import type { TaskContext } from "../lease-loop.ts";
@@ -70,9 +70,11 @@ export async function transcribe(
       ...(timeMap && { timeMap }),
       ...(speech.diarizing && { alongside: speech.diarizeAlongside }),
       signal,
-      onWindow: (sec) => {
+      onWindow: (sec, windowSegments, decodedLanguage) => {
         const expectedSec = source.durationSec;
         context.progress(expectedSec ? Math.min(95, (sec / expectedSec) * 95) : 0);
+        // a streaming caller reads each window's text, cleaned as the result will be, as it is decoded
+        if (params.stream_partials) context.partial(partialSegments(windowSegments, decodedLanguage));
       },
     });
     if (run.durationSec === 0) throw new MediaError("media_empty", "the media contains no audio");
@@ -157,4 +159,12 @@ async function translateText(
     deps.logger.warn({ err: String(error) }, "translation failed; completing without it");
     return null;
   }
+}
+
+/** A window's segments as a partial report: cleaned, at most MAX_PARTIAL_SEGMENTS of them. */
+function partialSegments(segments: readonly DecodedSegment[], language: string) {
+  const cleaned = cleanTranscript(segments, language).segments;
+  return cleaned
+    .slice(0, MAX_PARTIAL_SEGMENTS)
+    .map(({ start, end, text }) => ({ start, end, text: text.slice(0, 4_000) }));
 }

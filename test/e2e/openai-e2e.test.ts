@@ -176,6 +176,40 @@ describe("OpenAI SDK against the real stack", () => {
     expect((await history())[0]?.params).toMatchObject({ task: "translate" });
   });
 
+  it("streams a long file's transcript window by window through the real node (stream=true)", async () => {
+    const speech = await speechPcm(SPEECH);
+    const pause = new Float32Array(16_000);
+    const parts: Float32Array[] = [];
+    for (let sec = 0; sec < 75; sec += speech.length / 16_000 + 1) parts.push(speech, pause);
+    const long = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      long.set(part, at);
+      at += part.length;
+    }
+    writeWav(join(dir, "long.wav"), long);
+    const file = await toFile(readFileSync(join(dir, "long.wav")), "long.wav", { type: "audio/wav" });
+    const started = performance.now();
+    const stream = await client.audio.transcriptions.create({
+      file,
+      model: "gpt-4o-transcribe",
+      stream: true,
+    });
+    type Seen = { type: string; at: number; text?: string; usage?: { seconds: number } };
+    const events: Seen[] = [];
+    for await (const event of stream) {
+      events.push({ ...(event as unknown as Omit<Seen, "at">), at: performance.now() - started });
+    }
+    const deltas = events.filter((e) => e.type === "transcript.text.delta");
+    const done = events.at(-1);
+    expect(done?.type).toBe("transcript.text.done");
+    // several windows, each reported as it was decoded: deltas come well before the end
+    expect(deltas.length).toBeGreaterThanOrEqual(2);
+    expect(deltas[0]!.at).toBeLessThan(done!.at);
+    expect(done?.usage?.seconds).toBe(Math.ceil(long.length / 16_000));
+    expect(typeof done?.text).toBe("string");
+  });
+
   it("raises AuthenticationError for a wrong key", async () => {
     const wrong = new OpenAI({ apiKey: "vx_wrong", baseURL: `${stack.url}/v1`, maxRetries: 0 });
     const error = await wrong.audio.transcriptions

@@ -122,6 +122,7 @@ async function timedTask(
   const result = await transcribe(lease, deps, {
     signal: new AbortController().signal,
     progress: () => undefined,
+    partial: () => undefined,
   });
   const wallMs = performance.now() - started;
   const stages = lines.find((line) => line.msg === "task stages") as unknown as StageLine;

@@ -61,6 +61,12 @@ export class TestNode {
     });
   }
 
+  /** What was decoded so far of a streaming task (one window). */
+  partial(leaseId: string, seq: number, texts: string[]): Promise<Response> {
+    const segments = texts.map((text, i) => ({ start: seq * 30 + i, end: seq * 30 + i + 1, text }));
+    return this.post(`/leases/${leaseId}/partial`, { seq, segments });
+  }
+
   fail(leaseId: string, code: TaskFailureCode, message: string): Promise<Response> {
     return this.post(`/leases/${leaseId}/fail`, { code, message });
   }

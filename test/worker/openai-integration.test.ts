@@ -7,6 +7,7 @@ import {
   bearer,
   call,
   createKey,
+  createNode,
   insideOneRateWindow,
   RATE_WINDOW_TEST_TIMEOUT_MS,
   readTranscription,
@@ -393,15 +394,118 @@ describe("diarized_json and the SDK's encodings", () => {
     expect(requests).toHaveLength(cases.length);
     expect((await env.MEDIA.list({ prefix: "uploads/" })).objects.length).toBe(before);
   });
+});
 
-  it("refuses stream=true rather than answering a stream the SDK would read as empty", async () => {
+describe("stream=true", () => {
+  /** Takes the streaming task's lease, checking the Worker asked the node for partial reports. */
+  async function streamingLease(node: TestNode): Promise<Lease> {
+    const [lease] = await node.lease(1, 10_000);
+    if (!lease) throw new Error("no lease");
+    expect(lease.params).toMatchObject({ stream_partials: true });
+    return lease;
+  }
+
+  it("streams each decoded window as deltas while the task runs, then done with the result's text", async () => {
     const { key } = await createKey();
     const { client } = openai(key);
-    const error = await client.audio.transcriptions
-      .create({ file: clip(), model: "whisper-1", stream: true })
-      .catch((e) => e);
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(error.param).toBe("stream");
+    const node = new TestNode();
+    const stream = client.audio.transcriptions.create({
+      file: clip(),
+      model: "gpt-4o-transcribe",
+      stream: true,
+    });
+    const lease = await streamingLease(node);
+    const events: { type: string; delta?: string; text?: string; usage?: unknown }[] = [];
+    const reading = (async () => {
+      for await (const event of await stream) events.push(event as (typeof events)[number]);
+    })();
+    expect((await node.partial(lease.lease_id, 0, ["Hello world."])).status).toBe(204);
+    // the first delta reaches the caller while the task still runs: a stream, not a late body
+    for (let i = 0; i < 200 && events.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(events).toEqual([{ type: "transcript.text.delta", delta: "Hello world." }]);
+    expect((await readTask(env, lease.task_id))?.status).toBe("processing");
+    await node.partial(lease.lease_id, 1, ["Second line.", "  "]);
+    await node.partial(lease.lease_id, 1, ["Second line."]); // a retried report is kept once
+    expect((await node.complete(lease.lease_id, sampleResult("Hello world. Second line."))).status).toBe(204);
+    await reading;
+    expect(events).toEqual([
+      { type: "transcript.text.delta", delta: "Hello world." },
+      { type: "transcript.text.delta", delta: " Second line." },
+      {
+        type: "transcript.text.done",
+        text: "Hello world. Second line.",
+        usage: { type: "duration", seconds: 2 },
+      },
+    ]);
+  });
+
+  it("gives diarized_json's segments with their speakers once known, before done", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const node = new TestNode();
+    const stream = client.audio.transcriptions.create({
+      file: clip(),
+      model: "gpt-4o-transcribe-diarize",
+      response_format: "diarized_json",
+      stream: true,
+    });
+    const lease = await streamingLease(node);
+    await node.complete(lease.lease_id, detailedResult());
+    const types: string[] = [];
+    const speakers: string[] = [];
+    for await (const event of await stream) {
+      types.push(event.type);
+      if (event.type === "transcript.text.segment") speakers.push(event.speaker);
+    }
+    expect(types).toEqual(["transcript.text.segment", "transcript.text.segment", "transcript.text.done"]);
+    expect(speakers).toEqual(["A", "B"]);
+  });
+
+  it("ends the stream with an error event the SDK throws when the task fails after it began", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const node = new TestNode();
+    const stream = client.audio.transcriptions.create({ file: clip(), model: "whisper-1", stream: true });
+    const lease = await streamingLease(node);
+    await node.partial(lease.lease_id, 0, ["Half of it"]);
+    await node.fail(lease.lease_id, "media_unreadable", "the file is not audio");
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const event of await stream) seen.push(event.type);
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual(["transcript.text.delta"]);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toMatch(/could not transcribe the file/);
+  });
+
+  it("refuses stream=true with a format that is a document, naming stream", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    for (const response_format of ["verbose_json", "srt", "vtt"] as const) {
+      const error = await client.audio.transcriptions
+        .create({ file: clip(), model: "whisper-1", stream: true, response_format })
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.param).toBe("stream");
+    }
+  });
+
+  it("takes partial reports only from the node holding the lease, bounded", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const node = new TestNode();
+    const stream = client.audio.transcriptions.create({ file: clip(), model: "whisper-1", stream: true });
+    const lease = await streamingLease(node);
+    const stranger = new TestNode({ node_id: "stranger" }, (await createNode("stranger")).token);
+    expect((await stranger.partial(lease.lease_id, 0, ["forged"])).status).toBe(410);
+    expect((await node.partial("no-such-lease", 0, ["x"])).status).toBe(410);
+    const tooMany = Array.from({ length: 65 }, () => "word");
+    expect((await node.partial(lease.lease_id, 0, tooMany)).status).toBe(422);
+    await node.complete(lease.lease_id, sampleResult("fine"));
+    const deltas: string[] = [];
+    for await (const event of await stream)
+      if (event.type === "transcript.text.delta") deltas.push(event.delta);
+    expect(deltas).toEqual([]);
   });
 });
 

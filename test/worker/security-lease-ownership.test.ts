@@ -49,6 +49,7 @@ async function everyLeaseCall(node: TestNode, token: string, leaseId: string) {
   const answer = async (response: Response) => ({ status: response.status, body: await response.text() });
   return {
     heartbeat: await answer(await node.heartbeat(leaseId, 0.5)),
+    partial: await answer(await node.partial(leaseId, 0, ["not my lease"])),
     source: await answer(await call(`/internal/v1/leases/${leaseId}/source`, { headers: bearer(token) })),
     output: await answer(
       await node.uploadOutput(leaseId, "short.mp4", new Uint8Array([1, 2, 3]), "video/mp4"),

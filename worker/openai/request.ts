@@ -20,8 +20,13 @@ import { type FormFields, FormValueError, list, objectValue, single } from "./fo
 export interface SyncRequest {
   format: ResponseFormat;
   granularities: Granularity[];
+  /** `stream=true`: the transcript as server-sent events while it is decoded (transcript-stream.ts). */
+  stream: boolean;
   params: Omit<TranscribeParams, "object_key" | "file_url">;
 }
+
+/** The formats whose content streams as OpenAI's transcript events (the others are documents). */
+const STREAMED_FORMATS: readonly ResponseFormat[] = ["json", "text", "diarized_json"];
 
 const SINGLE_FIELDS = ["model", "language", "prompt", "response_format", "temperature", "stream"] as const;
 const LIST_FIELDS = ["include", "known_speaker_names", "known_speaker_references"] as const;
@@ -77,14 +82,17 @@ export function parseSyncRequest(env: Env, fields: FormFields, task: SpeechTask)
     }
     throw error;
   }
+  const stream = transcription?.stream === "true";
   return {
     format,
     granularities,
+    stream,
     params: {
       ...base,
       task,
       response_format: format,
       word_timestamps: format === "verbose_json" && granularities.includes("word"),
+      ...(stream && { stream_partials: true }),
     },
   };
 }
@@ -169,14 +177,14 @@ function checkTranscriptionOptions(
         "leave known_speaker_names and known_speaker_references out",
     );
   }
-  if (form.stream === "true") {
+  if (form.stream === "true" && !STREAMED_FORMATS.includes(format)) {
     throw unsupported(
       "stream",
-      "stream=true is not supported: the transcript comes in one response; send stream=false or leave it out",
+      `stream=true gives the transcript as events, as json, text or diarized_json do: response_format ${format} ` +
+        "cannot be streamed; ask for one of those, or leave stream out",
     );
   }
 }
-
 function responseFormat(value: string, task: SpeechTask): ResponseFormat {
   const formats: readonly ResponseFormat[] = task === "transcribe" ? RESPONSE_FORMATS : TRANSLATION_FORMATS;
   const format = formats.find((known) => known === value);

@@ -12,8 +12,9 @@ import { FAILURE_VIEWS } from "../tasks/failure-views.ts";
 import { cancelTask } from "../tasks/leasing.ts";
 import { submitTask } from "../tasks/submit.ts";
 import { missingFileError, OpenAIError } from "./errors.ts";
-import { type RenderedBody, renderTranscript } from "./formats.ts";
+import { type RenderedBody, renderTranscript, toJson } from "./formats.ts";
 import { parseSyncRequest, type SyncRequest } from "./request.ts";
+import { transcriptStream } from "./transcript-stream.ts";
 
 /**
  * The synchronous compatible endpoints: stream the form's file into R2, create an ordinary
@@ -40,13 +41,47 @@ export interface SyncReply extends RenderedBody {
   taskId: string;
 }
 
+/** A transcription task that ended with its result. */
+type DoneTranscription = Extract<TaskRecord, { kind: "transcribe" }> & {
+  result: NonNullable<Extract<TaskRecord, { kind: "transcribe" }>["result"]>;
+};
+
+/** A `stream=true` call's answer: its task and the events (transcript-stream.ts). */
+export interface StreamedReply {
+  taskId: string;
+  events: ReadableStream<Uint8Array>;
+}
+
 /**
- * Runs one compatible call to its end. Throws OpenAIError/ApiError for every failure (the app's
- * error handler renders them in OpenAI's envelope).
+ * Runs one compatible call to its end. Throws OpenAIError/ApiError for every failure (the router
+ * renders them in OpenAI's envelope); a streamed call's failures after it began end its stream.
  *
  * @example const reply = await runSyncTranscription(env, { ownerKeyId, task: "transcribe", request, waitUntil });
  */
-export async function runSyncTranscription(env: Env, call: SyncCall): Promise<SyncReply> {
+export async function runSyncTranscription(env: Env, call: SyncCall): Promise<SyncReply | StreamedReply> {
+  const { taskId, request } = await startTask(env, call);
+  const waitSec = workerConfig(env).syncWaitMaxSec;
+  const task = { task_id: taskId, kind: "transcribe" as const, params: request.params };
+  if (request.stream) {
+    const cancel = () => call.waitUntil(cancelQuietly(env, task));
+    const events = transcriptStream(env, {
+      taskId,
+      diarized: request.format === "diarized_json",
+      deadline: Date.now() + waitSec * 1000,
+      finish: async (record) => {
+        const done = endedRecord(record, waitSec);
+        return { result: done.result, text: toJson(done.result, request.params.task).text };
+      },
+      onCancel: cancel,
+    });
+    return { taskId, events };
+  }
+  const record = await waitWhileConnected(env, task, call, waitSec * 1000);
+  return { taskId, ...(await reply(env, record, request, waitSec)) };
+}
+
+/** Streams the form's file into R2 and submits its task on the interactive lane. */
+async function startTask(env: Env, call: SyncCall): Promise<{ taskId: string; request: SyncRequest }> {
   const form = await receiveStreamedForm(env, call.request, call.ownerKeyId).catch((cause: unknown) => {
     throw isMissingFile(cause) ? missingFileError() : cause;
   });
@@ -73,10 +108,14 @@ export async function runSyncTranscription(env: Env, call: SyncCall): Promise<Sy
   }
   // A remote default model runs here and now, not after the Queue's batch window: the call is waiting.
   if (remoteDefaultEntry(env)) call.waitUntil(runRemoteTasks(env, { lanes: 1 }).catch(logExecutorFailure));
-  const waitSec = workerConfig(env).syncWaitMaxSec;
-  const task = { task_id: taskId, kind: "transcribe" as const, params: request.params };
-  const record = await waitWhileConnected(env, task, call, waitSec * 1000);
-  return { taskId, ...(await reply(env, record, request, waitSec)) };
+  return { taskId, request };
+}
+
+/** Cancels a call's task (its caller went away); a failure is logged, the task then runs to its end. */
+function cancelQuietly(env: Env, task: RoutedTask & { task_id: string }): Promise<unknown> {
+  return cancelTask(env, task).catch((error: unknown) => {
+    console.error(JSON.stringify({ task_id: task.task_id, error: `cancel failed: ${String(error)}` }));
+  });
 }
 
 /** Waits for the task's end; if the caller disconnects meanwhile, the task is cancelled. */
@@ -87,13 +126,7 @@ async function waitWhileConnected(
   timeoutMs: number,
 ): Promise<TaskRecord | null> {
   const signal = call.request.signal;
-  const onAbort = () => {
-    call.waitUntil(
-      cancelTask(env, task).catch((error: unknown) => {
-        console.error(JSON.stringify({ task_id: task.task_id, error: `cancel failed: ${String(error)}` }));
-      }),
-    );
-  };
+  const onAbort = () => call.waitUntil(cancelQuietly(env, task));
   if (signal.aborted) onAbort();
   else signal.addEventListener("abort", onAbort, { once: true });
   try {
@@ -134,6 +167,29 @@ async function reply(
   request: SyncRequest,
   waitSec: number,
 ): Promise<RenderedBody> {
+  const done = endedRecord(record, waitSec);
+  if (!done.result || !("segments" in done.result)) {
+    throw new OpenAIError(
+      "internal_error",
+      "the task is not a transcription",
+      { retryable: false },
+      {
+        [TASK_ID_HEADER]: done.task_id,
+      },
+    );
+  }
+  const detail = await jobState(env, done.task_id).readDetail();
+  return renderTranscript(request.format, done.result, detail, {
+    task: request.params.task,
+    words: request.granularities.includes("word"),
+  });
+}
+
+/**
+ * The record of a task that ended done, or the error its caller gets: deleted meanwhile, failed, no
+ * result, or still running after `waitSec` (sent to the asynchronous API).
+ */
+function endedRecord(record: TaskRecord | null, waitSec: number): DoneTranscription {
   // No record: its owner deleted the task while this call waited (DELETE /transcribe/{id}).
   if (!record)
     throw new OpenAIError("not_found", "the task was deleted while this request waited", {
@@ -144,13 +200,7 @@ async function reply(
   if (record.kind !== "transcribe") {
     throw new OpenAIError("internal_error", "the task is not a transcription", { retryable: false }, headers);
   }
-  if (record.status === "done" && record.result) {
-    const detail = await jobState(env, taskId).readDetail();
-    return renderTranscript(request.format, record.result, detail, {
-      task: request.params.task,
-      words: request.granularities.includes("word"),
-    });
-  }
+  if (record.status === "done" && record.result) return { ...record, result: record.result };
   if (record.status === "failed") throw failure(record, headers);
   if (record.status === "done") {
     throw new OpenAIError("internal_error", "the task ended with no result", { retryable: false }, headers);

@@ -9,6 +9,7 @@ import {
   NodeHeartbeatRequest,
   NodeHeartbeatResponse,
   NodeWhoami,
+  PartialTranscript,
 } from "../../protocol/node.ts";
 import { TranslateCapabilities, TranslateRequest, TranslateResponse } from "../../protocol/translate.ts";
 import { storedPreviews, storePreview } from "../content/catalog.ts";
@@ -24,6 +25,7 @@ import {
   heartbeatNode,
   leasedTaskSource,
   leaseTasks,
+  reportPartial,
   storeLeaseOutput,
 } from "../tasks/leasing.ts";
 import { translateWithWorkersAi, translationCapabilities, workersAi } from "../translation/workers-ai.ts";
@@ -83,6 +85,14 @@ const completeRoute = createRoute({
   hide: true,
   request: { params: LeaseParam, body: { required: true, content: json(CompleteRequest) } },
   responses: { 204: { description: "result stored" }, ...errors },
+});
+
+const partialRoute = createRoute({
+  method: "post",
+  path: "/leases/{lease_id}/partial",
+  hide: true,
+  request: { params: LeaseParam, body: { required: true, content: json(PartialTranscript) } },
+  responses: { 204: { description: "kept for the caller streaming the task" }, ...errors },
 });
 
 const failRoute = createRoute({
@@ -184,6 +194,10 @@ internalRoutes
   })
   .openapi(completeRoute, async (c) => {
     await completeLease(c.env, c.req.valid("param").lease_id, c.get("node"), c.req.valid("json"));
+    return c.body(null, 204);
+  })
+  .openapi(partialRoute, async (c) => {
+    await reportPartial(c.env, c.req.valid("param").lease_id, c.get("node"), c.req.valid("json"));
     return c.body(null, 204);
   })
   .openapi(failRoute, async (c) =>

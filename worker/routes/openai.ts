@@ -36,18 +36,22 @@ const error = (description: string) => ({
 const syncResponses = {
   200: {
     description:
-      "the transcript: json, verbose_json and diarized_json as application/json, text, srt and vtt as text/plain. " +
-      `The ${TASK_ID_HEADER} header names the task (it is in /history)`,
+      "the transcript: json, verbose_json and diarized_json as application/json, text, srt and vtt as text/plain; " +
+      "with stream=true (json, text or diarized_json) OpenAI's transcript events as text/event-stream " +
+      "(`transcript.text.delta` while decoding, `transcript.text.segment` for diarized_json, then " +
+      `\`transcript.text.done\`). The ${TASK_ID_HEADER} header names the task (it is in /history)`,
     content: {
       "application/json": {
         schema: z.union([OpenAITranscription, OpenAITranscriptionVerbose, OpenAITranscriptionDiarized]),
       },
       "text/plain": { schema: z.string() },
+      "text/event-stream": { schema: z.string() },
     },
   },
   400: error(
     "no file (OpenAI's own message, param null); an unsupported response_format, timestamp granularity, " +
-      "language, chunking_strategy, include, known speaker or stream=true, or a combination OpenAI refuses " +
+      "language, chunking_strategy, include or known speaker, stream=true with a format that is a document " +
+      "(verbose_json, srt, vtt), or a combination OpenAI refuses " +
       "(timestamp_granularities without verbose_json, diarized_json with prompt), each naming its `param`; " +
       "or a file that is not audio",
   ),
@@ -128,6 +132,15 @@ const sync = (task: SpeechTask) => async (c: Context<AppEnv>) => {
     request: c.req.raw,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
   });
+  if ("events" in reply) {
+    const events = c.body(reply.events, 200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      [TASK_ID_HEADER]: reply.taskId,
+    });
+    // the route's types know text bodies; the event stream is the declared text/event-stream reply
+    return events as unknown as ReturnType<typeof c.text<string, 200>>;
+  }
   // c.text keeps a given content-type (application/json for the JSON formats).
   return c.text(reply.body, 200, { "content-type": reply.contentType, [TASK_ID_HEADER]: reply.taskId });
 };

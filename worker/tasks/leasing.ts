@@ -18,6 +18,7 @@ import {
   type LeaseAsk,
   type NodeHealth,
   type NodeHeartbeatResponse,
+  type PartialTranscript,
 } from "../../protocol/node.ts";
 import type { TaskRecord, TaskResult } from "../../protocol/task.ts";
 import { CANCELLED_FAILURE, isRetryable } from "../../protocol/task-failure.ts";
@@ -227,6 +228,20 @@ async function storedResult(env: Env, taskId: string, completion: CompleteReques
   const { detail, ...result } = completion.result;
   if (detail) await jobState(env, taskId).writeDetail(detail);
   return result;
+}
+
+/** Keeps a streaming task's partial text with its JobState, for the caller streaming it. */
+export async function reportPartial(
+  env: Env,
+  leaseId: string,
+  node: NodeIdentity,
+  report: PartialTranscript,
+): Promise<void> {
+  const lease = await liveLease(env, leaseId, node);
+  if (lease.kind !== "transcribe") {
+    throw new ApiError("conflict", `lease ${leaseId} is a ${lease.kind} task: only transcriptions stream`);
+  }
+  await jobState(env, lease.task_id).appendPartial(report);
 }
 
 /** A failed attempt: back to the queue while the code is retryable and attempts remain, else failed. */
