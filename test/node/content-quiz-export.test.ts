@@ -111,6 +111,14 @@ describe("Moodle XML", () => {
       }
     }
   });
+
+  it("drops the control characters XML 1.0 forbids, so the file stays well-formed", async () => {
+    const file = join(dir, "control.xml");
+    const question = { ...TRICKY[0]!, question: "Bell\u0007 and form feed\u000c here?" };
+    await writeFile(file, quizToMoodleXml("Control", [question]));
+    execFileSync("xmllint", ["--noout", file]);
+    expect(xpath(file, "string(/quiz/question[1]/questiontext/text)")).toBe("Bell and form feed here?");
+  });
 });
 
 describe("JSON", () => {
