@@ -5,6 +5,9 @@
  * reads as "during it"), note order breaking ties.
  */
 
+import { isStopword } from "../keywords.ts";
+import { termOf } from "../text.ts";
+
 export interface TimelineEntry {
   /** The date as the note writes it. */
   date: string;
@@ -32,11 +35,13 @@ const MONTHS = [
   "december",
 ];
 const MONTH = `(${MONTHS.join("|")})`;
-/** A year a note means as a date: 1000 to 2199, not part of a longer number ("4,350", "1.5"). */
-const YEAR = String.raw`(?<![\p{N},.])(1\d{3}|2[01]\d{2})(?![\p{N}]|[,.]\p{N})`;
+/** A year a note means as a date: 1000 to 2199, not part of a longer number or word ("4,350", "1990s"). */
+const YEAR = String.raw`(?<![\p{L}\p{N},.])(1\d{3}|2[01]\d{2})(?![\p{L}\p{N}]|[,.]\p{N})`;
 
 interface DatePattern {
   regex: RegExp;
+  /** A year alone: read as a date only when no counted noun follows ("2000 kilometres" is a distance). */
+  bareYear?: true;
   parts: (m: RegExpExecArray) => [year: number, month: number, day: number];
 }
 
@@ -66,17 +71,24 @@ const PATTERNS: DatePattern[] = [
     parts: (m) => [num(m[2]), monthOf(m[1]), 0],
   },
   { regex: new RegExp(String.raw`năm\s+${YEAR}`, "giu"), parts: (m) => [num(m[1]), 0, 0] },
-  { regex: new RegExp(YEAR, "gu"), parts: (m) => [num(m[1]), 0, 0] },
+  { regex: new RegExp(YEAR, "gu"), parts: (m) => [num(m[1]), 0, 0], bareYear: true },
 ];
+
+/** True when the text after a number opens with a lower-case content word (a unit or a counted noun). */
+function countsSomething(after: string): boolean {
+  const next = /^\s+(\p{Ll}\p{L}*)/u.exec(after)?.[1];
+  return next !== undefined && !isStopword(termOf(next));
+}
 
 /** The dates one sentence mentions, in the order they appear. */
 export function datesIn(sentence: string): Omit<TimelineEntry, "event">[] {
   const found: (Omit<TimelineEntry, "event"> & { start: number; end: number })[] = [];
-  for (const { regex, parts } of PATTERNS) {
+  for (const { regex, parts, bareYear } of PATTERNS) {
     for (const m of sentence.matchAll(regex)) {
       const start = m.index ?? 0;
       const end = start + m[0].length;
       if (found.some((f) => start < f.end && f.start < end)) continue;
+      if (bareYear && countsSomething(sentence.slice(end))) continue;
       const [year, month, day] = parts(m as RegExpExecArray);
       if (month > 12 || day > 31) continue;
       found.push({ date: m[0], year, month, day, start, end });
