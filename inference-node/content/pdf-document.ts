@@ -16,7 +16,7 @@ export interface DocumentMeta {
 }
 
 /** Page margin in points (2 cm). */
-export const MARGIN = 57;
+const MARGIN = 57;
 
 /**
  * Writes a PDF at `path` whose content `draw` lays out; the fonts "Regular" and "Bold" are
