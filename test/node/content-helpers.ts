@@ -41,6 +41,49 @@ Các đập thủy điện ở Trung Quốc và Lào giữ lại phù sa. Nướ
 Các nhà khoa học cảnh báo đồng bằng có thể bị thu hẹp trước năm 2100.`,
 };
 
+/** A note with dates in several English forms, out of order (the study guide's timeline sorts them). */
+export const HISTORY_NOTE_EN: NoteSnapshot = {
+  note_id: "note-en-history",
+  title: "Vietnam in the 20th Century",
+  language: "en",
+  content: `# Independence
+The Declaration of Independence was read in Hanoi on 2 September 1945. The August Revolution is the uprising that brought the Viet Minh to power in August 1945.
+
+# Wars
+The First Indochina War ended with the Battle of Dien Bien Phu in 1954. Saigon fell on April 30, 1975, and the country was reunified in 1976.
+
+# Reform
+Doi Moi is the economic reform that the Communist Party launched in 1986. Vietnam joined the World Trade Organization in 2007.`,
+};
+
+/** The same kind of note in Vietnamese date forms ("năm 1945", "ngày 2 tháng 9 năm 1945"). */
+export const HISTORY_NOTE_VI: NoteSnapshot = {
+  note_id: "note-vi-history",
+  title: "Việt Nam thế kỷ 20",
+  language: "vi",
+  content: `# Độc lập
+Chủ tịch Hồ Chí Minh đọc Tuyên ngôn Độc lập tại Quảng trường Ba Đình ngày 2 tháng 9 năm 1945. Cách mạng tháng Tám là cuộc tổng khởi nghĩa giành chính quyền vào tháng 8 năm 1945.
+
+# Chiến tranh
+Chiến thắng Điện Biên Phủ năm 1954 kết thúc cuộc kháng chiến chống Pháp. Ngày 30 tháng 4 năm 1975, đất nước thống nhất.
+
+# Đổi mới
+Đổi Mới là công cuộc cải cách kinh tế bắt đầu từ năm 1986. Việt Nam gia nhập Tổ chức Thương mại Thế giới năm 2007.`,
+};
+
+/** A note with no date anywhere (its study guide has no timeline). */
+export const UNDATED_NOTE: NoteSnapshot = {
+  note_id: "note-en-undated",
+  title: "Photosynthesis",
+  language: "en",
+  content: `# Basics
+Photosynthesis is the process by which plants turn light into chemical energy. Chlorophyll is the green pigment that absorbs the light.
+Plants take in carbon dioxide through small pores called stomata.
+
+# Products
+Photosynthesis releases oxygen as a by-product. The glucose it makes feeds the plant and, through food chains, most animals.`,
+};
+
 export interface Probe {
   duration: number;
   streams: { codec_type: string; codec_name: string; width?: number; height?: number; pix_fmt?: string }[];
@@ -62,6 +105,11 @@ export function probe(path: string): Probe {
     streams: Probe["streams"];
   };
   return { duration: Number(json.format.duration), streams: json.streams };
+}
+
+/** The text of a PDF, from poppler's pdftotext (reading order, UTF-8). */
+export function pdfText(path: string): string {
+  return execFileSync("pdftotext", ["-enc", "UTF-8", path, "-"]).toString("utf8");
 }
 
 /** Page count of a PDF, from poppler's pdfinfo. */
