@@ -108,7 +108,7 @@ function keyPoints(note: NoteSnapshot, language: ContentLanguage, count: number)
   const ranks = rankSentences(all);
   const chosen = new Set(
     all
-      .map((sentence, index) => ({ index, rank: ranks[index] ?? 0 }))
+      .map((_, index) => ({ index, rank: ranks[index] ?? 0 }))
       .sort((a, b) => b.rank - a.rank)
       .slice(0, count)
       .map((entry) => entry.index),
