@@ -188,9 +188,9 @@ function captionsAss(cues: readonly Cue[]): string {
     [
       {
         name: "Caption",
-        size: 46,
+        size: 56,
         color: "FFFFFF",
-        outline: 4,
+        outline: 3,
         outlineColor: "111111",
         alignment: 2,
         marginV: 48,
