@@ -5,7 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import JSZip from "jszip";
@@ -18,6 +18,7 @@ import {
   type FlashcardSet,
   generateFlashcards,
 } from "../../inference-node/content/flashcards/generate.ts";
+import { runFlashcards } from "../../inference-node/content/flashcards/run-flashcards.ts";
 import { foldForCompare, noteSections } from "../../inference-node/content/text.ts";
 import type { NoteSnapshot } from "../../protocol/content.ts";
 import { ENGLISH_NOTE, VIETNAMESE_NOTE } from "./content-helpers.ts";
@@ -335,6 +336,41 @@ describe("flashcard files", () => {
       expect(sql<{ guid: string }>("select guid from notes order by id").map((n) => n.guid)).toEqual(
         notes.map((n) => n.guid),
       );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("runFlashcards", () => {
+  it("writes the JSON, CSV and .apkg of one set into the task folder", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "flashcards-run-"));
+    try {
+      const output = await runFlashcards(
+        { note: VIETNAMESE_NOTE, count: 3, difficulty: "hard" },
+        { llm: null },
+        signal,
+        dir,
+      );
+      expect(output.data).toMatchObject({
+        note_id: "note-vi-1",
+        title: "Sông Mê Kông",
+        language: "vi",
+        difficulty: "hard",
+        card_count: 3,
+        text_source: "extractive",
+      });
+      expect(output.files.map((f) => [f.role, f.path])).toEqual([
+        ["json", join(dir, "flashcards.json")],
+        ["csv", join(dir, "flashcards.csv")],
+        ["apkg", join(dir, "flashcards.apkg")],
+      ]);
+      const json = JSON.parse(await readFile(join(dir, "flashcards.json"), "utf8")) as FlashcardSet;
+      expect(json.cards).toEqual(output.data.cards);
+      const csv = await readFile(join(dir, "flashcards.csv"));
+      expect([...csv.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+      const zip = await JSZip.loadAsync(await readFile(join(dir, "flashcards.apkg")));
+      expect(zip.file("collection.anki2")).not.toBeNull();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
