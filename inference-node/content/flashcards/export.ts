@@ -16,9 +16,15 @@ export function flashcardsJson(set: FlashcardSet): string {
 
 export const CSV_COLUMNS = ["front", "back", "source_sentence", "tags"] as const;
 
-/** One RFC 4180 field: quoted (quotes doubled) when it holds a comma, a quote or a line break. */
+/**
+ * One RFC 4180 field: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+ * Spreadsheets evaluate a cell that starts with = + - @ (or a tab or CR) as a formula, and a note's
+ * text is not ours: such a cell gets a leading apostrophe, which they show as text (OWASP's advice
+ * against CSV injection). The JSON and the .apkg keep the text as written.
+ */
 function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /**
