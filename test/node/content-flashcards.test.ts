@@ -293,8 +293,25 @@ describe("flashcard files", () => {
         "data",
       ]);
 
-      const [col] = sql<{ ver: number; models: string; decks: string }>("select ver, models, decks from col");
+      const [col] = sql<{ ver: number; models: string; decks: string; dconf: string }>(
+        "select ver, models, decks, dconf from col",
+      );
       expect(col?.ver).toBe(11);
+      // The keys Anki's schema-11 upgrade requires of a deck options group.
+      expect(Object.keys(JSON.parse(col!.dconf)["1"])).toEqual(
+        expect.arrayContaining([
+          "id",
+          "mod",
+          "name",
+          "usn",
+          "maxTaken",
+          "autoplay",
+          "timer",
+          "new",
+          "rev",
+          "lapse",
+        ]),
+      );
       const models = Object.values(JSON.parse(col!.models)) as {
         id: number;
         type: number;

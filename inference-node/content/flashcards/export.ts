@@ -132,6 +132,28 @@ function deckEntry(id: number, name: string, nowSec: number) {
   };
 }
 
+/**
+ * Deck options group 1 ("Default", Anki's own defaults). Anki upgrades an imported schema-11
+ * collection by parsing each group, and id, mod, name, usn, maxTaken, autoplay, timer, new, rev and
+ * lapse are required keys there (rslib/src/deckconfig/schema11.rs): a partial group fails the import.
+ */
+function defaultDeckOptions() {
+  return {
+    id: 1,
+    mod: 0,
+    name: "Default",
+    usn: 0,
+    maxTaken: 60,
+    autoplay: true,
+    timer: 0,
+    replayq: true,
+    dyn: false,
+    new: { bury: false, delays: [1, 10], initialFactor: 2500, ints: [1, 4, 0], order: 1, perDay: 20 },
+    rev: { bury: false, ease4: 1.3, ivlFct: 1, maxIvl: 36500, perDay: 200, hardFactor: 1.2 },
+    lapse: { delays: [10], leechAction: 1, leechFails: 8, minInt: 1, mult: 0 },
+  };
+}
+
 const SCHEMA_11 = `
 create table col (id integer primary key, crt integer not null, mod integer not null, scm integer not null,
   ver integer not null, dty integer not null, usn integer not null, ls integer not null, conf text not null,
@@ -192,7 +214,7 @@ export async function ankiCollection(cards: readonly Flashcard[], options: ApkgO
       JSON.stringify(conf),
       JSON.stringify({ [BASIC_MODEL_ID]: basicModel(deckId, nowSec) }),
       JSON.stringify(decks),
-      JSON.stringify({ 1: { id: 1, name: "Default", conf: 1, usn: 0, mod: 0 } }),
+      JSON.stringify({ 1: defaultDeckOptions() }),
     ]);
     cards.forEach((card, i) => {
       const id = nowMs + i;
