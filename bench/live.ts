@@ -177,12 +177,18 @@ export async function measureWs(url: string, key: string, speech: SpeechStream) 
  * base model, 2 threads) so its decode costs can be read.
  */
 export async function startBenchPlatform(
-  options: { translator?: Translator | null; capacity?: number; users?: number } = {},
+  options: {
+    translator?: Translator | null;
+    capacity?: number;
+    users?: number;
+    /** Worker vars beside the bench's own (a room's size, say). */
+    vars?: Record<string, string>;
+  } = {},
 ) {
   const modelPath = await ensureSyntheticModel("base");
   const stack = await LocalPlatform.start({
     allowlist: [],
-    vars: { LEASE_TTL_SEC: "60" },
+    vars: { LEASE_TTL_SEC: "60", ...options.vars },
     keys: 1 + (options.users ?? 0),
   });
   const model = await loadModel(modelPath, { threads: 2 });

@@ -22,9 +22,7 @@
  * interleaved with the room runs. Target: partner final ≤ 1.5 s p50.
  */
 
-import { frameLevelDb, VOICE_DB } from "../durable-objects/rooms/room-protocol.ts";
 import { fitAudioCtx, liveTokenBudget } from "../inference-node/live/decode-policy.ts";
-import { float32ToPcm16 } from "../inference-node/live/pcm.ts";
 import type { DecodeStat } from "../inference-node/live/transcriber.ts";
 import { ApertiumTranslator } from "../inference-node/translate/apertium.ts";
 import type { LanguagePair, Translator } from "../inference-node/translate/translator.ts";
@@ -42,12 +40,11 @@ import {
   startBenchPlatform,
   type Timed,
 } from "./live.ts";
+import { lectureHall, roomStreamOffset } from "./rooms-hall.ts";
 import { percentile } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
 
 const FRAME_MS = 100;
-/** Frames of quiet audio a room keeps before a speaker's first loud frame (durable-objects/rooms/stream-book.ts). */
-const PREROLL_FRAMES = 3;
 const ROUNDS = 2;
 const log = (msg: string) => process.stderr.write(`rooms: ${msg}\n`);
 
@@ -69,20 +66,6 @@ class TimedTranslator implements Translator {
       this.calls.push(performance.now() - started);
     }
   }
-}
-
-/**
- * Where a room's engine stream starts in the speaker's audio (seconds): the room opens it at the first
- * frame over its voice gate, with the quiet frames just before it as pre-roll; results are timed from there.
- */
-function roomStreamOffset(audio: Float32Array): number {
-  const pcm = float32ToPcm16(audio);
-  const frameBytes = (16_000 * 2 * FRAME_MS) / 1000;
-  for (let i = 0; i * frameBytes < pcm.length; i++) {
-    const frame = pcm.slice(i * frameBytes, (i + 1) * frameBytes).buffer;
-    if (frameLevelDb(frame) > VOICE_DB) return (Math.max(0, i - PREROLL_FRAMES) * FRAME_MS) / 1000;
-  }
-  return 0;
 }
 
 type RoomClient = LiveClient<RoomServerMessage>;
@@ -378,4 +361,10 @@ export const rooms: BenchGroup = async () => {
     await stop();
     await apy.stop();
   }
+};
+
+/** The whole group: the rooms above, then the lecture hall on a platform of its own. */
+export const roomsWithHall: BenchGroup = async () => {
+  const speech = await buildStream();
+  return [...(await rooms()), ...(await lectureHall(speech))];
 };

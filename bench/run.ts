@@ -12,7 +12,7 @@ import { live } from "./live.ts";
 import { multipart } from "./multipart.ts";
 import { pipeline } from "./pipeline.ts";
 import { reliability } from "./reliability.ts";
-import { rooms } from "./rooms.ts";
+import { roomsWithHall } from "./rooms.ts";
 import { scheduler } from "./scheduler.ts";
 import { soak } from "./soak.ts";
 import { sync } from "./sync.ts";
@@ -29,7 +29,7 @@ const GROUPS: Record<string, BenchGroup> = {
   sync,
   tiers,
   live,
-  rooms,
+  rooms: roomsWithHall,
   content,
   multipart,
   reliability,
