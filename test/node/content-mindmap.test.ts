@@ -38,6 +38,22 @@ const PLAIN_VIETNAMESE_NOTE: NoteSnapshot = {
   content: VIETNAMESE_NOTE.content.replace(/^# .*\n/gm, ""),
 };
 
+/** 12 sections of 10 long list items, the first two nested 5 deep: past every bound. */
+const LONG_ITEM = (i: number) =>
+  `Item ${i} describes a tributary that drains the highlands and feeds the delta every single monsoon season`;
+const nestedItems = (depth: number): string =>
+  Array.from({ length: 10 }, (_, i) =>
+    [`${"  ".repeat(depth)}- ${LONG_ITEM(i)}`, depth < 4 && i < 2 ? nestedItems(depth + 1) : ""]
+      .filter(Boolean)
+      .join("\n"),
+  ).join("\n");
+const BIG_NOTE: NoteSnapshot = {
+  note_id: "n-big",
+  title: "A very long title ".repeat(10),
+  language: "en",
+  content: Array.from({ length: 12 }, (_, h) => `# Section ${h}\n${nestedItems(0)}`).join("\n"),
+};
+
 const labelsOf = (node: MindMapNode): string[] => [node.label, ...node.children.flatMap(labelsOf)];
 const depthOf = (node: MindMapNode): number => 1 + Math.max(-1, ...node.children.map(depthOf));
 const widestOf = (node: MindMapNode): number =>
@@ -130,28 +146,14 @@ describe("mind map tree", () => {
   });
 
   it("holds every map to 3 levels, 7 children and 40-character labels cut at a word", () => {
-    const longItem = (i: number) =>
-      `Item ${i} describes a tributary that drains the highlands and feeds the delta every single monsoon season`;
-    const nested = (depth: number): string =>
-      Array.from({ length: 10 }, (_, i) =>
-        [`${"  ".repeat(depth)}- ${longItem(i)}`, depth < 4 && i < 2 ? nested(depth + 1) : ""]
-          .filter(Boolean)
-          .join("\n"),
-      ).join("\n");
-    const content = Array.from({ length: 12 }, (_, h) => `# Section ${h}\n${nested(0)}`).join("\n");
-    const map = extractiveMindMap({
-      note_id: "n-big",
-      title: "A very long title ".repeat(10),
-      language: "en",
-      content,
-    });
+    const map = extractiveMindMap(BIG_NOTE);
     expect(depthOf(map.root)).toBe(MINDMAP_MAX_DEPTH);
     expect(widestOf(map.root)).toBe(MINDMAP_MAX_CHILDREN);
     for (const label of labelsOf(map.root)) {
       expect([...label].length).toBeLessThanOrEqual(MINDMAP_LABEL_MAX_CHARS);
       if (label.endsWith("…")) {
         // Cut at a word: what is kept is whole words of the text it came from.
-        const source = label.startsWith("A very") ? map.title : longItem(Number(label.split(" ")[1]));
+        const source = label.startsWith("A very") ? map.title : LONG_ITEM(Number(label.split(" ")[1]));
         expect(`${source} `).toContain(`${written(label)} `);
       }
     }
@@ -369,17 +371,39 @@ describe("mind map files", () => {
     });
   }
 
-  it("keeps the layout inside the canvas when the title is taller than the rows", () => {
-    const map = extractiveMindMap({
+  it("keeps a label that looks like markup as text in the SVG", async () => {
+    const hostile = `</text><image href="file:///etc/passwd"/><text>`;
+    const map: MindMap = {
+      title: hostile,
+      language: "en",
+      source: "llm",
+      root: { label: "Root & <co>", children: [{ label: hostile, children: [] }] },
+    };
+    const svg = mindMapSvg(map, layoutMindMap(map.root));
+    const parsed = await page.evaluate<{ error: boolean; images: number; texts: string[] }>(`(() => {
+      const doc = new DOMParser().parseFromString(${JSON.stringify(svg)}, "image/svg+xml");
+      return {
+        error: Boolean(doc.querySelector("parsererror")),
+        images: doc.querySelectorAll("image").length,
+        texts: [...doc.querySelectorAll("text")].map((t) => t.textContent),
+      };
+    })()`);
+    expect(parsed).toEqual({ error: false, images: 0, texts: ["Root & <co>", hostile] });
+  });
+
+  it("keeps the layout apart and on the canvas for the smallest and the largest maps", () => {
+    const small = extractiveMindMap({
       note_id: "n-one",
       title: "Một",
       language: "vi",
       content: "- Hà Nội\n- Huế",
     });
-    const layout = layoutMindMap(map.root);
-    const { view, boxes } = svgBoxes(mindMapSvg(map, layout));
-    expect(boxes.length).toBe(3);
-    expect(overlappingPairs(boxes)).toEqual([]);
-    for (const box of boxes) expect(inside(box, view)).toBe(true);
+    const large = extractiveMindMap(BIG_NOTE);
+    for (const map of [small, large]) {
+      const { view, boxes } = svgBoxes(mindMapSvg(map, layoutMindMap(map.root)));
+      expect(boxes.length).toBe(labelsOf(map.root).length);
+      expect(overlappingPairs(boxes)).toEqual([]);
+      for (const box of boxes) expect(inside(box, view)).toBe(true);
+    }
   });
 });

@@ -16,7 +16,7 @@ const PAD_Y = 7;
 /** Between columns: room for the connecting curves. */
 const COLUMN_GAP = 56;
 const ROW_GAP = 10;
-export const MINDMAP_MARGIN = 24;
+const MARGIN = 24;
 
 export interface LabelBox {
   label: string;
@@ -67,14 +67,17 @@ export function labelMeasurer(): (text: string, fontSize: number) => TextMetrics
 }
 
 interface Placed {
-  node: MindMapNode;
+  label: string;
   depth: number;
   parent: number | null;
-  metrics: TextMetrics;
   fontSize: number;
-  /** Centre line, set once the rows are known. */
+  metrics: TextMetrics;
+  /** Centre line, from the top of the first row. */
   centre: number;
 }
+
+const fontSizeAt = (depth: number) =>
+  MINDMAP_FONT_SIZES[Math.min(depth, MINDMAP_FONT_SIZES.length - 1)] ?? MINDMAP_FONT_SIZES[3];
 
 /**
  * Lays out `root`.
@@ -83,39 +86,35 @@ interface Placed {
  * const { width, height, boxes } = layoutMindMap(map.root);
  */
 export function layoutMindMap(root: MindMapNode, measure = labelMeasurer()): MindMapLayout {
-  const placed: Placed[] = [];
-  const visit = (node: MindMapNode, depth: number, parent: number | null) => {
-    const fontSize = MINDMAP_FONT_SIZES[Math.min(depth, MINDMAP_FONT_SIZES.length - 1)] ?? 13;
-    const index =
-      placed.push({ node, depth, parent, fontSize, metrics: measure(node.label, fontSize), centre: 0 }) - 1;
-    for (const child of node.children) visit(child, depth + 1, index);
-  };
-  visit(root, 0, null);
-
-  const boxHeight = (p: Placed) => p.metrics.height + 2 * PAD_Y;
-  const rowHeight = Math.max(...placed.filter((p) => p.depth > 0).map(boxHeight), 0);
+  const boxHeight = (metrics: TextMetrics) => metrics.height + 2 * PAD_Y;
+  // A box's height depends on its font size alone, so the rows are as tall as the largest size below the title.
+  const rowHeight = Math.max(...MINDMAP_FONT_SIZES.slice(1).map((size) => boxHeight(measure("", size))));
   const pitch = rowHeight + ROW_GAP;
-  // Leaves take the rows in order; a parent sits at the middle of its first and last child.
-  let row = 0;
-  const centreOf = (index: number): number => {
-    const p = placed[index] as Placed;
-    const children = placed.flatMap((c, i) => (c.parent === index ? [i] : []));
-    p.centre =
-      children.length === 0
-        ? row++ * pitch + rowHeight / 2
-        : (() => {
-            const centres = children.map(centreOf);
-            return ((centres[0] ?? 0) + (centres.at(-1) ?? 0)) / 2;
-          })();
-    return p.centre;
+  const placed: Placed[] = [];
+  let rows = 0;
+  // Depth first: a leaf takes the next row; a parent sits halfway between its first and last child.
+  const place = (node: MindMapNode, depth: number, parent: number | null): number => {
+    const fontSize = fontSizeAt(depth);
+    const entry: Placed = {
+      label: node.label,
+      depth,
+      parent,
+      fontSize,
+      metrics: measure(node.label, fontSize),
+      centre: 0,
+    };
+    const index = placed.push(entry) - 1;
+    const centres = node.children.map((child) => place(child, depth + 1, index));
+    entry.centre =
+      centres.length === 0 ? rows++ * pitch + rowHeight / 2 : ((centres[0] ?? 0) + (centres.at(-1) ?? 0)) / 2;
+    return entry.centre;
   };
-  centreOf(0);
+  const rootCentre = place(root, 0, null);
   // Everything spans the rows and the title's box (taller than the rows when there are few).
-  const rootBox = boxHeight(placed[0] as Placed);
-  const rootCentre = (placed[0] as Placed).centre;
+  const rootBox = boxHeight((placed[0] as Placed).metrics);
   const top = Math.min(0, rootCentre - rootBox / 2);
-  const bottom = Math.max(row * pitch - ROW_GAP, rootCentre + rootBox / 2);
-  const shift = MINDMAP_MARGIN - top;
+  const bottom = Math.max(rows * pitch - ROW_GAP, rootCentre + rootBox / 2);
+  const shift = MARGIN - top;
 
   const depths = Math.max(...placed.map((p) => p.depth)) + 1;
   const columnWidth = Array.from({ length: depths }, (_, d) =>
@@ -123,7 +122,7 @@ export function layoutMindMap(root: MindMapNode, measure = labelMeasurer()): Min
   );
   const columnLeft: number[] = [];
   const columnRight: number[] = [];
-  let x = MINDMAP_MARGIN;
+  let x = MARGIN;
   for (const width of columnWidth) {
     columnLeft.push(x);
     columnRight.push(x + width);
@@ -131,11 +130,11 @@ export function layoutMindMap(root: MindMapNode, measure = labelMeasurer()): Min
   }
 
   const boxes = placed.map((p): LabelBox => {
-    const h = boxHeight(p);
+    const h = boxHeight(p.metrics);
     const y = p.centre + shift - h / 2;
-    const left = columnLeft[p.depth] ?? MINDMAP_MARGIN;
+    const left = columnLeft[p.depth] ?? MARGIN;
     return {
-      label: p.node.label,
+      label: p.label,
       depth: p.depth,
       fontSize: p.fontSize,
       x: left,
@@ -148,8 +147,8 @@ export function layoutMindMap(root: MindMapNode, measure = labelMeasurer()): Min
     };
   });
   return {
-    width: Math.ceil(x - COLUMN_GAP + MINDMAP_MARGIN),
-    height: Math.ceil(bottom - top + 2 * MINDMAP_MARGIN),
+    width: Math.ceil(x - COLUMN_GAP + MARGIN),
+    height: Math.ceil(bottom - top + 2 * MARGIN),
     boxes,
     columnRight,
   };

@@ -1,7 +1,7 @@
 /**
  * The mind map of a note: the root is the note's title and the branches follow the note's own
  * structure (markdown headings and lists) when it has one, else its most central sentences with
- * their key phrases. A configured chat model may draw the branches instead (LlmMindMapWriter).
+ * their key phrases. A configured chat model may draw the branches instead (llm-tree.ts).
  * Every map is bounded the same way, whoever made it.
  */
 import type { NoteSnapshot } from "../../../protocol/content.ts";
