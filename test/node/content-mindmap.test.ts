@@ -368,6 +368,11 @@ describe("mind map files", () => {
       const at = (x: number, y: number) => gray[Math.round(y) * view.w + Math.round(x)] ?? 255;
       expect(at(root.x + 3, root.y + root.h / 2)).toBeLessThan(100);
       expect(at(root.x - 6, root.y + root.h / 2)).toBe(255);
+      // ... and the title written in it, light on dark.
+      let lit = 0;
+      for (let y = Math.ceil(root.y); y < root.y + root.h; y++)
+        for (let x = Math.ceil(root.x); x < root.x + root.w; x++) if (at(x, y) > 200) lit++;
+      expect(lit / (root.w * root.h)).toBeGreaterThan(0.05);
     });
   }
 
