@@ -18,6 +18,8 @@ const packageDir = dirname(
 export const BOLD_FONT_DIR = join(packageDir, "700Bold");
 export const BOLD_FONT_FILE = join(BOLD_FONT_DIR, "BeVietnamPro_700Bold.ttf");
 export const REGULAR_FONT_FILE = join(packageDir, "400Regular", "BeVietnamPro_400Regular.ttf");
+/** The one face of mind-map labels: SemiBold reads well small, and one face is one measure and one embed. */
+export const SEMIBOLD_FONT_FILE = join(packageDir, "600SemiBold", "BeVietnamPro_600SemiBold.ttf");
 
 /**
  * Escapes a path for an ffmpeg filter option, both levels: the option parser (\ ' :) and then the

@@ -13,6 +13,8 @@ export interface RunToolOptions {
   input?: string | Buffer;
   /** Called with each stdout chunk (e.g. ffmpeg `-progress pipe:1`); stdout is not kept then. */
   onStdout?: (chunk: string) => void;
+  /** The child's environment when not the node's own (e.g. FONTCONFIG_FILE for librsvg). */
+  env?: NodeJS.ProcessEnv;
   /** Error codes for "binary not found" and "exited non-zero". */
   missingCode: ContentErrorCode;
   failedCode: ContentErrorCode;
@@ -34,7 +36,7 @@ export function runTool(command: string, args: readonly string[], options: RunTo
       reject(signal.reason);
       return;
     }
-    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env: options.env ?? process.env });
     const stdout: Buffer[] = [];
     let stderr = "";
     let settled = false;

@@ -1,29 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { inject } from "vitest";
 
-/**
- * Debian's Chromium (apt package `chromium`; no browser download) driven by playwright-core, with the
- * flags that keep it off the network on these machines. playwright's launch() gives every browser a
- * fresh temporary profile (user-data-dir) of its own.
- */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...FLAGS, ...extraArgs] });
-}
+export { CHROMIUM, launchChromium } from "../helpers/chromium.ts";
 
 export const stackInfo = () => inject("consoleStack");
 

@@ -46,6 +46,7 @@ const DYNAMIC_SITES: Record<string, string[]> = {
   // the pass-through of runTool; its callers are checked themselves
   "inference-node/content/process.ts: command": [],
   "inference-node/content/ffmpeg.ts: tools.ffmpeg": ["ffmpeg"],
+  "inference-node/content/mindmap/png.ts: tools.ffmpeg": ["ffmpeg"],
   "inference-node/content/tts/openai-speech.ts: this.options.ffmpeg": ["ffmpeg"],
   "inference-node/content/tts/espeak.ts: this.binary": ["espeak-ng"],
   "inference-node/media/ffmpeg-path.ts: path": ["ffmpeg"],
