@@ -74,7 +74,12 @@ export async function runSyncTranscription(env: Env, call: SyncCall): Promise<Sy
   // A remote default model runs here and now, not after the Queue's batch window: the call is waiting.
   if (remoteDefaultEntry(env)) call.waitUntil(runRemoteTasks(env, { lanes: 1 }).catch(logExecutorFailure));
   const waitSec = workerConfig(env).syncWaitMaxSec;
-  const task = { task_id: taskId, kind: "transcribe" as const, params: request.params };
+  const task = {
+    task_id: taskId,
+    kind: "transcribe" as const,
+    params: request.params,
+    owner_key_id: call.ownerKeyId,
+  };
   const record = await waitWhileConnected(env, task, call, waitSec * 1000);
   return { taskId, ...(await reply(env, record, request, waitSec)) };
 }
