@@ -21,6 +21,8 @@ const TEST_JWT_SECRET = "test-jwt-secret-of-at-least-32-characters";
 
 /** The test files run under a short LIVE_MAX_SESSION_SEC (/ws and single-device sessions, room speakers). */
 const SESSION_CAP_TESTS = ["test/worker/live-session-cap.test.ts", "test/worker/rooms-stream-cap.test.ts"];
+/** The test files run with partitioned speech Dispatchers (DISPATCHER_PARTITIONS = 4). */
+const PARTITION_TESTS = ["test/worker/dispatcher-partitions.test.ts"];
 /** The one test file run under a short AUTH_CACHE_TTL_SEC. */
 const REVOCATION_TEST = "test/worker/security-node-revocation.test.ts";
 
@@ -105,8 +107,13 @@ export default defineConfig(async () => {
           migrations,
           "workers",
           ["test/worker/**/*.test.ts"],
-          [...SESSION_CAP_TESTS, REVOCATION_TEST],
+          [...SESSION_CAP_TESTS, REVOCATION_TEST, ...PARTITION_TESTS],
         ),
+        // The same Worker with four partitions per speech pool (which needs the `auto` cap).
+        workersProject(migrations, "workers-partitions", PARTITION_TESTS, [], {
+          DISPATCHER_PARTITIONS: "4",
+          MAX_CONCURRENT_TRANSCRIBE_JOBS: "auto",
+        }),
         // The same Worker with a short live-session cap, for the tests that meet it (every other live
         // test would, with a cap this short).
         workersProject(migrations, "workers-session-cap", SESSION_CAP_TESTS, [], {

@@ -22,6 +22,7 @@ import { startWranglerDev } from "../scripts/lib/wrangler.ts";
 import { tempState } from "../test/helpers/local-platform.ts";
 import { descendants } from "./proc.ts";
 import {
+  BENCH_PARTITIONS,
   type Fleet,
   JOB_HEARTBEATS,
   JOB_POLLS,
@@ -96,6 +97,9 @@ const CASES: Case[] = [
   { op: "stats", label: "w20000_k2000_l10000", fleet: fleet({ ...LARGE, leases: 10_000 }) },
   { op: "job", label: "n10_k10", fleet: fleet({ keys: 10 }) },
   { op: "job", label: "n2000_w20000_k2000_l1000", fleet: fleet({ ...LARGE, leases: 1_000 }) },
+  // The same two fleets, one of BENCH_PARTITIONS partitions: its object-time per deployment job.
+  { op: "job_partition", label: "n10_k10", fleet: fleet({ keys: 10 }) },
+  { op: "job_partition", label: "n2000_w20000_k2000_l1000", fleet: fleet({ ...LARGE, leases: 1_000 }) },
 ];
 
 interface LiveCase {
@@ -335,7 +339,12 @@ async function checkCensus(worker: BenchWorker, object: string, c: Case, calls: 
     object,
   });
   const seeded = c.fleet.waiting + c.fleet.leases;
-  const made = c.op === "enqueue" || c.op === "job" ? calls : 0;
+  const made =
+    c.op === "enqueue" || c.op === "job"
+      ? calls
+      : c.op === "job_partition"
+        ? Math.ceil(calls / BENCH_PARTITIONS)
+        : 0;
   const total = census.waiting + census.leased + census.finished;
   if (total !== seeded + made)
     throw new Error(
@@ -364,6 +373,8 @@ export const scheduler: BenchGroup = async () => {
   const worker = await BenchWorker.start(state.dir, process.argv.includes("--scheduler-verbose"));
   const unit = worker.measuresCpu ? "cpu ms/op" : "wall ms/op";
   const results: BenchResult[] = [];
+  /** Each fleet's `job` figure, to set a partition's share against. */
+  const singleJobMs = new Map<string, number>();
   try {
     for (const [index, c] of selectedCases().entries()) {
       const f = await measure(worker, c, index);
@@ -374,11 +385,18 @@ export const scheduler: BenchGroup = async () => {
         `statement, ${perCall(f.reference, "rowsWritten").toFixed(1)} written); fleet: ${nodes} nodes, ${waiting} waiting, ` +
         `${keys} keys, ${leases} leases, ${parked} parked`;
       // A job is JOB_CALLS calls of the object; its reference is that many trivial writes.
-      const calls = c.op === "job" ? JOB_CALLS : 1;
+      const calls = c.op === "job" ? JOB_CALLS : c.op === "job_partition" ? JOB_CALLS / BENCH_PARTITIONS : 1;
       results.push(result(`scheduler.${c.op}.${c.label}`, f.msPerOp, f.refMsPerOp * calls, unit, note));
       console.error(
         `scheduler: ${c.op}.${c.label} ${f.msPerOp.toFixed(3)} vs ${f.refMsPerOp.toFixed(3)} ${unit}`,
       );
+      const single = singleJobMs.get(c.label);
+      if (c.op === "job") singleJobMs.set(c.label, f.msPerOp);
+      else if (c.op === "job_partition" && single !== undefined) {
+        console.error(
+          `scheduler: ${c.label}: one of ${BENCH_PARTITIONS} partitions spends ${(f.msPerOp / single).toFixed(3)} of one Dispatcher's object-time per job (${f.msPerOp.toFixed(3)} vs ${single.toFixed(3)} ${unit})`,
+        );
+      }
       if (c.op === "job")
         results.push(
           result(

@@ -49,6 +49,11 @@ const WorkerEnv = z.object({
   LIVE_MAX_STREAMS_PER_KEY: z.preprocess(absentIfEmpty, count(1).default(2)),
   /** Live streams one node identity's hub sockets take together, whatever capacity they register. */
   LIVE_NODE_MAX_CAPACITY: z.preprocess(absentIfEmpty, count(1).default(DEFAULT_LIVE_CAPACITY)),
+  /**
+   * Key-affine partitions of each speech pool's Dispatcher (by owner key); more than one needs
+   * MAX_CONCURRENT_TRANSCRIBE_JOBS = auto until a root leases numeric budgets (docs/architecture.md, Scale).
+   */
+  DISPATCHER_PARTITIONS: z.preprocess(absentIfEmpty, count(1).max(64).default(1)),
   /** LiveHub shards the inference nodes' hub sockets are spread over (by node identity). */
   LIVE_HUB_SHARDS: z.preprocess(absentIfEmpty, count(1).max(256).default(1)),
   /** A multi-device room expires after this long without activity. */
@@ -150,6 +155,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     liveMaxStreamsPerKey: v.LIVE_MAX_STREAMS_PER_KEY,
     liveNodeMaxCapacity: v.LIVE_NODE_MAX_CAPACITY,
     liveHubShards: v.LIVE_HUB_SHARDS,
+    dispatcherPartitions: dispatcherPartitions(v),
     roomTtlMs: v.ROOM_TTL_SEC * 1000,
     roomMaxAgeMs: v.ROOM_MAX_AGE_SEC * 1000,
     roomMaxParticipants: v.ROOM_MAX_PARTICIPANTS,
@@ -201,6 +207,19 @@ function jwtSettings(v: z.infer<typeof WorkerEnv>): JwtSettings | null {
   };
 }
 
+/**
+ * Partitions split a pool's line, not a numeric cap: until a root leases budgets of it to the
+ * partitions, a number would hold per partition, so only `auto` (each node's own slots) is accepted.
+ */
+function dispatcherPartitions(v: z.infer<typeof WorkerEnv>): number {
+  if (v.DISPATCHER_PARTITIONS > 1 && v.MAX_CONCURRENT_TRANSCRIBE_JOBS !== "auto") {
+    throw new ConfigError(
+      "Worker configuration: DISPATCHER_PARTITIONS > 1 needs MAX_CONCURRENT_TRANSCRIBE_JOBS = auto",
+    );
+  }
+  return v.DISPATCHER_PARTITIONS;
+}
+
 /** A variable with a value the schema refuses; the message names each one. */
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -225,6 +244,7 @@ export function workerConfig(env: Env): WorkerConfig {
   try {
     config = toConfig(result.data);
   } catch (cause) {
+    if (cause instanceof ConfigError) throw cause;
     throw new ConfigError(`Worker configuration: MODEL_REGISTRY: ${String(cause)}`);
   }
   parsed.set(env, config);

@@ -7,11 +7,21 @@ import { type TaskKind, type WorkClass, workClassOf } from "../protocol/task.ts"
  * rendering never queue behind each other's calls. Plain functions: the Worker routes without a lookup.
  */
 
-/** One scheduler: the Dispatcher of one work class of one model pool. */
+/**
+ * One scheduler: the Dispatcher of one work class of one model pool, or with DISPATCHER_PARTITIONS > 1
+ * one key-affine partition of a speech pool (`partition` absent: the pool's one object).
+ */
 export interface SchedulerKey {
   workClass: WorkClass;
   pool: string;
+  partition?: number;
 }
+
+/**
+ * A scheduler a lease ask waits on. `home`: the node's home partition (every unpartitioned scheduler is
+ * home), the only one that counts the node's slots under `auto`; elsewhere the node only steals work.
+ */
+export type AskedScheduler = SchedulerKey & { home: boolean };
 
 /** Rendering loads no recognition model: its whole class is one pool. */
 export const RENDER_POOL = "render";
@@ -26,50 +36,112 @@ export const MAX_POOLS_PER_ASK = 8;
 export interface RoutedTask {
   kind: TaskKind;
   params: unknown;
+  /** The API key that owns it: its partition (a key's tasks share one line, so its FIFO stays exact). */
+  owner_key_id: string | null;
 }
 
-/** The object name of a scheduler; `idFromName` of it is the object. */
+/**
+ * The object name of a scheduler; `idFromName` of it is the object. A partition's is the pool's name
+ * and `#<p>`, so one partition (the default) keeps the names of before partitions.
+ */
 export function schedulerName(key: SchedulerKey): string {
-  return `${key.workClass}:${key.pool}`;
+  const name = `${key.workClass}:${key.pool}`;
+  return key.partition === undefined ? name : `${name}#${key.partition}`;
+}
+
+/**
+ * The partition of an owner key or a node id: FNV-1a of it, modulo the partition count. Stable across
+ * isolates and deployments of the same count.
+ *
+ * @example partitionOf("key_ab12", 4) // always the same of 0..3
+ */
+export function partitionOf(id: string, partitions: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % partitions;
 }
 
 /**
  * The scheduler of a task: its class, and for speech the model it runs with (`params.model_id`, the
- * registry default at enqueue; `defaultModel` for a record without one).
+ * registry default at enqueue; `defaultModel` for a record without one) and, with `partitions` > 1, the
+ * partition of its owner key. Rendering is never partitioned (a cold pool).
  *
- * @example schedulerOfTask({ kind: "transcribe", params: { model_id: "whisper-base" } }, "whisper-base") // speech:whisper-base
+ * @example schedulerOfTask({ kind: "transcribe", params: { model_id: "whisper-base" }, owner_key_id: "k" }, "whisper-base") // speech:whisper-base
  */
-export function schedulerOfTask(task: RoutedTask, defaultModel: string): SchedulerKey {
+export function schedulerOfTask(task: RoutedTask, defaultModel: string, partitions = 1): SchedulerKey {
   const workClass = workClassOf(task.kind);
   if (workClass === "render") return { workClass, pool: RENDER_POOL };
-  return { workClass, pool: modelIdOf(task.params) ?? defaultModel };
+  const pool = modelIdOf(task.params) ?? defaultModel;
+  if (partitions <= 1) return { workClass, pool };
+  return { workClass, pool, partition: partitionOf(task.owner_key_id ?? "", partitions) };
 }
 
 /**
  * The schedulers a lease ask polls: for each class the node takes (`kinds`), its pools. A speech node
  * serves the models it reports ready (`models_ready`; an older node's `asr_model`, else the registry
  * default), so a task only ever goes to a node that has its model loaded.
+ *
+ * With `partitions` > 1 a speech pool is asked in two partitions: the node's home (its node id's
+ * partition) and one other drawn at random on every ask (the power of two choices: no partition is left
+ * without askers for long, and no ask polls them all).
  */
-export function schedulersOfAsk(ask: Pick<LeaseAsk, "kinds" | "node">, defaultModel: string): SchedulerKey[] {
+export function schedulersOfAsk(
+  ask: Pick<LeaseAsk, "kinds" | "node">,
+  defaultModel: string,
+  partitions = 1,
+  random: () => number = Math.random,
+): AskedScheduler[] {
   const classes = new Set(ask.kinds.map(workClassOf));
-  const keys: SchedulerKey[] = [];
+  const keys: AskedScheduler[] = [];
   if (classes.has("speech")) {
     const reported = ask.node.models_ready.filter((id) => id !== "");
     const models = reported.length > 0 ? reported : [ask.node.asr_model || defaultModel];
-    for (const pool of [...new Set(models)].slice(0, MAX_POOLS_PER_ASK))
-      keys.push({ workClass: "speech", pool });
+    for (const pool of [...new Set(models)].slice(0, MAX_POOLS_PER_ASK)) {
+      keys.push(...partitionsOfAsk(ask.node.node_id, partitions, random).map((key) => ({ ...key, pool })));
+    }
   }
-  if (classes.has("render")) keys.push({ workClass: "render", pool: RENDER_POOL });
+  if (classes.has("render")) keys.push({ workClass: "render", pool: RENDER_POOL, home: true });
   return keys;
+}
+
+/** The node's home partition and one other at random; the unpartitioned pool when there is one. */
+function partitionsOfAsk(
+  nodeId: string,
+  partitions: number,
+  random: () => number,
+): Omit<AskedScheduler, "pool">[] {
+  if (partitions <= 1) return [{ workClass: "speech", home: true }];
+  const home = partitionOf(nodeId, partitions);
+  const other = (home + 1 + Math.floor(random() * (partitions - 1))) % partitions;
+  return [
+    { workClass: "speech", partition: home, home: true },
+    { workClass: "speech", partition: other, home: false },
+  ];
+}
+
+/**
+ * The node's home scheduler in the default model's speech pool: where a node serving no listed model
+ * leaves its report (see askSchedulers).
+ */
+export function homeOfNode(nodeId: string, defaultModel: string, partitions = 1): SchedulerKey {
+  if (partitions <= 1) return { workClass: "speech", pool: defaultModel };
+  return { workClass: "speech", pool: defaultModel, partition: partitionOf(nodeId, partitions) };
 }
 
 /**
  * The schedulers a deployment's nodes poll, as far as the registry knows them: the speech pool of each
- * registry model and the render pool. /health and /models hear the fleet through these.
+ * registry model (each of its partitions) and the render pool. /health and /models hear the fleet
+ * through these.
  */
-export function knownSchedulers(registryModels: readonly string[]): SchedulerKey[] {
+export function knownSchedulers(registryModels: readonly string[], partitions = 1): SchedulerKey[] {
+  const indexes = partitions <= 1 ? [undefined] : Array.from({ length: partitions }, (_, p) => p);
   return [
-    ...registryModels.map((pool): SchedulerKey => ({ workClass: "speech", pool })),
+    ...registryModels.flatMap((pool) =>
+      indexes.map((partition): SchedulerKey => ({ workClass: "speech", pool, partition })),
+    ),
     { workClass: "render", pool: RENDER_POOL },
   ];
 }

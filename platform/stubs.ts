@@ -22,9 +22,10 @@ export function dispatcher(env: Env, key: SchedulerKey) {
   return env.DISPATCHER.get(env.DISPATCHER.idFromName(schedulerName(key)));
 }
 
-/** The Dispatcher that schedules a task (by its kind and model). */
+/** The Dispatcher that schedules a task (by its kind, model and, when partitioned, owner key). */
 export function dispatcherOfTask(env: Env, task: RoutedTask) {
-  return dispatcher(env, schedulerOfTask(task, workerConfig(env).modelRegistry.default_model));
+  const { modelRegistry, dispatcherPartitions } = workerConfig(env);
+  return dispatcher(env, schedulerOfTask(task, modelRegistry.default_model, dispatcherPartitions));
 }
 
 /** The Dispatcher that issued a lease, read off its id; null for an id no Dispatcher issued. */

@@ -16,7 +16,21 @@ export interface Fleet {
   cap: number;
 }
 
-export type SchedulerOp = "enqueue" | "enqueue_dup" | "lease" | "heartbeat" | "complete" | "stats" | "job";
+export type SchedulerOp =
+  | "enqueue"
+  | "enqueue_dup"
+  | "lease"
+  | "heartbeat"
+  | "complete"
+  | "stats"
+  | "job"
+  | "job_partition";
+
+/**
+ * `job_partition`: the deployment's jobs spread over this many key-affine partitions, and one
+ * partition's share of each measured (DISPATCHER_PARTITIONS; docs/architecture.md, "Scale").
+ */
+export const BENCH_PARTITIONS = 4;
 
 /** A LiveHub shard's fleet: registered nodes, the streams they run, and slots each has to spare. */
 export interface LiveFleet {

@@ -15,6 +15,7 @@ import { assignStream, releaseStream } from "../../durable-objects/live/live-str
 import type { LeaseAsk } from "../../protocol/node.ts";
 import type { BenchBaseline } from "./baseline.ts";
 import {
+  BENCH_PARTITIONS,
   type Fleet,
   identity,
   JOB_HEARTBEATS,
@@ -69,7 +70,29 @@ async function operation(stub: Stub, op: SchedulerOp, i: number, fleet: Fleet): 
     const lease = await stub.lookup(`l-${i}`);
     if (lease) await stub.release(lease.lease_id, "finished");
   } else if (op === "stats") await stub.stats(`w-${i % waiting}`);
+  else if (op === "job_partition") await partitionShare(stub, i, fleet);
   else await job(stub, i, fleet);
+}
+
+/**
+ * Partition 0's share of the deployment's job `i` when the jobs' keys are spread over BENCH_PARTITIONS
+ * partitions: a whole job for every BENCH_PARTITIONS-th (its key's), and for as many others the second
+ * wait of an ask granted elsewhere (a node's ask waits on its home and one other partition drawn at
+ * random: a partition is that other for 1 in BENCH_PARTITIONS jobs on average), withdrawn, and any
+ * grant that raced the withdrawal handed back unused, as worker/tasks/lease-ask.ts does.
+ */
+async function partitionShare(stub: Stub, i: number, fleet: Fleet): Promise<void> {
+  if (i % BENCH_PARTITIONS === 0) await job(stub, i, fleet);
+  else if (i % BENCH_PARTITIONS === 1) await strayWait(stub, i, fleet);
+}
+
+async function strayWait(stub: Stub, i: number, { nodes }: Fleet): Promise<void> {
+  const who = i % nodes;
+  const waitId = `wait-${i}`;
+  // Short, so a withdrawal that overtook its wait costs a second, not the run.
+  const parked = stub.lease({ ...ask(who, nodes), wait_ms: 1000 }, identity(who), waitId, false);
+  await stub.withdraw(waitId);
+  for (const row of await parked) await stub.release(row.lease_id, "unused");
 }
 
 /** A job's whole life: hand-off and its Queue duplicate, a grant, polls, heartbeats, the end. */

@@ -42,7 +42,8 @@ const FINISHED_MEMORY_MS = 24 * 3600 * 1000;
 const PRUNE_EVERY_MS = 3600 * 1000;
 
 /**
- * The scheduler: one object per work class and model pool (platform/dispatch-routing.ts). It keeps the fair waiting line, hands out leases up to
+ * The scheduler: one object per work class and model pool, or per key-affine partition of a speech pool
+ * (platform/dispatch-routing.ts). It keeps the fair waiting line, hands out leases up to
  * the concurrency cap, takes back tasks whose lease ran out (the node died) and fails them after
  * MAX_TASK_ATTEMPTS. Nodes waiting for work are held here (long poll) and woken when work arrives.
  */
@@ -108,12 +109,15 @@ export class Dispatcher extends DurableObject<Env> {
   /**
    * Grants up to `capacity` leases, waiting up to `wait_ms` for work when none is ready. `node` is the
    * authenticated node identity: its id and name are kept on each lease, and only it may use the lease.
-   * `waitId` names the wait, so that `withdraw` can end it early.
+   * `waitId` names the wait, so that `withdraw` can end it early. `home`: this is the node's home
+   * partition (or the pool's one object), where its slots count under `auto`; elsewhere it only steals
+   * work, so a node polling two partitions never offers its slots twice.
    */
-  async lease(ask: LeaseAsk, node: NodeIdentity, waitId?: string): Promise<LeaseRow[]> {
+  async lease(ask: LeaseAsk, node: NodeIdentity, waitId?: string, home = true): Promise<LeaseRow[]> {
     const now = Date.now();
     this.nodes.record(ask.node, now);
-    for (const workClass of new Set(ask.kinds.map(workClassOf))) {
+    const offered = home ? new Set(ask.kinds.map(workClassOf)) : [];
+    for (const workClass of offered) {
       const held = this.leases.heldBy(ask.node.node_id, workClass);
       this.fleet.offer(workClass, ask.node.node_id, ask.capacity + held, now);
     }
@@ -361,7 +365,18 @@ export class Dispatcher extends DurableObject<Env> {
   }
 
   private hasFreeSlot(workClass: WorkClass): boolean {
+    if (this.boundByAsk(workClass)) return true;
     return this.leases.count(workClass) < this.concurrency(workClass);
+  }
+
+  /**
+   * A speech partition (DISPATCHER_PARTITIONS > 1, which needs `auto`) has no cap of its own: a node asks
+   * for its own free slots only and one ask gets one grant, so the ask's capacity is the bound, and the
+   * deployment runs at most the slots its nodes offer. Its nodes' leases are spread over partitions, so a
+   * partition's own count against its home nodes' slots would mean nothing.
+   */
+  private boundByAsk(workClass: WorkClass): boolean {
+    return workClass === "speech" && workerConfig(this.env).dispatcherPartitions > 1;
   }
 
   /** Whether a node serving `kinds` would get a task now: one waits in a class with a free slot. */

@@ -5,6 +5,7 @@ import {
   LEGACY_DISPATCHER_NAME,
   leaseIdFor,
   MAX_POOLS_PER_ASK,
+  partitionOf,
   schedulerName,
   schedulerOfTask,
   schedulersOfAsk,
@@ -15,13 +16,22 @@ const DEFAULT = "whisper-base";
 
 describe("schedulerOfTask", () => {
   it("puts a transcription in its model's speech pool, every render in the render pool", () => {
-    expect(schedulerOfTask({ kind: "transcribe", params: { model_id: "whisper-small" } }, DEFAULT)).toEqual({
+    expect(
+      schedulerOfTask(
+        { kind: "transcribe", params: { model_id: "whisper-small" }, owner_key_id: null },
+        DEFAULT,
+      ),
+    ).toEqual({
       workClass: "speech",
       pool: "whisper-small",
     });
-    expect(schedulerOfTask({ kind: "transcribe", params: {} }, DEFAULT).pool).toBe(DEFAULT);
+    expect(schedulerOfTask({ kind: "transcribe", params: {}, owner_key_id: null }, DEFAULT).pool).toBe(
+      DEFAULT,
+    );
     for (const kind of ["shorts", "quiz_video", "slide"] as const) {
-      expect(schedulerName(schedulerOfTask({ kind, params: {} }, DEFAULT))).toBe("render:render");
+      expect(schedulerName(schedulerOfTask({ kind, params: {}, owner_key_id: null }, DEFAULT))).toBe(
+        "render:render",
+      );
     }
   });
 });
@@ -65,5 +75,61 @@ describe("lease ids", () => {
 describe("knownSchedulers", () => {
   it("lists each registry model's speech pool and the render pool", () => {
     expect(knownSchedulers(["a", "b"]).map(schedulerName)).toEqual(["speech:a", "speech:b", "render:render"]);
+  });
+});
+
+describe("partitions (DISPATCHER_PARTITIONS > 1)", () => {
+  const transcription = (owner: string | null) => ({
+    kind: "transcribe" as const,
+    params: {},
+    owner_key_id: owner,
+  });
+
+  it("put a key's speech tasks in its partition, named after the pool; rendering stays one object", () => {
+    const key = schedulerOfTask(transcription("key-a"), DEFAULT, 4);
+    expect(key).toEqual({ workClass: "speech", pool: DEFAULT, partition: partitionOf("key-a", 4) });
+    expect(schedulerName(key)).toBe(`speech:${DEFAULT}#${partitionOf("key-a", 4)}`);
+    expect(schedulerOfTask({ ...transcription("key-a"), params: { model_id: "m" } }, DEFAULT, 4)).toEqual({
+      ...key,
+      pool: "m",
+    });
+    expect(
+      schedulerName(schedulerOfTask({ kind: "slide", params: {}, owner_key_id: "key-a" }, DEFAULT, 4)),
+    ).toBe("render:render");
+    expect(schedulerOfTask(transcription(null), DEFAULT, 4).partition).toBe(partitionOf("", 4));
+  });
+
+  it("spread keys over every partition", () => {
+    const used = new Set(Array.from({ length: 200 }, (_, i) => partitionOf(`key-${i}`, 4)));
+    expect([...used].sort()).toEqual([0, 1, 2, 3]);
+  });
+
+  it("ask the node's home partition and one other, drawn anew on each ask", () => {
+    const node = { ...NODE_HEALTH, node_id: "node-7", models_ready: ["a"] };
+    const home = partitionOf("node-7", 4);
+    const others = new Set<number>();
+    for (const draw of [0, 0.34, 0.67, 0.99]) {
+      const asked = schedulersOfAsk({ node, kinds: ["transcribe"] }, DEFAULT, 4, () => draw);
+      expect(asked).toHaveLength(2);
+      expect(asked[0]).toEqual({ workClass: "speech", pool: "a", partition: home, home: true });
+      expect(asked[1]).toMatchObject({ workClass: "speech", pool: "a", home: false });
+      others.add(asked[1]?.partition as number);
+    }
+    expect([...others].sort()).toEqual([0, 1, 2, 3].filter((p) => p !== home));
+    expect(schedulersOfAsk({ node, kinds: ["slide"] }, DEFAULT, 4)).toEqual([
+      { workClass: "render", pool: "render", home: true },
+    ]);
+  });
+
+  it("are listed for /health's fleet, and one partition keeps the names of before", () => {
+    expect(knownSchedulers(["a"], 2).map(schedulerName)).toEqual([
+      "speech:a#0",
+      "speech:a#1",
+      "render:render",
+    ]);
+    expect(knownSchedulers(["a"], 1).map(schedulerName)).toEqual(["speech:a", "render:render"]);
+    expect(schedulersOfAsk({ node: NODE_HEALTH, kinds: ["transcribe"] }, DEFAULT, 1)[0]).toMatchObject({
+      home: true,
+    });
   });
 });

@@ -37,6 +37,16 @@ describe("workerConfig", () => {
     }
   });
 
+  it("refuses Dispatcher partitions under a numeric transcription cap (no root leases budgets of it)", () => {
+    const partitioned = { ...env, DISPATCHER_PARTITIONS: "4" };
+    expect(() => workerConfig({ ...partitioned, MAX_CONCURRENT_TRANSCRIBE_JOBS: "2" })).toThrow(
+      /DISPATCHER_PARTITIONS > 1 needs MAX_CONCURRENT_TRANSCRIBE_JOBS = auto/,
+    );
+    const config = workerConfig({ ...partitioned, MAX_CONCURRENT_TRANSCRIBE_JOBS: "auto" });
+    expect(config.dispatcherPartitions).toBe(4);
+    expect(workerConfig(env).dispatcherPartitions).toBe(1);
+  });
+
   it("refuses a model registry that names a default it does not hold", () => {
     const registry = JSON.stringify({ default_model: "nope", models: [] });
     expect(() => workerConfig({ ...env, MODEL_REGISTRY: registry })).toThrow(/MODEL_REGISTRY/);

@@ -88,13 +88,14 @@ export async function submitTranscription(
 }
 
 /**
- * Empties the Dispatchers (each registry model's speech pool, the render pool: waiting line, leases,
+ * Empties the Dispatchers (each registry model's speech pool or its partitions, the render pool: waiting line, leases,
  * memory of finished tasks, nodes) between tests, then restarts them so their in-memory lines are read
  * back from the emptied tables.
  */
 export async function resetDispatcher(): Promise<void> {
-  const models = workerConfig(env).modelRegistry.models.map((entry) => entry.id);
-  for (const key of knownSchedulers(models)) await resetScheduler(dispatcher(env, key));
+  const { modelRegistry, dispatcherPartitions } = workerConfig(env);
+  const models = modelRegistry.models.map((entry) => entry.id);
+  for (const key of knownSchedulers(models, dispatcherPartitions)) await resetScheduler(dispatcher(env, key));
 }
 
 /** Empties one Dispatcher and restarts it (only it: every object would end other files' live sessions). */
@@ -111,7 +112,7 @@ export async function resetScheduler(stub: ReturnType<typeof dispatcher>): Promi
 /** The Dispatcher of a work class: for speech, the registry default model's pool. */
 export function dispatcherStub(workClass: WorkClass = "speech") {
   const kind = workClass === "speech" ? "transcribe" : "slide";
-  return dispatcherOfTask(env, { kind, params: {} });
+  return dispatcherOfTask(env, { kind, params: {}, owner_key_id: null });
 }
 
 /** Moves every lease's deadline into the past and runs the Dispatchers' alarms, as if their nodes died. */

@@ -40,7 +40,7 @@ describe("the per-node heartbeat", () => {
     expect(leases).toHaveLength(2);
     const [kept, cancelled] = leases as [(typeof leases)[0], (typeof leases)[0]];
     const before = await dispatcherStub().lookup(kept.lease_id);
-    expect(await cancelTask(env, cancelled)).toBe(true);
+    expect(await cancelTask(env, { ...cancelled, owner_key_id: id })).toBe(true);
     await new Promise((r) => setTimeout(r, 5));
 
     const response = await beat(NODE_TOKEN, {

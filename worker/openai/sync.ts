@@ -61,7 +61,12 @@ export interface StreamedReply {
 export async function runSyncTranscription(env: Env, call: SyncCall): Promise<SyncReply | StreamedReply> {
   const { taskId, request } = await startTask(env, call);
   const waitSec = workerConfig(env).syncWaitMaxSec;
-  const task = { task_id: taskId, kind: "transcribe" as const, params: request.params };
+  const task = {
+    task_id: taskId,
+    kind: "transcribe" as const,
+    params: request.params,
+    owner_key_id: call.ownerKeyId,
+  };
   if (request.stream) {
     const cancel = () => call.waitUntil(cancelQuietly(env, task));
     const events = transcriptStream(env, {

@@ -67,7 +67,7 @@ async function finishDelete(env: Env, taskId: string): Promise<void> {
     .get();
   // No row: a repeated finish already removed it, after its cancel and its result objects.
   if (!row) return;
-  await dispatcherOfTask(env, row).cancel(taskId);
+  await dispatcherOfTask(env, { ...row, owner_key_id: row.owner }).cancel(taskId);
   await deleteTaskMedia(env, taskId, row.source, row.owner);
   await deleteResults(env, taskId);
   await deleteWebhook(env, taskId);

@@ -46,10 +46,11 @@ type SweptTask = Awaited<ReturnType<typeof oldQueuedAfter>>[number];
  * hands only those over; returns how many it took.
  */
 async function handOverUnknown(env: Env, rows: readonly SweptTask[]): Promise<number> {
-  const defaultModel = workerConfig(env).modelRegistry.default_model;
+  const { modelRegistry, dispatcherPartitions } = workerConfig(env);
+  const defaultModel = modelRegistry.default_model;
   const bySchedulers = new Map<string, { key: ReturnType<typeof schedulerOfTask>; rows: SweptTask[] }>();
   for (const row of rows) {
-    const key = schedulerOfTask(row, defaultModel);
+    const key = schedulerOfTask({ ...row, owner_key_id: row.owner }, defaultModel, dispatcherPartitions);
     const group = bySchedulers.get(schedulerName(key)) ?? { key, rows: [] };
     group.rows.push(row);
     bySchedulers.set(schedulerName(key), group);
