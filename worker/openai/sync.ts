@@ -13,6 +13,7 @@ import { cancelTask } from "../tasks/leasing.ts";
 import { submitTask } from "../tasks/submit.ts";
 import { missingFileError, OpenAIError } from "./errors.ts";
 import { type RenderedBody, renderTranscript } from "./formats.ts";
+import { knownSpeakerKeys, REFERENCE_FIELDS, storeKnownSpeakers } from "./known-speakers.ts";
 import { parseSyncRequest, type SyncRequest } from "./request.ts";
 
 /**
@@ -47,9 +48,12 @@ export interface SyncReply extends RenderedBody {
  * @example const reply = await runSyncTranscription(env, { ownerKeyId, task: "transcribe", request, waitUntil });
  */
 export async function runSyncTranscription(env: Env, call: SyncCall): Promise<SyncReply> {
-  const form = await receiveStreamedForm(env, call.request, call.ownerKeyId).catch((cause: unknown) => {
-    throw isMissingFile(cause) ? missingFileError() : cause;
-  });
+  const largeFields = call.task === "transcribe" ? REFERENCE_FIELDS : undefined;
+  const form = await receiveStreamedForm(env, call.request, call.ownerKeyId, largeFields).catch(
+    (cause: unknown) => {
+      throw isMissingFile(cause) ? missingFileError() : cause;
+    },
+  );
   let request: SyncRequest;
   let taskId: string;
   try {
@@ -59,16 +63,22 @@ export async function runSyncTranscription(env: Env, call: SyncCall): Promise<Sy
       ownerKeyId: call.ownerKeyId,
       contentType: form.contentType,
     });
+    const knownSpeakers = await storeKnownSpeakers(env, form.objectKey, request.references);
     const record = await submitTask(env, {
       ownerKeyId: call.ownerKeyId,
       kind: "transcribe",
       lane: "interactive",
-      params: { ...request.params, object_key: form.objectKey, file_url: null },
+      params: {
+        ...request.params,
+        object_key: form.objectKey,
+        file_url: null,
+        ...(knownSpeakers.length > 0 && { known_speakers: knownSpeakers }),
+      },
       source: { type: "object", object_key: form.objectKey },
     });
     taskId = record.task_id;
   } catch (cause) {
-    await env.MEDIA.delete(form.objectKey);
+    await env.MEDIA.delete([form.objectKey, ...knownSpeakerKeys(form.objectKey)]);
     throw cause;
   }
   // A remote default model runs here and now, not after the Queue's batch window: the call is waiting.
