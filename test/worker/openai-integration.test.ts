@@ -317,14 +317,16 @@ describe("diarized_json and the SDK's encodings", () => {
       if (done.status !== 204) throw new Error(`complete: ${done.status} ${await done.text()}`);
       return { lease, statuses: fetched.map((r) => r.status), bytes };
     };
-    const [diarized, served] = await Promise.all([
-      client.audio.transcriptions.create({
-        file: clip(),
-        model: "gpt-4o-transcribe-diarize",
-        response_format: "diarized_json",
-        known_speaker_names: ["agent", "customer"],
-        known_speaker_references: clips.map(dataUrl),
-      }),
+    const [{ data: diarized, response }, served] = await Promise.all([
+      client.audio.transcriptions
+        .create({
+          file: clip(),
+          model: "gpt-4o-transcribe-diarize",
+          response_format: "diarized_json",
+          known_speaker_names: ["agent", "customer"],
+          known_speaker_references: clips.map(dataUrl),
+        })
+        .withResponse(),
       serve(),
     ]);
     expect(served.statuses).toEqual([200, 200, 404]);
@@ -334,6 +336,14 @@ describe("diarized_json and the SDK's encodings", () => {
     });
     const { segments } = diarized as unknown as { segments: { speaker: string }[] };
     expect(segments.map((segment) => segment.speaker)).toEqual(["A", "customer"]);
+    // the clips go with the task's media
+    const { object_key: upload } = served.lease.params as { object_key: string };
+    const prefix = `known-speakers/${upload.split("/")[1]}/`;
+    expect((await env.MEDIA.list({ prefix })).objects).toHaveLength(2);
+    const taskId = response.headers.get("x-voxedge-task-id");
+    const deleted = await call(`/transcribe/${taskId}`, { method: "DELETE", headers: bearer(key) });
+    expect(deleted.status).toBe(204);
+    expect((await env.MEDIA.list({ prefix })).objects).toHaveLength(0);
   });
 
   it("accepts chunking_strategy as the SDK's chunking_strategy[prop] parts and as a JSON string, and stream=false", async () => {
