@@ -15,6 +15,7 @@ import { reliability } from "./reliability.ts";
 import { roomsWithHall } from "./rooms.ts";
 import { scheduler } from "./scheduler.ts";
 import { soak } from "./soak.ts";
+import { speakers } from "./speakers.ts";
 import { sync } from "./sync.ts";
 import { tiers } from "./tiers.ts";
 import { truecaseGroup } from "./truecase.ts";
@@ -35,6 +36,7 @@ const GROUPS: Record<string, BenchGroup> = {
   reliability,
   scheduler,
   soak,
+  speakers,
   vad,
   truecase: truecaseGroup,
 };

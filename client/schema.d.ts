@@ -3303,9 +3303,9 @@ export interface components {
             chunking_strategy?: "auto" | components["schemas"]["OpenAIServerVadChunking"];
             /** @description `logprobs` is refused (400): the decoder reports no per-token probabilities */
             include?: string[];
-            /** @description refused (400): known speakers are not supported */
+            /** @description names for the voices of `known_speaker_references[]`, in the same order (at most 4, diarized_json only) */
             known_speaker_names?: string[];
-            /** @description refused (400): known speakers are not supported */
+            /** @description 2-10 s reference clips as data URLs (`data:audio/wav;base64,...`, any container `file` takes), one per name; each value at most 2.5 MiB, all of them together at most 8 MiB */
             known_speaker_references?: string[];
             /**
              * @description `false` (default); `true` is a 400: the transcript comes in one response
@@ -3479,7 +3479,7 @@ export interface components {
              * @description why the task failed, as a stable code (set with error); docs/api.md lists them
              * @enum {string|null}
              */
-            error_code?: "media_unreachable" | "media_unreadable" | "media_empty" | "media_too_large" | "unsupported_media" | "audio_too_long" | "unsupported_language" | "language_required" | "invalid_params" | "unsupported_kind" | "decoder_error" | "cancelled" | "node_lost" | "node_shutdown" | "queue_unavailable" | "queue_undeliverable" | "internal_error" | "remote_unavailable" | "remote_refused" | "note_too_short" | "tts_unavailable" | "tts_failed" | "llm_failed" | "translation_unavailable" | "translation_failed" | "renderer_unavailable" | "render_failed" | "slides_failed" | null;
+            error_code?: "media_unreachable" | "media_unreadable" | "media_empty" | "media_too_large" | "unsupported_media" | "audio_too_long" | "speaker_reference_invalid" | "unsupported_language" | "language_required" | "invalid_params" | "unsupported_kind" | "decoder_error" | "cancelled" | "node_lost" | "node_shutdown" | "queue_unavailable" | "queue_undeliverable" | "internal_error" | "remote_unavailable" | "remote_refused" | "note_too_short" | "tts_unavailable" | "tts_failed" | "llm_failed" | "translation_unavailable" | "translation_failed" | "renderer_unavailable" | "render_failed" | "slides_failed" | null;
             queue?: components["schemas"]["QueueStats"];
             /** @description 0..100 as the node last reported it (never goes back); 100 once done */
             progress?: number;
@@ -3605,9 +3605,13 @@ export interface components {
             object_key: string | null;
             /** @default null */
             file_url: string | null;
+            known_speakers?: {
+                name: string;
+                object_key: string;
+            }[];
         } | null;
         /** @enum {string|null} */
-        TaskFailureCode: "media_unreachable" | "media_unreadable" | "media_empty" | "media_too_large" | "unsupported_media" | "audio_too_long" | "unsupported_language" | "language_required" | "invalid_params" | "unsupported_kind" | "decoder_error" | "cancelled" | "node_lost" | "node_shutdown" | "queue_unavailable" | "queue_undeliverable" | "internal_error" | "remote_unavailable" | "remote_refused" | "note_too_short" | "tts_unavailable" | "tts_failed" | "llm_failed" | "translation_unavailable" | "translation_failed" | "renderer_unavailable" | "render_failed" | "slides_failed" | null;
+        TaskFailureCode: "media_unreachable" | "media_unreadable" | "media_empty" | "media_too_large" | "unsupported_media" | "audio_too_long" | "speaker_reference_invalid" | "unsupported_language" | "language_required" | "invalid_params" | "unsupported_kind" | "decoder_error" | "cancelled" | "node_lost" | "node_shutdown" | "queue_unavailable" | "queue_undeliverable" | "internal_error" | "remote_unavailable" | "remote_refused" | "note_too_short" | "tts_unavailable" | "tts_failed" | "llm_failed" | "translation_unavailable" | "translation_failed" | "renderer_unavailable" | "render_failed" | "slides_failed" | null;
         PresignResponse: {
             /** @description pass to POST /transcribe/object after the PUT */
             object_key: string;

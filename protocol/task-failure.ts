@@ -25,6 +25,11 @@ export const TASK_FAILURES = {
     retryable: false,
     meaning: "the audio is longer than the deployment's MAX_AUDIO_DURATION_SEC (default 4 h)",
   },
+  speaker_reference_invalid: {
+    retryable: false,
+    meaning:
+      "a known speaker's reference clip cannot be decoded, is not 2-10 s long, or holds no voice (known_speaker_references[])",
+  },
   unsupported_language: { retryable: false, meaning: "the requested language is not one the model knows" },
   language_required: {
     retryable: false,

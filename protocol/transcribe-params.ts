@@ -6,6 +6,14 @@ export const SpeechTask = z.enum(SPEECH_TASKS);
 export type SpeechTask = z.infer<typeof SpeechTask>;
 
 /**
+ * A voice the diarizer should name (the compatible API's known_speaker_names[] with its reference clip):
+ * the clip is in R2 under `object_key`, which the node reads through its lease
+ * (`/internal/v1/leases/{lease_id}/speakers/{index}`).
+ */
+export const KnownSpeaker = z.object({ name: z.string().min(1).max(256), object_key: z.string() });
+export type KnownSpeaker = z.infer<typeof KnownSpeaker>;
+
+/**
  * The parameters of a transcription task: written by every enqueue route (async and OpenAI-compatible),
  * stored with the task, shown in /history as HistoryEntryParams, and read by the node. This is the one
  * definition; nothing else describes them.
@@ -32,6 +40,8 @@ export const TranscribeParams = z
     object_key: z.string().nullable().default(null),
     /** Set for jobs enqueued from a URL; null otherwise. */
     file_url: z.string().nullable().default(null),
+    /** Voices to name speakers after, in the order given (at most 4); absent for anonymous labels. */
+    known_speakers: z.array(KnownSpeaker).max(4).optional(),
   })
   .meta({ id: "HistoryEntryParams" });
 export type TranscribeParams = z.infer<typeof TranscribeParams>;

@@ -80,6 +80,18 @@ export class BlockStore {
    * sum' = (sum - n m) / s and sumsq' = (sumsq - 2 m sum + n m^2) / s^2.
    */
   normalized(): BlockStats | null {
+    const stats = this.raw();
+    if (!stats) return null;
+    for (let d = 0; d < stats.dims; d++) normalize(stats.counts, stats.sums, stats.sumsq, stats.dims, d);
+    return stats;
+  }
+
+  /**
+   * Float64 statistics as stored, without normalization, or null when no frame was voiced: what a
+   * voice profile compares across recordings (voice-profile.ts), where per-recording CMVN would take
+   * out the very offsets that tell two voices apart.
+   */
+  raw(): BlockStats | null {
     const { dims, stride } = this;
     const counts = new Float64Array(this.count);
     const sums = new Float64Array(this.count * dims);
@@ -103,7 +115,6 @@ export class BlockStore {
       }
     }
     if (counts.every((n) => n === 0)) return null;
-    for (let d = 0; d < dims; d++) normalize(counts, sums, sumsq, dims, d);
     return { dims, counts, sums, sumsq, pitch };
   }
 }

@@ -17,12 +17,13 @@
 import type { SpeakerTurn } from "../../protocol/transcription.ts";
 import { BLOCK_FRAMES, BlockStore, blockStride, windowEmbeddings } from "./blocks.ts";
 import { clusterWindows } from "./cluster.ts";
-import { blockOwners, windowEvidence } from "./evidence.ts";
+import { blockOwners, type Evidence, windowEvidence } from "./evidence.ts";
 import { FRAME_HOP, MfccExtractor, SAMPLE_RATE } from "./features.ts";
 import { PitchTracker } from "./pitch.ts";
 import { buildTurns, resegment } from "./reseg.ts";
 import { changeSegments } from "./segment.ts";
 import { EnergyVad, type FrameVoicing, type VadOptions } from "./vad.ts";
+import { blockProfiles, speakerProfiles } from "./voice-profile.ts";
 
 /** Cepstra per frame (c1..c19). */
 const DIMS = 19;
@@ -134,6 +135,24 @@ export class Diarizer {
     if (this.frames % BLOCK_FRAMES !== 0) this.flushBlock();
     this.result = this.diarize();
     return this.result;
+  }
+
+  /**
+   * The voice profile of each speaker of `finish()`'s turns, from the raw block statistics
+   * (voice-profile.ts), to name them after known speakers.
+   */
+  speakerProfiles(): Map<string, Evidence> {
+    const turns = this.finish();
+    const stats = this.store.raw();
+    return stats ? speakerProfiles(stats, turns, (BLOCK_FRAMES * FRAME_HOP) / SAMPLE_RATE) : new Map();
+  }
+
+  /** Everything pushed as one voice's profile (a known speaker's reference clip); null if nothing was voiced. */
+  voiceProfile(): Evidence | null {
+    this.finish();
+    const stats = this.store.raw();
+    if (!stats) return null;
+    return blockProfiles(stats, new Int32Array(stats.counts.length), 1)[0] ?? null;
   }
 
   private flushBlock(): void {

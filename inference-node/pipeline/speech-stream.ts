@@ -4,6 +4,7 @@
  * non-speech stretches; the energy fallback is not trusted to skip (noise it calls non-speech might
  * hold quiet words), so with it every sample is decoded and the diarizer runs its own energy VAD.
  */
+import type { Evidence } from "../diarize/evidence.ts";
 import { Diarizer, type SpeakerTurn } from "../diarize/index.ts";
 import { LabelledVoicing } from "../diarize/labelled-voicing.ts";
 import { SAMPLE_RATE } from "../media/pcm-stream.ts";
@@ -37,6 +38,8 @@ export interface SpeechStream {
   finishDiarization(): SpeakerTurn[] | null;
   /** The diarizer's own wall time so far (feeding and clustering), in milliseconds. */
   diarizeMs(): number;
+  /** Voice profiles of the speakers of `finishDiarization()`'s turns (empty without diarization). */
+  speakerProfiles(): Map<string, Evidence>;
 }
 
 /**
@@ -111,5 +114,9 @@ export function speechStream(
       return turns;
     },
     diarizeMs: () => diarizeMs,
+    speakerProfiles: () => {
+      runDiarizer(true);
+      return diarizer?.speakerProfiles() ?? new Map();
+    },
   };
 }

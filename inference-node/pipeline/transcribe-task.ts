@@ -14,6 +14,7 @@ import type { Translator } from "../translate/translator.ts";
 import type { VoiceActivity } from "../vad/voice-activity.ts";
 import { decodeStream } from "./decode-stream.ts";
 import { fetchMedia, type MediaSourceOptions } from "./fetch-media.ts";
+import { loadKnownVoices, nameTurns } from "./known-speakers.ts";
 import { buildDetail } from "./result-detail.ts";
 import { speechStream } from "./speech-stream.ts";
 
@@ -52,6 +53,8 @@ export async function transcribe(
   const wordTimes = interactive && params.word_timestamps;
 
   const downloadStarted = performance.now();
+  // reference clips first: a bad one fails the task before the media is decoded
+  const knownVoices = deps.diarize ? await loadKnownVoices(lease, { ...deps.media, signal }) : [];
   const media = await fetchMedia(lease, { ...deps.media, signal });
   const downloadMs = performance.now() - downloadStarted;
   try {
@@ -80,7 +83,8 @@ export async function transcribe(
     if (run.durationSec === 0) throw new MediaError("media_empty", "the media contains no audio");
     // clustered beside the last window's decode; only a window that ended exactly at the input's
     // end leaves it to run here, after recognition
-    const speakerTurns = speech.finishDiarization();
+    const turns = speech.finishDiarization();
+    const speakerTurns = turns && nameTurns(turns, speech.speakerProfiles(), knownVoices);
     const diarizeMs = speech.diarizeMs();
     // the spec's decode term: opening the media (its checks, then a direct WAV read or ffmpeg's
     // start), every wait for its PCM while whisper had nothing to decode, and closing the reader

@@ -6,6 +6,8 @@ import OpenAI, { toFile } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unwrap } from "../../client/index.ts";
 import { LANGUAGES } from "../../protocol/languages.ts";
+import { buildExchange, synthesize } from "../helpers/dialogue.ts";
+import { byLabel } from "../helpers/diarize-sets.ts";
 import { LocalPlatform } from "../helpers/local-platform.ts";
 import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
@@ -146,6 +148,55 @@ describe("OpenAI SDK against the real stack", () => {
     expect(exported.status).toBe(200);
     const { _request_id: _, ...body } = diarized as typeof diarized & { _request_id?: string };
     expect(await exported.json()).toEqual(body);
+  });
+
+  it("names the speaker whose reference clip is given, and refuses a clip shorter than 2 s", async () => {
+    // a male voice speaks three turns, a female voice two; only the male voice is enrolled, with a
+    // reference made of sentences he never says in the call
+    const [agent, other] = [byLabel("us-m3"), byLabel("us-f3")];
+    const lines = [
+      "Can we move the meeting to ten?",
+      "Ten o'clock works fine for me.",
+      "The train was late again today.",
+    ];
+    const call = await buildExchange(
+      [agent, other, agent, other, agent].map((voice, i) => ({
+        voice,
+        text: lines[i % 3] ?? "",
+        pause: 0.6,
+      })),
+    );
+    writeWav(join(dir, "call.wav"), call.pcm);
+    const reference = Float32Array.from(
+      [
+        ...(await synthesize("My garden is full of yellow roses this summer.", agent)),
+        ...(await synthesize("The library closes early on public holidays.", agent)),
+      ],
+      (x) => x * agent.gain,
+    );
+    const dataUrl = (pcm: Float32Array, name: string) => {
+      writeWav(join(dir, name), pcm);
+      return `data:audio/wav;base64,${readFileSync(join(dir, name)).toString("base64")}`;
+    };
+    const ask = async (clip: string) =>
+      client.audio.transcriptions.create({
+        file: await toFile(readFileSync(join(dir, "call.wav")), "call.wav", { type: "audio/wav" }),
+        model: "gpt-4o-transcribe-diarize",
+        response_format: "diarized_json",
+        known_speaker_names: ["agent"],
+        known_speaker_references: [clip],
+      });
+    const diarized = (await ask(
+      dataUrl(reference, "agent.wav"),
+    )) as unknown as OpenAI.Audio.TranscriptionDiarized;
+    const speakers = diarized.segments.map((segment) => segment.speaker);
+    expect(speakers).toContain("agent");
+    for (const speaker of speakers) expect(speaker).toMatch(/^(agent|[A-Z]+)$/);
+
+    const short = await ask(dataUrl(reference.subarray(0, 16_000), "short.wav")).catch((e) => e);
+    expect(short).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(short.param).toBe("known_speaker_references");
+    expect(short.message).toMatch(/known_speaker_references\[0\] is 1\.0 s long/);
   });
 
   it("auto-detects the language when none is given, and keeps a given one", async () => {

@@ -104,7 +104,8 @@ export const POOL_LABELS = {
   female: [...ESPEAK, ...FESTIVAL].filter((v) => v.gender === "f").map((v) => v.label),
 };
 
-function byLabel(label: string): PoolVoice {
+/** A pool voice by its label (the speakers bench builds its own dialogues from them). */
+export function byLabel(label: string): PoolVoice {
   const voice = [...ESPEAK, ...FESTIVAL].find((v) => v.label === label);
   if (!voice) throw new Error(`no pool voice ${label}`);
   return voice;

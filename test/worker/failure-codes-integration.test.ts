@@ -33,6 +33,7 @@ const SYNC_STATUS: Record<TaskFailureCode, number> = {
   media_too_large: 413,
   unsupported_media: 400,
   audio_too_long: 413,
+  speaker_reference_invalid: 400,
   unsupported_language: 400,
   language_required: 400,
   invalid_params: 500,

@@ -22,6 +22,11 @@ export class TestNode {
     this.health = { ...NODE_HEALTH, ...health };
   }
 
+  /** GET on the internal API (a leased task's source or known-speaker clip). */
+  get(path: string): Promise<Response> {
+    return call(`/internal/v1${path}`, { headers: { authorization: `Bearer ${this.token}` } });
+  }
+
   private post(path: string, body: unknown): Promise<Response> {
     return call(`/internal/v1${path}`, {
       method: "POST",

@@ -147,6 +147,15 @@ describe("OpenAI response formats", () => {
     const many = speakerLetters(Array.from({ length: 28 }, (_, i) => `SPEAKER_${i}`));
     expect(many.slice(24)).toEqual(["Y", "Z", "AA", "AB"]);
     expect(speakerLetters([])).toEqual([]);
+    // a known speaker's name (the node put it in place of the label) stays; letters skip the names
+    expect(speakerLetters([null, "B", "SPEAKER_01", "agent", "SPEAKER_00", null])).toEqual([
+      "A",
+      "B",
+      "A",
+      "agent",
+      "C",
+      "C",
+    ]);
   });
 
   it("srt numbers cues from 1 with comma milliseconds and a blank line after each", () => {

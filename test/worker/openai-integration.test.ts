@@ -292,6 +292,61 @@ describe("diarized_json and the SDK's encodings", () => {
     });
   });
 
+  it("carries known speakers' reference clips to the node through its lease and answers their names", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const node = new TestNode();
+    // clips well over the 16 KiB every other field is held to, as real 2-10 s references are
+    const clips = [new Uint8Array(300_000).fill(1), new Uint8Array(40_000).fill(2)];
+    const dataUrl = (bytes: Uint8Array) =>
+      `data:audio/wav;base64,${btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""))}`;
+    const serve = async () => {
+      const [lease] = await node.lease(1, 10_000);
+      if (!lease) throw new Error("no lease");
+      const fetched = await Promise.all(
+        [0, 1, 2].map((i) => node.get(`/leases/${lease.lease_id}/speakers/${i}`)),
+      );
+      const bytes = await Promise.all(
+        fetched.slice(0, 2).map(async (r) => new Uint8Array(await r.arrayBuffer())),
+      );
+      // the node names the clusters it matched (here the second) and leaves the rest anonymous
+      const result = detailedResult();
+      const segments = result.segments.map((segment, i) =>
+        i === 1 ? { ...segment, speaker: "customer" } : segment,
+      );
+      const done = await node.complete(lease.lease_id, { ...result, segments });
+      if (done.status !== 204) throw new Error(`complete: ${done.status} ${await done.text()}`);
+      return { lease, statuses: fetched.map((r) => r.status), bytes };
+    };
+    const [{ data: diarized, response }, served] = await Promise.all([
+      client.audio.transcriptions
+        .create({
+          file: clip(),
+          model: "gpt-4o-transcribe-diarize",
+          response_format: "diarized_json",
+          known_speaker_names: ["agent", "customer"],
+          known_speaker_references: clips.map(dataUrl),
+        })
+        .withResponse(),
+      serve(),
+    ]);
+    expect(served.statuses).toEqual([200, 200, 404]);
+    expect(served.bytes).toEqual(clips);
+    expect(served.lease.params).toMatchObject({
+      known_speakers: [{ name: "agent" }, { name: "customer" }],
+    });
+    const { segments } = diarized as unknown as { segments: { speaker: string }[] };
+    expect(segments.map((segment) => segment.speaker)).toEqual(["A", "customer"]);
+    // the clips go with the task's media
+    const { object_key: upload } = served.lease.params as { object_key: string };
+    const prefix = `known-speakers/${upload.split("/")[1]}/`;
+    expect((await env.MEDIA.list({ prefix })).objects).toHaveLength(2);
+    const taskId = response.headers.get("x-voxedge-task-id");
+    const deleted = await call(`/transcribe/${taskId}`, { method: "DELETE", headers: bearer(key) });
+    expect(deleted.status).toBe(204);
+    expect((await env.MEDIA.list({ prefix })).objects).toHaveLength(0);
+  });
+
   it("accepts chunking_strategy as the SDK's chunking_strategy[prop] parts and as a JSON string, and stream=false", async () => {
     const { key } = await createKey();
     // the official SDK, keeping a copy of each form it sends
@@ -378,10 +433,15 @@ describe("diarized_json and the SDK's encodings", () => {
         {
           response_format: "diarized_json",
           known_speaker_names: ["agent"],
-          known_speaker_references: ["data:audio/wav;base64,AA"],
+          known_speaker_references: ["https://example.com/agent.wav"],
         },
         "known_speaker_references",
-        /known speakers are not supported/,
+        /known_speaker_references\[0\] is not an audio data URL/,
+      ],
+      [
+        { known_speaker_names: ["agent"], known_speaker_references: ["data:audio/wav;base64,AAAA"] },
+        "known_speaker_names",
+        /known speakers need response_format diarized_json \(got json\)/,
       ],
       [{ chunking_strategy: { type: "server_vad", threshold: 2 } }, "chunking_strategy", /threshold/],
       [{ chunking_strategy: "fixed" }, "chunking_strategy", /"fixed" is not supported/],

@@ -87,6 +87,7 @@ describe("parseSyncRequest", () => {
     expect(request).toEqual({
       format: "verbose_json",
       granularities: ["word"],
+      references: [],
       params: {
         model_id: "whisper-base",
         language: "en",
@@ -156,14 +157,63 @@ describe("parseSyncRequest", () => {
       ],
       [[["include[]", "logprobs"]], "include", /no per-token log probabilities; leave include out/],
       [[["include[]", "tokens"]], "include", /"tokens" is not supported/],
-      [[["known_speaker_names[]", "agent"]], "known_speaker_names", /labels speakers A, B/],
+      [[["known_speaker_names[]", "agent"]], "known_speaker_names", /need response_format diarized_json/],
       [
         [
+          ["response_format", "diarized_json"],
           ["known_speaker_names[]", "agent"],
-          ["known_speaker_references[]", "data:audio/wav;base64,AAAA"],
         ],
         "known_speaker_references",
-        /known speakers are not supported/,
+        /known_speaker_names has 1 entries and known_speaker_references 0/,
+      ],
+      [
+        [
+          ["response_format", "diarized_json"],
+          ...["a", "b", "c", "d", "e"].flatMap((name): [string, string][] => [
+            ["known_speaker_names[]", name],
+            ["known_speaker_references[]", "data:audio/wav;base64,AAAA"],
+          ]),
+        ],
+        "known_speaker_names",
+        /at most 4 known speakers are supported \(got 5\)/,
+      ],
+      [
+        [
+          ["response_format", "diarized_json"],
+          ["known_speaker_names[]", "agent"],
+          ["known_speaker_names[]", "agent"],
+          ["known_speaker_references[]", "data:audio/wav;base64,AAAA"],
+          ["known_speaker_references[]", "data:audio/wav;base64,AAAA"],
+        ],
+        "known_speaker_names",
+        /repeats "agent"/,
+      ],
+      [
+        [
+          ["response_format", "diarized_json"],
+          ["known_speaker_names[]", "SPEAKER_00"],
+          ["known_speaker_references[]", "data:audio/wav;base64,AAAA"],
+        ],
+        "known_speaker_names",
+        /SPEAKER_nn labels/,
+      ],
+      [
+        [
+          ["response_format", "diarized_json"],
+          ["known_speaker_names[]", "agent"],
+          ["known_speaker_references[]", "data:text/plain;base64,AAAA"],
+        ],
+        "known_speaker_references",
+        /known_speaker_references\[0\] is not an audio data URL/,
+      ],
+      [
+        [
+          ["response_format", "diarized_json"],
+          ["known_speaker_names[]", "agent"],
+          ["known_speaker_references[]", "data:audio/wav;base64,%%%"],
+        ],
+        "known_speaker_references",
+        /not valid base64/,
       ],
       [[["stream", "true"]], "stream", /send stream=false/],
       [
@@ -323,5 +373,26 @@ describe("OpenAI error envelope", () => {
       param: "file",
       code: null,
     });
+  });
+});
+
+describe("known speakers", () => {
+  it("decodes each reference clip with its trimmed name, in order, only for diarized_json", () => {
+    const request = parseSyncRequest(
+      env,
+      fields([
+        ["response_format", "diarized_json"],
+        ["known_speaker_names[]", " agent "],
+        ["known_speaker_names[]", "customer"],
+        ["known_speaker_references[]", "data:audio/wav;base64,AAEC"],
+        ["known_speaker_references[]", "data:audio/ogg;codecs=opus;base64,/w=="],
+      ]),
+      "transcribe",
+    );
+    expect(request.references).toEqual([
+      { name: "agent", contentType: "audio/wav", bytes: Uint8Array.of(0, 1, 2) },
+      { name: "customer", contentType: "audio/ogg", bytes: Uint8Array.of(255) },
+    ]);
+    expect(request.params).not.toHaveProperty("known_speakers");
   });
 });

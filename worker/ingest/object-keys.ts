@@ -39,6 +39,16 @@ export function outputKey(taskId: string, name: string): string {
   return `${outputPrefix(taskId)}${crypto.randomUUID()}/${slugify(name)}`;
 }
 
+/**
+ * Where a compatible call's known-speaker reference clips live: beside its upload, under the upload's
+ * random UUID, outside every shape GET /media serves (deleted by this prefix with the upload).
+ *
+ * @example knownSpeakerPrefix("uploads/6f1c…/call.wav") // "known-speakers/6f1c…/"
+ */
+export function knownSpeakerPrefix(uploadKey: string): string {
+  return `known-speakers/${uploadKey.split("/")[1] ?? ""}/`;
+}
+
 /** Where every output of a task lives (deleted by this prefix). */
 export function outputPrefix(taskId: string): string {
   return `${OUTPUT_PREFIX}${taskId}/`;

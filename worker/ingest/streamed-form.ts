@@ -17,6 +17,17 @@ const MAX_FIELD_BYTES = 16 * 1024;
 /** Values kept per text field name (`timestamp_granularities[]` repeats). */
 const MAX_VALUES_PER_FIELD = 8;
 
+/**
+ * Text fields allowed past the 16 KiB value limit (the compatible API's reference clips as data URLs):
+ * each value up to `maxBytes`, all of them together up to `maxTotalBytes`; every other field keeps the
+ * 16 KiB limit.
+ */
+export interface LargeFields {
+  names: readonly string[];
+  maxBytes: number;
+  maxTotalBytes: number;
+}
+
 /** A multipart form whose file is already in R2; text fields keep every value, in order. */
 export interface StreamedForm {
   objectKey: string;
@@ -37,8 +48,10 @@ export async function receiveStreamedForm(
   env: Env,
   request: Request,
   ownerKeyId: string,
+  largeFields?: LargeFields,
 ): Promise<StreamedForm> {
   const length = declaredLength(request.headers);
+  // large fields are not counted in: a 2 GB file's form with reference clips is refused early
   if (length !== null && length > MAX_MEDIA_BYTES + FORM_OVERHEAD_BYTES) throw tooLarge(MAX_MEDIA_BYTES);
   const boundary = multipartBoundary(request.headers.get("content-type"));
   if (!boundary || !request.body) {
@@ -47,6 +60,7 @@ export async function receiveStreamedForm(
   let stored: Omit<StreamedForm, "fields"> | null = null;
   try {
     const fields = new Map<string, string[]>();
+    let largeBytes = 0;
     for await (const part of readFormParts(request.body, boundary)) {
       if (part.name === "file") {
         if (stored) throw formError("file", "send one file per request", "value_error");
@@ -55,7 +69,19 @@ export async function receiveStreamedForm(
       }
       const values = fields.get(part.name) ?? [];
       if (values.length >= MAX_VALUES_PER_FIELD) continue;
-      values.push(await readTextPart(part, MAX_FIELD_BYTES));
+      const large = largeFields?.names.includes(part.name) ? largeFields : null;
+      const value = await readTextPart(part, large ? large.maxBytes : MAX_FIELD_BYTES);
+      if (large) {
+        largeBytes += value.length;
+        if (largeBytes > large.maxTotalBytes) {
+          throw formError(
+            part.name,
+            `malformed form: ${large.names.join(", ")} together exceed ${large.maxTotalBytes} bytes`,
+            "value_error",
+          );
+        }
+      }
+      values.push(value);
       fields.set(part.name, values);
     }
     if (!stored) throw formError("file", MISSING_FILE_MSG, "missing");

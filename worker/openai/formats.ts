@@ -109,25 +109,40 @@ export function toDiarizedJson(result: TranscriptionResult): OpenAITranscription
   };
 }
 
+/** The diarizer's anonymous labels; any other label is a known speaker's name (known-speakers.ts). */
+const ANONYMOUS_LABEL = /^SPEAKER_\d+$/;
+
 /**
  * OpenAI's speaker names for the diarizer's labels: `A`, `B`, … `Z`, `AA`, … in order of first
- * appearance. A segment the diarizer left without a speaker (none of its turns overlap it, or the
- * node runs without diarization) keeps the speaker before it; before any, `A`.
+ * appearance, skipping any letter a known speaker is called; a known speaker's name (the node put it
+ * in place of the label) stays as it is. A segment the diarizer left without a speaker (none of its
+ * turns overlap it, or the node runs without diarization) keeps the speaker before it; before any, the
+ * first letter.
  *
  * @example speakerLetters(["SPEAKER_01", null, "SPEAKER_00", "SPEAKER_01"]) // ["A", "A", "B", "A"]
+ * @example speakerLetters(["agent", "SPEAKER_01"]) // ["agent", "A"]
  */
 export function speakerLetters(labels: readonly (string | null)[]): string[] {
+  const names = new Set(
+    labels.filter((label): label is string => label !== null && !ANONYMOUS_LABEL.test(label)),
+  );
   const letters = new Map<string, string>();
+  let next = 0;
+  const nextLetter = () => {
+    while (names.has(letterName(next))) next++;
+    return letterName(next++);
+  };
   let current = letterName(0);
+  for (let first = 0; names.has(current); ) current = letterName(++first);
   return labels.map((label) => {
     if (label === null) return current;
-    let letter = letters.get(label);
-    if (letter === undefined) {
-      letter = letterName(letters.size);
-      letters.set(label, letter);
+    let speaker = names.has(label) ? label : letters.get(label);
+    if (speaker === undefined) {
+      speaker = nextLetter();
+      letters.set(label, speaker);
     }
-    current = letter;
-    return letter;
+    current = speaker;
+    return speaker;
   });
 }
 

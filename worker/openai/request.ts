@@ -15,6 +15,7 @@ import {
 import { toValidationIssues } from "../validation.ts";
 import { OpenAIError } from "./errors.ts";
 import { type FormFields, FormValueError, list, objectValue, single } from "./form-values.ts";
+import { parseKnownSpeakers, type ReferenceClip } from "./known-speakers.ts";
 
 /** A checked compatible-API request; `params` lack only the uploaded object's key. */
 export interface SyncRequest {
@@ -22,7 +23,9 @@ export interface SyncRequest {
   granularities: Granularity[];
   /** `stream=true`: the transcript as server-sent events while it is decoded (transcript-stream.ts). */
   stream: boolean;
-  params: Omit<TranscribeParams, "object_key" | "file_url">;
+  params: Omit<TranscribeParams, "object_key" | "file_url" | "known_speakers">;
+  /** Known speakers' reference clips, decoded; stored beside the upload before the task is made. */
+  references: ReferenceClip[];
 }
 
 /** The formats whose content streams as OpenAI's transcript events (the others are documents). */
@@ -59,7 +62,7 @@ export function formInput(fields: FormFields, task: SpeechTask = "transcribe"): 
  * Checks the text fields of a compatible form: malformed values (a non-numeric temperature, an
  * over-long prompt) are a 422; an unsupported value or combination (response_format, granularity,
  * language, chunking_strategy, include, stream, known speakers) is a 400 naming the field, as OpenAI
- * answers. `model`, `temperature` and `chunking_strategy` are accepted and ignored.
+ * answers; known speakers' clips come back decoded (known-speakers.ts). `model`, `temperature` and `chunking_strategy` are accepted and ignored.
  *
  * @example parseSyncRequest(env, fields, "transcribe").params // { model_id, language: "en", context, task, ... }
  */
@@ -83,10 +86,14 @@ export function parseSyncRequest(env: Env, fields: FormFields, task: SpeechTask)
     throw error;
   }
   const stream = transcription?.stream === "true";
+  const references = transcription
+    ? parseKnownSpeakers(transcription.known_speaker_names, transcription.known_speaker_references, format)
+    : [];
   return {
     format,
     granularities,
     stream,
+    references,
     params: {
       ...base,
       task,
@@ -168,13 +175,6 @@ function checkTranscriptionOptions(
       form.include.includes("logprobs")
         ? "include[]=logprobs is not supported: the decoder reports no per-token log probabilities; leave include out"
         : `include: ${form.include.map((value) => `"${value}"`).join(", ")} is not supported; leave include out`,
-    );
-  }
-  if (form.known_speaker_names.length > 0 || form.known_speaker_references.length > 0) {
-    throw unsupported(
-      form.known_speaker_references.length > 0 ? "known_speaker_references" : "known_speaker_names",
-      "known speakers are not supported: diarized_json labels speakers A, B, … in order of first appearance; " +
-        "leave known_speaker_names and known_speaker_references out",
     );
   }
   if (form.stream === "true" && !STREAMED_FORMATS.includes(format)) {

@@ -13,6 +13,7 @@ import { cancelTask } from "../tasks/leasing.ts";
 import { submitTask } from "../tasks/submit.ts";
 import { missingFileError, OpenAIError } from "./errors.ts";
 import { type RenderedBody, renderTranscript, toJson } from "./formats.ts";
+import { knownSpeakerKeys, REFERENCE_FIELDS, storeKnownSpeakers } from "./known-speakers.ts";
 import { parseSyncRequest, type SyncRequest } from "./request.ts";
 import { transcriptStream } from "./transcript-stream.ts";
 
@@ -87,9 +88,12 @@ export async function runSyncTranscription(env: Env, call: SyncCall): Promise<Sy
 
 /** Streams the form's file into R2 and submits its task on the interactive lane. */
 async function startTask(env: Env, call: SyncCall): Promise<{ taskId: string; request: SyncRequest }> {
-  const form = await receiveStreamedForm(env, call.request, call.ownerKeyId).catch((cause: unknown) => {
-    throw isMissingFile(cause) ? missingFileError() : cause;
-  });
+  const largeFields = call.task === "transcribe" ? REFERENCE_FIELDS : undefined;
+  const form = await receiveStreamedForm(env, call.request, call.ownerKeyId, largeFields).catch(
+    (cause: unknown) => {
+      throw isMissingFile(cause) ? missingFileError() : cause;
+    },
+  );
   let request: SyncRequest;
   let taskId: string;
   try {
@@ -99,16 +103,22 @@ async function startTask(env: Env, call: SyncCall): Promise<{ taskId: string; re
       ownerKeyId: call.ownerKeyId,
       contentType: form.contentType,
     });
+    const knownSpeakers = await storeKnownSpeakers(env, form.objectKey, request.references);
     const record = await submitTask(env, {
       ownerKeyId: call.ownerKeyId,
       kind: "transcribe",
       lane: "interactive",
-      params: { ...request.params, object_key: form.objectKey, file_url: null },
+      params: {
+        ...request.params,
+        object_key: form.objectKey,
+        file_url: null,
+        ...(knownSpeakers.length > 0 && { known_speakers: knownSpeakers }),
+      },
       source: { type: "object", object_key: form.objectKey },
     });
     taskId = record.task_id;
   } catch (cause) {
-    await env.MEDIA.delete(form.objectKey);
+    await env.MEDIA.delete([form.objectKey, ...knownSpeakerKeys(form.objectKey)]);
     throw cause;
   }
   // A remote default model runs here and now, not after the Queue's batch window: the call is waiting.

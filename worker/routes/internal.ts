@@ -23,6 +23,7 @@ import {
   failLease,
   heartbeatLease,
   heartbeatNode,
+  leasedKnownSpeaker,
   leasedTaskSource,
   leaseTasks,
   reportPartial,
@@ -112,6 +113,14 @@ const sourceRoute = createRoute({
   hide: true,
   request: { params: LeaseParam },
   responses: { 200: { description: "media bytes (Range honoured)" }, ...errors },
+});
+
+const knownSpeakerRoute = createRoute({
+  method: "get",
+  path: "/leases/{lease_id}/speakers/{index}",
+  hide: true,
+  request: { params: LeaseParam.extend({ index: z.coerce.number().int().min(0).max(3) }) },
+  responses: { 200: { description: "a known speaker's reference clip, as sent" }, ...errors },
 });
 
 const OutputParam = LeaseParam.extend({ name: z.string().min(1).max(80) });
@@ -216,6 +225,11 @@ internalRoutes
     const source = await leasedTaskSource(c.env, c.req.valid("param").lease_id, c.get("node"));
     if (source.type !== "object") throw new ApiError("not_found", "this task has no stored media");
     return streamObject(c.env.MEDIA, source.object_key, c.req.header("range") ?? null);
+  })
+  .openapi(knownSpeakerRoute, async (c) => {
+    const { lease_id, index } = c.req.valid("param");
+    const objectKey = await leasedKnownSpeaker(c.env, lease_id, c.get("node"), index);
+    return streamObject(c.env.MEDIA, objectKey, null);
   })
   // Workers AI translation for nodes with VOXEDGE_MT_BACKEND=workers-ai (protocol/translate.ts)
   .openapi(translateInfoRoute, (c) => c.json(translationCapabilities(workersAi(c.env)), 200))

@@ -70,8 +70,18 @@ export const TranscriptionFormFields = z.object({
       "always chooses the windows)",
   }),
   include: list("`logprobs` is refused (400): the decoder reports no per-token probabilities"),
-  known_speaker_names: list("refused (400): known speakers are not supported"),
-  known_speaker_references: list("refused (400): known speakers are not supported"),
+  known_speaker_names: list(
+    "names for the voices of `known_speaker_references[]`, in the same order (at most 4, diarized_json only)",
+  ),
+  known_speaker_references: z
+    .array(z.string())
+    .max(8)
+    .default([])
+    .openapi({
+      description:
+        "2-10 s reference clips as data URLs (`data:audio/wav;base64,...`, any container `file` takes), " +
+        "one per name; each value at most 2.5 MiB, all of them together at most 8 MiB",
+    }),
   stream: z.enum(["true", "false"]).default("false").openapi({
     description: "`false` (default); `true` is a 400: the transcript comes in one response",
   }),

@@ -6,7 +6,7 @@ import { dispatcherOfTask, jobState } from "../../platform/stubs.ts";
 import { countRemoved } from "../../platform/task-counts.ts";
 import { deleteWebhook } from "../../platform/webhook-store.ts";
 import type { TaskKind, TaskSource } from "../../protocol/task.ts";
-import { isUploadKey, outputPrefix } from "../ingest/object-keys.ts";
+import { isUploadKey, knownSpeakerPrefix, outputPrefix } from "../ingest/object-keys.ts";
 import { forgetUpload } from "../ingest/upload-registry.ts";
 
 /**
@@ -90,7 +90,8 @@ export async function finishMarkedDeletes(env: Env): Promise<number> {
 /**
  * Removes a task's media from R2: the upload it was made from (only an object we stored, never
  * someone's URL, and only when no other live task of the owner was made from the same upload) and
- * every output under `outputs/<task id>/` (both output key shapes, object-keys.ts).
+ * every output under `outputs/<task id>/` (both output key shapes, object-keys.ts); with the upload go
+ * its known-speaker reference clips.
  */
 export async function deleteTaskMedia(
   env: Env,
@@ -102,11 +103,16 @@ export async function deleteTaskMedia(
     if (!(await uploadUsedElsewhere(env, source.object_key, ownerKeyId, taskId))) {
       await env.MEDIA.delete(source.object_key);
       await forgetUpload(env, source.object_key);
+      await deletePrefix(env, knownSpeakerPrefix(source.object_key));
     }
   }
+  await deletePrefix(env, outputPrefix(taskId));
+}
+
+async function deletePrefix(env: Env, prefix: string): Promise<void> {
   let cursor: string | undefined;
   do {
-    const page = await env.MEDIA.list({ prefix: outputPrefix(taskId), cursor });
+    const page = await env.MEDIA.list({ prefix, cursor });
     if (page.objects.length > 0) await env.MEDIA.delete(page.objects.map((object) => object.key));
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);

@@ -40,6 +40,10 @@ export const FAILURE_VIEWS: Record<TaskFailureCode, FailureView> = {
     sync: { error: "payload_too_large", openaiCode: "audio_too_long", param: "file" },
     content: "audio too long",
   },
+  speaker_reference_invalid: {
+    sync: { error: "bad_request", openaiCode: "invalid_value", param: "known_speaker_references" },
+    content: "invalid known speaker reference",
+  },
   unsupported_language: {
     sync: { error: "bad_request", openaiCode: "unsupported_value", param: "language" },
     content: "unsupported language",

@@ -275,6 +275,18 @@ export async function storeLeaseOutput(
   return storeOutput(env, lease.task_id, name, request);
 }
 
+/**
+ * The object key of a live lease's known-speaker reference clip `index` (a compatible call's
+ * known_speaker_references[], transcribe-params.ts); 404 when the task has no such clip.
+ */
+export async function leasedKnownSpeaker(env: Env, leaseId: string, node: NodeIdentity, index: number) {
+  const lease = await liveLease(env, leaseId, node);
+  const record = await readTask(env, lease.task_id);
+  const known = record?.kind === "transcribe" ? record.params.known_speakers?.[index] : undefined;
+  if (!known) throw new ApiError("not_found", `this task has no known speaker ${index}`);
+  return known.object_key;
+}
+
 /** The task behind a live lease, for streaming its stored media. */
 export async function leasedTaskSource(env: Env, leaseId: string, node: NodeIdentity) {
   const lease = await liveLease(env, leaseId, node);
