@@ -87,6 +87,7 @@ describe("parseSyncRequest", () => {
     expect(request).toEqual({
       format: "verbose_json",
       granularities: ["word"],
+      stream: false,
       references: [],
       params: {
         model_id: "whisper-base",
@@ -215,7 +216,7 @@ describe("parseSyncRequest", () => {
         "known_speaker_references",
         /not valid base64/,
       ],
-      [[["stream", "true"]], "stream", /send stream=false/],
+      [[["stream", "true"], ["response_format", "srt"]], "stream", /response_format srt cannot be streamed/],
       [
         [["chunking_strategy", "manual"]],
         "chunking_strategy",
