@@ -13,10 +13,10 @@
  */
 
 import { gpuDevices } from "../native/index.ts";
-import { CONTENT_KINDS } from "../protocol/task.ts";
 import { loadConfig } from "./config.ts";
 import { publishMissingPreviews } from "./content/publish-previews.ts";
 import { contentDepsFromEnv } from "./content/run-content-task.ts";
+import { leaseLoopWork } from "./kinds/index.ts";
 import { LeaseLoop } from "./lease-loop.ts";
 import { liveOptionsFromEnv } from "./live/options.ts";
 import { startLiveService } from "./live/service.ts";
@@ -26,13 +26,6 @@ import { loadResidentModel } from "./model.ts";
 import { nodeHealth } from "./node-health.ts";
 import { NodeHeartbeat } from "./node-heartbeat.ts";
 import { identifiedLogger } from "./node-identity.ts";
-import { renderTask } from "./pipeline/render-task.ts";
-import { transcribe } from "./pipeline/transcribe-task.ts";
-import { TaskFailureError } from "./task-failure.ts";
-
-const unsupported = (kind: string) =>
-  new TaskFailureError("unsupported_kind", `this loop of the node does not run ${kind} tasks`);
-
 import { createTranslator, translatorConfigFromEnv } from "./translate/config.ts";
 import { MtStatus } from "./translate/mt-status.ts";
 import { loadVoiceActivity } from "./vad/voice-activity.ts";
@@ -90,7 +83,8 @@ async function main(): Promise<void> {
     },
     logger,
   };
-  // Two loops, so a long render never holds a transcription slot and the other way round; one heartbeat.
+  // One loop per work class, so a long render never holds a transcription slot and the other way round;
+  // each runs its class's kinds by their entries in inference-node/kinds. One heartbeat.
   const heartbeat = new NodeHeartbeat(client, health, config.heartbeatMs, logger);
   const loops: LeaseLoop[] = [];
   if (model.takesFileJobs) {
@@ -98,14 +92,10 @@ async function main(): Promise<void> {
       new LeaseLoop({
         client,
         health,
-        kinds: ["transcribe"],
+        ...leaseLoopWork("speech", deps),
         concurrency: config.concurrency,
         heartbeat,
         logger,
-        run: async (lease, context) => {
-          if (lease.kind !== "transcribe") throw unsupported(lease.kind);
-          return { kind: "transcribe", result: await transcribe(lease, deps, context) };
-        },
       }),
     );
   } else {
@@ -123,14 +113,10 @@ async function main(): Promise<void> {
       new LeaseLoop({
         client,
         health,
-        kinds: [...CONTENT_KINDS],
+        ...leaseLoopWork("render", { content, client }),
         concurrency: config.contentConcurrency,
         heartbeat,
         logger,
-        run: async (lease, context) => {
-          if (lease.kind === "transcribe") throw unsupported(lease.kind);
-          return renderTask(lease, { content, client }, context);
-        },
       }),
     );
     publishMissingPreviews(client, { ...content, signal: new AbortController().signal }, logger).catch(

@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { Lane, TASK_CONTRACTS, TaskKind, TaskSource } from "./task.ts";
+import {
+  Lane,
+  perKind,
+  TASK_CONTRACTS,
+  TASK_KINDS,
+  type TaskContract,
+  TaskKind,
+  TaskSource,
+} from "./task.ts";
 import { TaskFailureCode } from "./task-failure.ts";
 
 /**
@@ -62,18 +70,20 @@ const leaseFields = {
   max_audio_duration_sec: z.number().int().positive(),
 };
 
-/** One kind's lease; the schema comes in as an argument so each variant keeps its own types. */
-function leaseOf<K extends TaskKind, P extends z.ZodType>(kind: K, contract: { params: P }) {
-  return z.object({ ...leaseFields, kind: z.literal(kind), params: contract.params });
+/** One kind's lease schema, with that kind's params. */
+type LeaseVariant = {
+  [K in TaskKind]: z.ZodObject<
+    typeof leaseFields & { kind: z.ZodLiteral<K>; params: TaskContract<K>["params"] }
+  >;
+}[TaskKind];
+
+function leaseOf(kind: TaskKind): LeaseVariant {
+  const variant = z.object({ ...leaseFields, kind: z.literal(kind), params: TASK_CONTRACTS[kind].params });
+  return variant as unknown as LeaseVariant;
 }
 
-/** A work order: the task's kind and its params, typed by that kind. */
-export const Lease = z.discriminatedUnion("kind", [
-  leaseOf("transcribe", TASK_CONTRACTS.transcribe),
-  leaseOf("shorts", TASK_CONTRACTS.shorts),
-  leaseOf("quiz_video", TASK_CONTRACTS.quiz_video),
-  leaseOf("slide", TASK_CONTRACTS.slide),
-]);
+/** A work order: the task's kind and its params, typed by that kind; one variant per kind of the table. */
+export const Lease = z.discriminatedUnion("kind", perKind(TASK_KINDS, leaseOf));
 export type Lease = z.infer<typeof Lease>;
 export type LeaseOf<K extends TaskKind> = Extract<Lease, { kind: K }>;
 
@@ -154,17 +164,21 @@ export const HeartbeatResponse = z.object({
 });
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponse>;
 
-function completionOf<K extends TaskKind, C extends z.ZodType>(kind: K, contract: { completion: C }) {
-  return z.strictObject({ kind: z.literal(kind), result: contract.completion });
+/** One kind's completion schema, with that kind's completion result. */
+type CompletionVariant = {
+  [K in TaskKind]: z.ZodObject<
+    { kind: z.ZodLiteral<K>; result: TaskContract<K>["completion"] },
+    z.core.$strict
+  >;
+}[TaskKind];
+
+function completionOf(kind: TaskKind): CompletionVariant {
+  const variant = z.strictObject({ kind: z.literal(kind), result: TASK_CONTRACTS[kind].completion });
+  return variant as unknown as CompletionVariant;
 }
 
-/** A finished task's outcome; `kind` must be the lease's. */
-export const CompleteRequest = z.discriminatedUnion("kind", [
-  completionOf("transcribe", TASK_CONTRACTS.transcribe),
-  completionOf("shorts", TASK_CONTRACTS.shorts),
-  completionOf("quiz_video", TASK_CONTRACTS.quiz_video),
-  completionOf("slide", TASK_CONTRACTS.slide),
-]);
+/** A finished task's outcome; `kind` must be the lease's. One variant per kind of the table. */
+export const CompleteRequest = z.discriminatedUnion("kind", perKind(TASK_KINDS, completionOf));
 export type CompleteRequest = z.infer<typeof CompleteRequest>;
 
 export const FailRequest = z.strictObject({

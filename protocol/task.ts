@@ -1,21 +1,17 @@
 import { z } from "zod";
-import {
-  type ContentKind,
-  ContentTaskResult,
-  QuizVideoParams,
-  ShortsParams,
-  SlideParams,
-} from "./content.ts";
+import { ContentTaskResult, QuizVideoParams, ShortsParams, SlideParams } from "./content-params.ts";
 import { TaskFailureCode } from "./task-failure.ts";
 import { TranscribeParams } from "./transcribe-params.ts";
 import { TranscriptionResult } from "./transcription.ts";
 import { DetailedTranscriptionResult } from "./transcription-detail.ts";
 
 /**
- * The task contract: every asynchronous operation is a task of one kind, whose schemas are declared
- * here once and shared by the Worker, the Durable Objects and the nodes: `params` (stored with the
- * task, sent with its lease), `completion` (what a node reports when it is done) and `result` (what the
- * stores keep of it).
+ * The task-kind table, the one place a kind's wire contract is declared: every asynchronous operation
+ * is a task of one kind, shared by the Worker, the Durable Objects and the nodes: its `workClass` (the
+ * capacity it draws on), `params` (stored with the task, sent with its lease), `completion` (what a node
+ * reports when it is done) and `result` (what the stores keep of it). The wire unions (TaskRecord,
+ * Lease, CompleteRequest, ContentJob) are derived from it; each layer's behaviour per kind lives in its
+ * own registry (worker/tasks/kinds, inference-node/kinds), keyed by the same names.
  */
 export const TASK_CONTRACTS = {
   transcribe: {
@@ -45,6 +41,8 @@ export const TASK_CONTRACTS = {
 } as const;
 
 export type TaskKind = keyof typeof TASK_CONTRACTS;
+/** One kind's row of the table, as a type. */
+export type TaskContract<K extends TaskKind> = (typeof TASK_CONTRACTS)[K];
 export const TASK_KINDS = Object.keys(TASK_CONTRACTS) as [TaskKind, ...TaskKind[]];
 export const TaskKind = z.enum(TASK_KINDS);
 
@@ -62,12 +60,27 @@ export function workClassOf(kind: TaskKind): WorkClass {
   return TASK_CONTRACTS[kind].workClass;
 }
 
-/** The kinds a content node renders (notes into media). */
-export const CONTENT_KINDS = ["shorts", "quiz_video", "slide"] as const satisfies readonly ContentKind[];
+/** The kinds of one work class, as a type. */
+export type KindOf<C extends WorkClass> = {
+  [K in TaskKind]: (typeof TASK_CONTRACTS)[K]["workClass"] extends C ? K : never;
+}[TaskKind];
 
 /** The kinds that draw on one capacity. */
-export function kindsOf(workClass: WorkClass): TaskKind[] {
-  return TASK_KINDS.filter((kind) => workClassOf(kind) === workClass);
+export function kindsOf<C extends WorkClass>(workClass: C): KindOf<C>[] {
+  return TASK_KINDS.filter((kind): kind is KindOf<C> => workClassOf(kind) === workClass);
+}
+
+/** The content kinds: what a content node renders (notes into media). */
+export type ContentKind = KindOf<"render">;
+export const CONTENT_KINDS = kindsOf("render") as [ContentKind, ...ContentKind[]];
+
+/**
+ * One schema per kind of `kinds`, in the table's order, as z.discriminatedUnion takes them: the wire
+ * unions are built with it, so a kind added to the table is in each of them. `build` returns the union
+ * of the per-kind variants (a mapped type over the table), which keeps each variant's own types.
+ */
+export function perKind<K extends TaskKind, S>(kinds: readonly K[], build: (kind: K) => S): [S, ...S[]] {
+  return kinds.map(build) as [S, ...S[]];
 }
 
 /** The one internal life of a task; the speech-to-text API shows it as is (JobStatus). */
@@ -107,29 +120,28 @@ const recordFields = {
   updated_at: z.number().int(),
 };
 
-/** One kind's record; the schemas come in as arguments so each variant keeps its own types. */
-function recordOf<K extends TaskKind, P extends z.ZodType, R extends z.ZodType>(
-  kind: K,
-  contract: { params: P; result: R },
-) {
-  return z.object({
-    ...recordFields,
-    kind: z.literal(kind),
-    params: contract.params,
-    result: contract.result.nullable(),
-  });
+/** One kind's record schema, with that kind's params and result. */
+type RecordVariant = {
+  [K in TaskKind]: z.ZodObject<
+    typeof recordFields & {
+      kind: z.ZodLiteral<K>;
+      params: TaskContract<K>["params"];
+      result: z.ZodNullable<TaskContract<K>["result"]>;
+    }
+  >;
+}[TaskKind];
+
+function recordOf(kind: TaskKind): RecordVariant {
+  const { params, result } = TASK_CONTRACTS[kind];
+  const variant = z.object({ ...recordFields, kind: z.literal(kind), params, result: result.nullable() });
+  return variant as unknown as RecordVariant;
 }
 
 /**
  * A task as both stores keep it (the D1 `jobs` row has exactly these columns). Times are Unix
  * milliseconds. Told apart by `kind`, so params and result are typed per kind.
  */
-export const TaskRecord = z.discriminatedUnion("kind", [
-  recordOf("transcribe", TASK_CONTRACTS.transcribe),
-  recordOf("shorts", TASK_CONTRACTS.shorts),
-  recordOf("quiz_video", TASK_CONTRACTS.quiz_video),
-  recordOf("slide", TASK_CONTRACTS.slide),
-]);
+export const TaskRecord = z.discriminatedUnion("kind", perKind(TASK_KINDS, recordOf));
 export type TaskRecord = z.infer<typeof TaskRecord>;
 export type TaskRecordOf<K extends TaskKind> = Extract<TaskRecord, { kind: K }>;
 

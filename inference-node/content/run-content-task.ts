@@ -1,7 +1,7 @@
 /**
- * The one entry point the lease loop calls for a content task (shorts, quiz_video, slide): it
- * validates the job, makes a private temp folder, runs the kind's stages with progress reports, and
- * returns the result data and the files to upload.
+ * The one entry point the lease loop calls for a content task (any content kind): it validates the
+ * job, makes a private temp folder, runs the kind's stages (content-kinds.ts) with progress reports,
+ * and returns the result data and the files to upload.
  *
  * Temp files: on success the folder holds the output files and stays until the caller runs the
  * returned `cleanup()` (after uploading them); on failure or abort it is removed before rejecting.
@@ -9,14 +9,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ContentJob, type ContentStep } from "../../protocol/content.ts";
+import { ContentJob } from "../../protocol/content.ts";
+import type { ContentKind } from "../../protocol/task.ts";
+import { CONTENT_KIND_STAGES, type ContentKindStages } from "./content-kinds.ts";
 import { ContentError } from "./errors.ts";
 import { renderToolsFromEnv } from "./ffmpeg.ts";
 import { llmConfigFromEnv } from "./llm.ts";
-import { ProgressTracker, processSpeeds, type StageKey } from "./progress.ts";
-import { runQuizVideo } from "./run-quiz.ts";
-import { runShorts } from "./run-shorts.ts";
-import { needsTranslation, runSlides } from "./run-slides.ts";
+import { ProgressTracker, processSpeeds } from "./progress.ts";
 import type { TranslateFn } from "./script.ts";
 import type { ContentDeps, ContentOutput, ContentTaskContext } from "./task-types.ts";
 import { synthesizerFromEnv } from "./tts/index.ts";
@@ -56,31 +55,6 @@ export function contentDepsFromEnv(env: NodeJS.ProcessEnv, translate?: Translate
   };
 }
 
-function planFor(job: ContentJob, deps: ContentDeps): { step: ContentStep; key: StageKey; units: number }[] {
-  const script: StageKey = deps.llm && job.kind !== "slide" ? "script_llm" : "script_extractive";
-  const first =
-    job.kind === "quiz_video" ? "writing_quiz" : job.kind === "slide" ? "building_slides" : "writing_script";
-  const plan: { step: ContentStep; key: StageKey; units: number }[] = [
-    { step: first, key: script, units: 1 },
-  ];
-  if (job.kind === "slide") {
-    if (needsTranslation(job.params)) {
-      plan.push({ step: "translating", key: "translate", units: job.params.note.content.length });
-    }
-    plan.push({ step: "building_slides", key: "slides", units: job.params.slide_count.max });
-    return plan;
-  }
-  const seconds = job.kind === "shorts" ? job.params.clip_duration : 45;
-  plan.push({ step: "synthesizing_voice", key: "tts", units: seconds * 15 });
-  const audioOnly = job.kind === "shorts" && job.params.is_audio_only;
-  plan.push(
-    audioOnly
-      ? { step: "rendering_audio", key: "render_audio", units: seconds }
-      : { step: "rendering_video", key: "render_video", units: seconds },
-  );
-  return plan;
-}
-
 /**
  * Runs one content task.
  *
@@ -104,15 +78,12 @@ export async function runContentTask(
   ctx.signal.throwIfAborted();
   const workDir = await mkdtemp(join(deps.tmpRoot ?? tmpdir(), "voxedge-content-"));
   const cleanup = () => rm(workDir, { recursive: true, force: true });
-  const tracker = new ProgressTracker(deps.speeds ?? processSpeeds, planFor(parsed.data, deps), ctx.report);
+  // One kind's stages take that kind's params: the job was parsed as a pair, so the kind and params match.
+  const stages = CONTENT_KIND_STAGES[parsed.data.kind] as ContentKindStages<ContentKind>;
+  const { params } = parsed.data;
+  const tracker = new ProgressTracker(deps.speeds ?? processSpeeds, stages.plan(params, deps), ctx.report);
   try {
-    const spec = parsed.data;
-    const output =
-      spec.kind === "shorts"
-        ? await runShorts(spec.params, deps, ctx.signal, workDir, tracker)
-        : spec.kind === "quiz_video"
-          ? await runQuizVideo(spec.params, deps, ctx.signal, workDir, tracker)
-          : await runSlides(spec.params, deps, ctx.signal, workDir, tracker);
+    const output = await stages.run(params, deps, ctx.signal, workDir, tracker);
     ctx.signal.throwIfAborted();
     return { ...output, workDir, cleanup };
   } catch (error) {

@@ -6,14 +6,12 @@ import {
   DEFAULT_QUIZ_TEMPLATE_ID,
   type NoteSnapshot,
   parseSlideCountRange,
-  QuizVideoParams,
-  ShortsParams,
-  SlideParams,
   TEMPLATES,
   type Template,
   VOICES,
 } from "../../protocol/content.ts";
 import { normalizeLanguage } from "../../protocol/languages.ts";
+import { TASK_CONTRACTS } from "../../protocol/task.ts";
 import { isUserOwner } from "../auth/principal.ts";
 import type { EnqueueCaller } from "../ingest/enqueue.ts";
 import type { CreateAccepted } from "../schemas/content.ts";
@@ -125,8 +123,6 @@ function paramsOf(kind: ContentKind, fields: Fields) {
   }
 }
 
-const SCHEMAS = { shorts: ShortsParams, quiz_video: QuizVideoParams, slide: SlideParams } as const;
-
 /**
  * Checks a create form and queues its render. Idempotency-Key returns an earlier request's task.
  *
@@ -191,7 +187,7 @@ export async function createContentTask(
         ownerKeyId: caller.ownerKeyId,
         kind,
         lane: "batch",
-        params: SCHEMAS[kind].parse({ ...params, note }),
+        params: TASK_CONTRACTS[kind].params.parse({ ...params, note }),
         source: { type: "none" },
         webhook: webhook.target ? { target: webhook.target, baseUrl: caller.origin } : null,
       });

@@ -1,15 +1,17 @@
-import type { ContentOutputFile } from "../../protocol/content.ts";
 import type { TaskRecord } from "../../protocol/task.ts";
-import type { MediaUrlMinter } from "../media/media-url.ts";
 import type { SuccessData, TaskResultResponse } from "../schemas/content.ts";
 import { FAILURE_VIEWS } from "../tasks/failure-views.ts";
 
 /**
  * The content API's view of any task (GET /v1/create/tasks/{id}/result): PENDING while it waits,
  * PROCESSING with step, progress and estimated_time while it runs, SUCCESS with the result's data and
- * fresh signed links to its files, FAILURE with error, error_key (the failure code) and message.
+ * fresh signed links to its files, FAILURE with error, error_key (the failure code) and message. What
+ * SUCCESS carries is the kind's own (`successData`, from its entry in worker/tasks/kinds).
  */
-export async function toTaskResult(record: TaskRecord, mint: MediaUrlMinter): Promise<TaskResultResponse> {
+export async function toTaskResult<R extends TaskRecord>(
+  record: R,
+  successData: (done: R) => Promise<SuccessData>,
+): Promise<TaskResultResponse> {
   switch (record.status) {
     case "queued":
       return { status: "PENDING" };
@@ -30,37 +32,6 @@ export async function toTaskResult(record: TaskRecord, mint: MediaUrlMinter): Pr
       };
     }
     case "done":
-      return { status: "SUCCESS", data: await successData(record, mint) };
+      return { status: "SUCCESS", data: await successData(record) };
   }
-}
-
-async function successData(record: TaskRecord, mint: MediaUrlMinter): Promise<SuccessData> {
-  if (record.kind === "transcribe") {
-    const result = record.result;
-    const audioUrl = record.source.type === "object" ? await mint(record.source.object_key) : null;
-    return {
-      type: "transcribe",
-      text: result?.text ?? "",
-      language: result?.language ?? null,
-      duration: result?.duration_sec ?? 0,
-      ...(audioUrl ? { audio_url: audioUrl } : {}),
-    };
-  }
-  if (!record.result) return { type: record.kind };
-  const { outputs, ...rest } = record.result;
-  return { ...rest, type: record.kind, ...(await outputLinks(outputs, mint)) };
-}
-
-/** The spec's link fields for a render's files: video_url / audio_url, slide_url + slide_pdf_url. */
-async function outputLinks(
-  outputs: ContentOutputFile[],
-  mint: MediaUrlMinter,
-): Promise<Record<string, string>> {
-  const field = { video: "video_url", audio: "audio_url", pptx: "slide_url", pdf: "slide_pdf_url" } as const;
-  const links: Record<string, string> = {};
-  for (const output of outputs) {
-    const url = await mint(output.object_key);
-    if (url) links[field[output.role]] = url;
-  }
-  return links;
 }

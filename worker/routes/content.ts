@@ -8,7 +8,6 @@ import { backgroundCatalog, servePreview, templateCatalog, voiceCatalog } from "
 import { createContentTask } from "../content/create.ts";
 import { ContentApiError, contentEnvelope } from "../content/errors.ts";
 import { readCreateForm } from "../content/form.ts";
-import { toTaskResult } from "../content/task-result.ts";
 import type { AppEnv } from "../env.ts";
 import { mediaUrlMinter } from "../media/media-url.ts";
 import { principalAuth } from "../middleware/principal-auth.ts";
@@ -30,6 +29,7 @@ import {
 import { contentError } from "../schemas/content-common.ts";
 import { deleteOwnedTask } from "../tasks/delete.ts";
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../tasks/idempotency.ts";
+import { workerTaskKind } from "../tasks/kinds/index.ts";
 
 /**
  * The content service, in three routers for the spec's three prefixes: the catalogs and their
@@ -191,7 +191,8 @@ export const createTaskRoutes = createRouter(contentEnvelope)
   .openapi(resultRoute, async (c) => {
     const found = await readTaskWithWebhook(c.env, c.req.valid("param").task_id);
     if (!found || found.record.owner_key_id !== c.get("principal").ownerId) throw taskNotFound();
-    const view = await toTaskResult(found.record, mediaUrlMinter(c.env, c.req.url));
+    const { record } = found;
+    const view = await workerTaskKind(record.kind).resultView(record, mediaUrlMinter(c.env, c.req.url));
     return c.json({ ...view, ...found.webhook }, 200);
   })
   .openapi(deleteRoute, async (c) => {

@@ -20,9 +20,10 @@ import {
   type NodeHeartbeatResponse,
   type PartialTranscript,
 } from "../../protocol/node.ts";
-import type { TaskRecord, TaskResult } from "../../protocol/task.ts";
+import type { TaskRecord } from "../../protocol/task.ts";
 import { CANCELLED_FAILURE, isRetryable } from "../../protocol/task-failure.ts";
 import { ApiError } from "../errors.ts";
+import { workerTaskKind } from "./kinds/index.ts";
 import { askSchedulers } from "./lease-ask.ts";
 import { checkOutputs, storeOutput } from "./outputs.ts";
 
@@ -200,9 +201,8 @@ export async function heartbeatNode(
 }
 
 /**
- * Stores a finished task's result and ends the lease. The completion must be of the lease's kind. A
- * transcription's decoder `detail` (interactive tasks) goes to the fast store only, before the final
- * status that wakes a waiting synchronous caller; the stored result never carries it.
+ * Stores a finished task's result and ends the lease. The completion must be of the lease's kind, which
+ * decides what is kept of it (a transcription's decoder `detail` goes to the fast store only).
  */
 export async function completeLease(
   env: Env,
@@ -215,19 +215,11 @@ export async function completeLease(
     throw new ApiError("conflict", `lease ${leaseId} is a ${lease.kind} task, not ${completion.kind}`);
   }
   await checkOutputs(env, lease.task_id, completion);
-  const result = await storedResult(env, lease.task_id, completion);
+  const result = await workerTaskKind(completion.kind).storedResult(env, lease.task_id, completion);
   const stored = await changeTaskStatus(env, lease.task_id, { status: "done", result });
   await issuer(env, leaseId).release(leaseId, "finished");
   // The task ended another way meanwhile (cancelled by its caller): the result is not kept.
   if (!stored) throw leaseGone();
-}
-
-/** What the stores keep of a completion; parts meant for the fast store only are written there. */
-async function storedResult(env: Env, taskId: string, completion: CompleteRequest): Promise<TaskResult> {
-  if (completion.kind !== "transcribe") return completion.result;
-  const { detail, ...result } = completion.result;
-  if (detail) await jobState(env, taskId).writeDetail(detail);
-  return result;
 }
 
 /** Keeps a streaming task's partial text with its JobState, for the caller streaming it. */

@@ -4,6 +4,7 @@ import { ApiError } from "../errors.ts";
 import { outputKey, outputPrefix } from "../ingest/object-keys.ts";
 import { servedContentType, uploadContentType } from "../media/content-types.ts";
 import { declaredLength, streamToR2 } from "../media/r2-upload.ts";
+import { workerTaskKind } from "./kinds/index.ts";
 
 /**
  * A render's files: the node streams each one through the Worker into R2 under the task's own prefix,
@@ -36,8 +37,9 @@ export async function storeOutput(
 
 /** Refuses a completion that names a file not stored for this task (or stored with another size). */
 export async function checkOutputs(env: Env, taskId: string, completion: CompleteRequest): Promise<void> {
-  if (completion.kind === "transcribe") return;
-  for (const output of completion.result.outputs) await checkOutput(env, taskId, output);
+  for (const output of workerTaskKind(completion.kind).outputFiles(completion)) {
+    await checkOutput(env, taskId, output);
+  }
 }
 
 async function checkOutput(env: Env, taskId: string, output: ContentOutputFile): Promise<void> {
