@@ -1,6 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../../platform/config.ts";
 import {
+  type HostControl,
+  type HostControlResult,
   LIVE_FORMAT,
   LIVE_SAMPLE_RATE,
   RoomClose,
@@ -9,11 +11,34 @@ import {
 } from "../../protocol/rooms.ts";
 import { assignStream } from "../live/live-streams.ts";
 import { closeSocket, sendJson } from "../live/sockets.ts";
-import { acceptClient, clientSockets, clients, connOf, streams, tellEach } from "./connections.ts";
+import {
+  acceptClient,
+  type ClientConn,
+  clientSockets,
+  clients,
+  connOf,
+  markListener,
+  streams,
+  tellEach,
+} from "./connections.ts";
+import {
+  type ControlRefusal,
+  decideControl,
+  type HostProof,
+  hostRefusal,
+  wasRemoved,
+} from "./host-controls.ts";
 import { RoomHistory } from "./room-history.ts";
 import { newResumeToken, placeFor, resumeHash } from "./room-identity.ts";
 import { readParticipantAsk } from "./room-join.ts";
-import { type Participant, partnerLanguage, type RoomSession, readRoomFrame } from "./room-protocol.ts";
+import {
+  type Participant,
+  participantList,
+  partnerLanguage,
+  publicParticipant,
+  type RoomSession,
+  readRoomFrame,
+} from "./room-protocol.ts";
 import { RoomStore } from "./room-store.ts";
 import { RoomStreams } from "./room-streams.ts";
 import type { TranscriptLine } from "./room-transcript.ts";
@@ -57,10 +82,50 @@ export class TranslationRoom extends DurableObject<Env> {
     });
   }
 
-  /** Creates the session (POST /api/v1/session/create). */
-  async create(session: Omit<RoomSession, "created_at">): Promise<void> {
-    await this.#store.createSession({ ...session, created_at: Date.now() });
+  /** Creates the session (POST /api/v1/session/create); returns its host token (kept only hashed). */
+  async create(
+    session: Omit<RoomSession, "created_at" | "host_token_hash">,
+  ): Promise<{ host_token: string }> {
+    const host = await newResumeToken();
+    await this.#store.createSession({ ...session, created_at: Date.now(), host_token_hash: host.hash });
     await this.#schedule();
+    return { host_token: host.token };
+  }
+
+  /**
+   * A host action (POST /api/v1/session/{id}/control, host-controls.ts): everyone is told, and the
+   * participants' sockets and streams follow.
+   */
+  async control(proof: HostProof, control: HostControl): Promise<HostControlResult | ControlRefusal> {
+    const session = await this.#store.session();
+    if (!session) return { ok: false, reason: "not_found" };
+    const refusal = hostRefusal(session, proof);
+    if (refusal) return refusal;
+    const decided = decideControl(session, await this.#reconcile(Date.now()), control);
+    if (!decided.ok) return decided;
+    await this.#store.saveSession(decided.session);
+    if (decided.system) tellEach(this.ctx, () => decided.system);
+    const { target } = decided;
+    if (control.action === "end") {
+      await this.#end(RoomClose.endedByHost, "the host ended the room");
+      return { locked: decided.session.locked ?? false, ended: true, participants: [] };
+    }
+    if (control.action === "remove" && target) {
+      for (const ws of clientSockets(this.ctx, target.client_id))
+        closeSocket(ws, RoomClose.removed, "removed from the room by its host");
+      this.#streams.endFor(target.client_id, Date.now());
+      await this.#leave([target.client_id]);
+    } else if (target && decided.system) {
+      await this.#store.saveParticipants(decided.participants);
+      markListener(this.ctx, target.client_id, target.role === "listener");
+      if (target.role === "listener") this.#streams.endFor(target.client_id, Date.now());
+      tellEach(this.ctx, () => ({
+        type: "participants",
+        participants: participantList(decided.participants),
+      }));
+    }
+    const participants = participantList(await this.#store.participants());
+    return { locked: decided.session.locked ?? false, ended: false, participants };
   }
 
   /** The session's languages, or null when it does not exist (never created, or expired). */
@@ -97,7 +162,7 @@ export class TranslationRoom extends DurableObject<Env> {
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const conn = connOf(ws);
     if (conn?.role === "client") {
-      await this.#fromParticipant(ws, conn.client_id, message);
+      await this.#fromParticipant(ws, conn, message);
     } else if (conn?.role === "stream") {
       await this.#streams.fromEngine(ws, conn, message);
     } else if (conn?.role === "link" && typeof message === "string") {
@@ -151,7 +216,7 @@ export class TranslationRoom extends DurableObject<Env> {
     if (!session) return refuse(RoomClose.notFound, "conversation not found or expired");
     const ask = readParticipantAsk(params);
     if ("code" in ask) return refuse(ask.code, ask.reason);
-    const { language, asked, resume } = ask;
+    const { language, asked, resume, role, name } = ask;
     // hashing happens before participants are read, so no other event interleaves between read and write
     const [presented, fresh] = await Promise.all([
       resume === null ? null : resumeHash(resume),
@@ -159,7 +224,10 @@ export class TranslationRoom extends DurableObject<Env> {
     ]);
     const now = Date.now();
     const participants = await this.#reconcile(now);
+    if (wasRemoved(session, presented))
+      return refuse(RoomClose.removed, "you were removed from this room by its host");
     const { known, client_id: clientId } = placeFor(participants, { asked, resumeHash: presented });
+    if (!known && session.locked) return refuse(RoomClose.locked, "the host has locked the room");
     if (!known && participants.length >= this.#maxParticipants()) {
       return refuse(RoomClose.full, `the room is full (${this.#maxParticipants()} participants)`);
     }
@@ -170,12 +238,14 @@ export class TranslationRoom extends DurableObject<Env> {
         "replaced by a newer connection with this participant's resume token",
       );
     }
+    // a place taken back keeps its role (the host may have changed it) and, unless renamed, its name
     const me: Participant = known
-      ? { ...known, language, left_at: null, resume_hash: fresh.hash }
-      : { client_id: clientId, language, joined_at: now, left_at: null, resume_hash: fresh.hash };
+      ? { ...known, language, left_at: null, resume_hash: fresh.hash, name: name ?? known.name ?? null }
+      : { client_id: clientId, language, joined_at: now, left_at: null, resume_hash: fresh.hash, name, role };
     const everyone = [...participants.filter((p) => p.client_id !== clientId), me];
     await this.#store.saveParticipants(everyone);
-    acceptClient(this.ctx, ws, clientId, now);
+    const pub = publicParticipant(me);
+    acceptClient(this.ctx, ws, clientId, now, pub.role === "listener");
     this.#store.touch(now, true);
     sendJson(ws, {
       type: "welcome",
@@ -185,6 +255,10 @@ export class TranslationRoom extends DurableObject<Env> {
       language,
       client_count: everyone.length,
       max_participants: this.#maxParticipants(),
+      role: pub.role,
+      name: pub.name,
+      participants: participantList(everyone),
+      locked: session.locked ?? false,
       sample_rate: LIVE_SAMPLE_RATE,
       format: LIVE_FORMAT,
     });
@@ -195,6 +269,8 @@ export class TranslationRoom extends DurableObject<Env> {
         client_count: everyone.length,
         client_id: clientId,
         language,
+        name: pub.name,
+        role: pub.role,
       }));
     }
     this.#announcePartners(everyone, session, changed ? null : clientId);
@@ -253,7 +329,8 @@ export class TranslationRoom extends DurableObject<Env> {
     });
   }
 
-  async #fromParticipant(ws: WebSocket, clientId: string, frame: string | ArrayBuffer): Promise<void> {
+  async #fromParticipant(ws: WebSocket, conn: ClientConn, frame: string | ArrayBuffer): Promise<void> {
+    const clientId = conn.client_id;
     const now = Date.now();
     this.#store.touch(now);
     const action = readRoomFrame(frame);
@@ -266,6 +343,9 @@ export class TranslationRoom extends DurableObject<Env> {
       sendJson(ws, { type: "error", code, message: action.message } satisfies RoomError);
     } else if (action.kind === "control") {
       this.#streams.endFor(clientId, now);
+    } else if (conn.listener) {
+      const why = "you are a listener: your audio is not transcribed (the host can give you the floor)";
+      this.#streams.warn(clientId, "listener", why);
     } else {
       await this.#streams.audio(clientId, action.data, now);
     }
