@@ -1,8 +1,17 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RoomClose, RoomServerMessage } from "../../protocol/rooms.ts";
-import { bearer, createKey } from "./helpers.ts";
-import type { TestSocket } from "./live-helpers.ts";
-import { hostControl, join, newHostedSession, next, openRoom, silent, until } from "./rooms-helpers.ts";
+import { bearer, call, createKey } from "./helpers.ts";
+import { FakeNode, type TestSocket, waitForHealth } from "./live-helpers.ts";
+import {
+  hostControl,
+  join,
+  newHostedSession,
+  next,
+  openRoom,
+  pcmFrame,
+  silent,
+  until,
+} from "./rooms-helpers.ts";
 
 /**
  * Issue #31.2: a room's host (its host token, or the API key that created it) locks and unlocks it,
@@ -13,14 +22,18 @@ import { hostControl, join, newHostedSession, next, openRoom, silent, until } fr
 let creator: string;
 let stranger: string;
 const open: TestSocket[] = [];
+let node: FakeNode | null = null;
 
 beforeAll(async () => {
   creator = (await createKey("room-host")).key;
   stranger = (await createKey("room-stranger")).key;
 });
 
-afterEach(() => {
+afterEach(async () => {
   for (const socket of open.splice(0)) if (!socket.closedWith) socket.ws.close(1000, "test over");
+  await node?.disconnect();
+  node = null;
+  await waitForHealth((h) => !h.asr_loaded);
 });
 
 async function member(conversationId: string, query: Record<string, string>) {
@@ -59,6 +72,20 @@ describe("host credential", () => {
       expect(frames.length).toBeGreaterThan(0);
       for (const frame of frames) expect(frame).not.toContain(created.host_token);
     }
+  });
+});
+
+describe("host token in a browser", () => {
+  it("may be sent cross-origin (the preflight allows X-Host-Token)", async () => {
+    const response = await call(`/api/v1/session/${crypto.randomUUID()}/control`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://console.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "x-host-token, content-type",
+      },
+    });
+    expect(response.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("x-host-token");
   });
 });
 
@@ -190,6 +217,34 @@ describe("host actions", () => {
       event: "floor_granted",
       participant: a.clientId,
     });
+  });
+
+  it("ends a stopped speaker's stream and refuses its audio; the floor gives it an engine again", async () => {
+    node = await FakeNode.connect("room-engine", 2);
+    const room = await newHostedSession(creator);
+    const a = await member(room.conversation_id, { language: "en", name: "Ana" });
+    await member(room.conversation_id, { language: "es", role: "listener" });
+    await until(a.socket, "partner_language");
+    a.socket.send(pcmFrame(true));
+    const { session } = await node.acceptAssignment();
+    expect(await session.json()).toMatchObject({ type: "config", language: "en" });
+    expect(await session.next()).toBeInstanceOf(ArrayBuffer);
+
+    const stop = { action: "stop_speaker", client_id: a.clientId };
+    expect((await hostControl(room.conversation_id, bearer(creator), stop)).status).toBe(200);
+    expect(await session.json()).toEqual({ type: "end" }); // the engine is asked to finish
+    session.send({ type: "ended" });
+    expect(await session.closeWithin()).toMatchObject({ code: 1000 });
+    expect((await until(a.socket, "participants")).found.participants[0]).toMatchObject({ role: "listener" });
+    a.socket.send(pcmFrame(true));
+    expect((await until(a.socket, "error")).found).toMatchObject({ code: "listener" });
+    await expect(node.nextAssignment(300)).rejects.toThrow(/no frame within/);
+
+    const grant = { action: "grant_floor", client_id: a.clientId };
+    expect((await hostControl(room.conversation_id, bearer(creator), grant)).status).toBe(200);
+    a.socket.send(pcmFrame(true));
+    const again = await node.acceptAssignment();
+    expect(await again.session.json()).toMatchObject({ type: "config", language: "en" });
   });
 
   it("ends the room for everyone: told, closed with a reason, and the session is gone", async () => {
