@@ -181,13 +181,19 @@ export class RoomMembers {
     if (decided.system.event === "removed") {
       for (const ws of clientSockets(this.#ctx, target.client_id))
         closeSocket(ws, RoomClose.removed, "removed from the room by its host");
-      this.#deps.streams.endFor(target.client_id, Date.now());
+      this.#stopSpeaking(target.client_id);
       return this.leave([target.client_id]);
     }
     await this.#deps.store.saveParticipants(decided.participants);
     markListener(this.#ctx, target.client_id, target.role === "listener");
-    if (target.role === "listener") this.#deps.streams.endFor(target.client_id, Date.now());
+    if (target.role === "listener") this.#stopSpeaking(target.client_id);
     const participants = participantList(decided.participants);
     tellEach(this.#ctx, () => ({ type: "participants", participants }));
+  }
+
+  /** Ends a participant's streams and drops a stream still asked of the hub (its engine finds none). */
+  #stopSpeaking(clientId: string): void {
+    this.#deps.streams.endFor(clientId, Date.now());
+    this.#deps.book.forget(clientId);
   }
 }
