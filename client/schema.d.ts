@@ -3139,6 +3139,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/session/{conversation_id}/control": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Host controls: lock, unlock, end the room; remove a participant, stop a speaker, grant the floor */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description the host_token of the create response (else: the API key that created the room) */
+                    "x-host-token"?: string;
+                };
+                path: {
+                    conversation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["HostControl"];
+                };
+            };
+            responses: {
+                /** @description the room after the action */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HostControlResult"];
+                    };
+                };
+                /** @description neither a host token nor a valid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TranslationError"];
+                    };
+                };
+                /** @description not this room's host token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TranslationError"];
+                    };
+                };
+                /** @description unknown or expired conversation, a room another key created, or no such participant */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TranslationError"];
+                    };
+                };
+                /** @description body validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TranslationError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ws/single": {
         parameters: {
             query?: never;
@@ -3213,6 +3294,10 @@ export interface paths {
                     client_id?: string;
                     /** @description the resume_token of your last welcome: reconnect with it within 30 s to keep your place */
                     resume?: string;
+                    /** @description speaker (default: your audio is transcribed) or listener (you only read) */
+                    role?: string;
+                    /** @description your display name, shown to everyone and on your finals (trimmed, at most 64 characters, no control characters) */
+                    name?: string;
                 };
                 header?: never;
                 path: {
@@ -3222,7 +3307,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 (bad language, client_id or resume token), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere), 4410 (the room reached ROOM_MAX_AGE_SEC). */
+                /** @description WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 (bad language, client_id, resume token, role or name), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere), 4410 (the room reached ROOM_MAX_AGE_SEC), 4403 (removed by the host), 4423 (locked by the host), 4460 (ended by the host). */
                 101: {
                     headers: {
                         [name: string]: unknown;
@@ -4035,6 +4120,7 @@ export interface components {
             conversation_id: string;
             /** Format: uri */
             join_url: string;
+            host_token: string;
         };
         SessionCreateRequest: {
             language: string;
@@ -4043,6 +4129,25 @@ export interface components {
         SessionDetails: {
             user_a_lang: string;
             user_a_translate: string;
+        };
+        HostControlResult: {
+            locked: boolean;
+            ended: boolean;
+            participants: {
+                client_id: string;
+                name: string | null;
+                /** @enum {string} */
+                role: "speaker" | "listener";
+                language: string;
+            }[];
+        };
+        HostControl: {
+            /** @enum {string} */
+            action: "lock" | "unlock" | "end";
+        } | {
+            /** @enum {string} */
+            action: "remove" | "stop_speaker" | "grant_floor";
+            client_id: string;
         };
     };
     responses: never;

@@ -62,7 +62,8 @@ const WorkerEnv = z.object({
   ROOM_MAX_AGE_SEC: z.preprocess(absentIfEmpty, count(1).default(43_200)),
   /** How long a room's transcript is kept for its creator after the room ends (default 7 days). */
   ROOM_TRANSCRIPT_TTL_SEC: z.preprocess(absentIfEmpty, count(0).default(604_800)),
-  ROOM_MAX_PARTICIPANTS: z.preprocess(absentIfEmpty, count(2).default(8)),
+  /** Participants of one room (a lecture hall: one speaker, many listeners; 100 is the tested maximum). */
+  ROOM_MAX_PARTICIPANTS: z.preprocess(absentIfEmpty, count(2).default(100)),
   /** Participants of one room speaking at once (each holds an engine stream of the creator's key). */
   ROOM_MAX_SPEAKERS: z.preprocess(absentIfEmpty, count(1).default(2)),
   /** The defaults GET /api/v1/languages suggests (when the deployment translates that pair). */

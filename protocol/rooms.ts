@@ -77,7 +77,16 @@ export const SessionCreateRequest = z.strictObject({
   language: languageField,
   translate_language: languageField,
 });
-export const SessionCreateResponse = z.object({ conversation_id: z.uuid(), join_url: z.url() });
+export const SessionCreateResponse = z.object({
+  conversation_id: z.uuid(),
+  join_url: z.url(),
+  /**
+   * The room's host credential (an addition to the spec's fields): 256 random bits, base64url, returned
+   * here only and never sent to any participant; the room keeps its SHA-256. With it (header
+   * `X-Host-Token`), or with the API key that created the room, the host controls the room.
+   */
+  host_token: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+});
 /** GET /api/v1/session/{conversation_id} */
 export const SessionDetails = z.object({ user_a_lang: z.string(), user_a_translate: z.string() });
 export type SessionDetails = z.infer<typeof SessionDetails>;
@@ -98,6 +107,65 @@ export const CLIENT_ID = /^[A-Za-z0-9_-]{8,64}$/;
  * join. The room keeps only its SHA-256.
  */
 export const RESUME_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/** What a participant may do: speak (its audio is transcribed), or only listen. */
+export const ParticipantRole = z.enum(["speaker", "listener"]);
+export type ParticipantRole = z.infer<typeof ParticipantRole>;
+
+/** A display name (`name` query parameter) is trimmed and at most this many characters. */
+export const NAME_MAX_CHARS = 64;
+// C0/C1 controls, and the bidirectional overrides that could make a name read as someone else's text
+const NAME_FORBIDDEN = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u;
+
+/**
+ * A participant's display name, checked: trimmed, 1..NAME_MAX_CHARS characters, no control or
+ * bidirectional-override characters. Null when absent or blank; a string says what is wrong.
+ *
+ * @example displayName("  Ana  "); // { ok: true, name: "Ana" }
+ */
+export function displayName(
+  input: string | null,
+): { ok: true; name: string | null } | { ok: false; reason: string } {
+  const name = input?.trim() ?? "";
+  if (name === "") return { ok: true, name: null };
+  if ([...name].length > NAME_MAX_CHARS)
+    return { ok: false, reason: `name is longer than ${NAME_MAX_CHARS} characters` };
+  if (NAME_FORBIDDEN.test(name)) return { ok: false, reason: "name must not contain control characters" };
+  return { ok: true, name };
+}
+
+/** One participant as every participant sees it (never any secret). */
+export const RoomParticipant = z.object({
+  client_id: z.string(),
+  /** Display name; null when the participant gave none. */
+  name: z.string().nullable(),
+  role: ParticipantRole,
+  language: z.string(),
+});
+export type RoomParticipant = z.infer<typeof RoomParticipant>;
+
+// ---- rooms: host controls (POST /api/v1/session/{conversation_id}/control) ----
+
+/**
+ * One host action: lock or unlock the room to new participants, end it for everyone, or act on one
+ * participant: remove it, stop its speaking (it stays as a listener), or give it the floor (speaker).
+ */
+export const HostControl = z.discriminatedUnion("action", [
+  z.strictObject({ action: z.enum(["lock", "unlock", "end"]) }),
+  z.strictObject({
+    action: z.enum(["remove", "stop_speaker", "grant_floor"]),
+    client_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  }),
+]);
+export type HostControl = z.infer<typeof HostControl>;
+
+/** The room after a host action. */
+export const HostControlResult = z.object({
+  locked: z.boolean(),
+  ended: z.boolean(),
+  participants: z.array(RoomParticipant),
+});
+export type HostControlResult = z.infer<typeof HostControlResult>;
 
 // ---- rooms: client → server ----
 
@@ -120,6 +188,12 @@ export const RoomWelcome = z.object({
   language: z.string(),
   client_count: z.number().int(),
   max_participants: z.number().int(),
+  role: ParticipantRole,
+  name: z.string().nullable(),
+  /** Everyone in the room now, this participant included. */
+  participants: z.array(RoomParticipant),
+  /** The host has locked the room to new participants. */
+  locked: z.boolean(),
   sample_rate: z.literal(LIVE_SAMPLE_RATE),
   format: z.literal(LIVE_FORMAT),
 });
@@ -128,6 +202,8 @@ export const UserJoined = z.object({
   client_count: z.number().int(),
   client_id: z.string(),
   language: z.string(),
+  name: z.string().nullable(),
+  role: ParticipantRole,
 });
 export const UserLeft = z.object({
   type: z.literal("user_left"),
@@ -155,9 +231,28 @@ export const RoomTranscript = z.object({
   is_interim: z.boolean(),
   /** client_id of the speaker. */
   speaker: z.string(),
+  /** The speaker's display name (finals of a speaker that gave one). */
+  speaker_name: z.string().optional(),
   history: z.boolean().optional(),
 });
 export type RoomTranscript = z.infer<typeof RoomTranscript>;
+/** Everyone in the room, sent to all whenever a host action changes it. */
+export const ParticipantList = z.object({
+  type: z.literal("participants"),
+  participants: z.array(RoomParticipant),
+});
+/**
+ * A host action, told to every participant (the one it concerns included, before its socket closes
+ * on `removed` or `ended`). `participant`: the client_id acted on (null for room-wide actions);
+ * `by`: always "host" (the host token or the creating key; which is not told).
+ */
+export const SystemMessage = z.object({
+  type: z.literal("system"),
+  event: z.enum(["locked", "unlocked", "removed", "speaker_stopped", "floor_granted", "ended"]),
+  participant: z.string().nullable(),
+  by: z.literal("host"),
+});
+export type SystemMessage = z.infer<typeof SystemMessage>;
 /** Something went wrong for this participant (the room goes on). */
 export const RoomError = ErrorMessage.extend({
   /**
@@ -166,7 +261,8 @@ export const RoomError = ErrorMessage.extend({
    * engine reported a problem (e.g. it fell behind); engine_lost: the engine went away mid-speech;
    * key_limit: the room creator's API key holds LIVE_MAX_STREAMS_PER_KEY streams already (room speakers
    * count against it); speaker_limit: ROOM_MAX_SPEAKERS others are speaking; max_duration: the
-   * speaker's stream reached LIVE_MAX_SESSION_SEC and was ended (speaking on asks for a new one). After
+   * speaker's stream reached LIVE_MAX_SESSION_SEC and was ended (speaking on asks for a new one);
+   * listener: this participant joined (or was set) as a listener, its audio is not transcribed. After
    * a refusal the speech is not transcribed; speaking again once a stream ends works.
    */
   code: z.enum([
@@ -178,6 +274,7 @@ export const RoomError = ErrorMessage.extend({
     "key_limit",
     "speaker_limit",
     "max_duration",
+    "listener",
   ]),
 });
 export type RoomError = z.infer<typeof RoomError>;
@@ -187,6 +284,8 @@ export const RoomServerMessage = z.discriminatedUnion("type", [
   UserLeft,
   PartnerLanguage,
   RoomTranscript,
+  ParticipantList,
+  SystemMessage,
   RoomError,
 ]);
 export type RoomServerMessage = z.infer<typeof RoomServerMessage>;
@@ -197,7 +296,10 @@ export const RoomClose = {
   normal: 1000,
   /** A binary frame over LIVE_MAX_FRAME_BYTES. */
   tooBig: 1009,
-  /** `language` missing or not one the API knows, or a malformed `client_id` or `resume` token. */
+  /**
+   * `language` missing or not one the API knows, a malformed `client_id` or `resume` token, an unknown
+   * `role`, or a `name` too long or with control characters.
+   */
   badRequest: 4400,
   /** No such conversation: never created, or expired. */
   notFound: 4404,
@@ -207,6 +309,12 @@ export const RoomClose = {
   replaced: 4409,
   /** The room reached ROOM_MAX_AGE_SEC since it was created, however busy it was. */
   maxAge: 4410,
+  /** The host removed this participant; its resume token is refused while the room lives. */
+  removed: 4403,
+  /** The host locked the room: no new participants (a resume token still takes its place back). */
+  locked: 4423,
+  /** The host ended the room for everyone. */
+  endedByHost: 4460,
   /** The room already has ROOM_MAX_PARTICIPANTS participants. */
   full: 4429,
 } as const;

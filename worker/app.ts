@@ -31,7 +31,15 @@ app.use(
   "*",
   cors({
     origin: "*",
-    allowHeaders: ["Authorization", "x-api-key", "Content-Type", "x-request-id", "Range", "Idempotency-Key"],
+    allowHeaders: [
+      "Authorization",
+      "x-api-key",
+      "Content-Type",
+      "x-request-id",
+      "Range",
+      "Idempotency-Key",
+      "x-host-token",
+    ],
     exposeHeaders: [
       "x-request-id",
       "Retry-After",

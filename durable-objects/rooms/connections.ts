@@ -18,6 +18,8 @@ export interface ClientConn {
   role: "client";
   client_id: string;
   connected_at: number;
+  /** Joined or set as a listener: its audio is refused (absent in attachments made before roles). */
+  listener?: boolean;
 }
 export interface StreamConn {
   role: "stream";
@@ -36,9 +38,28 @@ export interface LinkConn {
 export type RoomConn = ClientConn | StreamConn | LinkConn;
 
 /** Accepts a participant's socket. */
-export function acceptClient(ctx: DurableObjectState, ws: WebSocket, clientId: string, now: number): void {
+export function acceptClient(
+  ctx: DurableObjectState,
+  ws: WebSocket,
+  clientId: string,
+  now: number,
+  listener: boolean,
+): void {
   ctx.acceptWebSocket(ws, [CLIENT_TAG, clientTag(clientId)]);
-  ws.serializeAttachment({ role: "client", client_id: clientId, connected_at: now } satisfies ClientConn);
+  ws.serializeAttachment({
+    role: "client",
+    client_id: clientId,
+    connected_at: now,
+    listener,
+  } satisfies ClientConn);
+}
+
+/** Marks a participant's sockets as a listener's or a speaker's (the host changed its role). */
+export function markListener(ctx: DurableObjectState, clientId: string, listener: boolean): void {
+  for (const ws of clientSockets(ctx, clientId)) {
+    const conn = connOf(ws);
+    if (conn?.role === "client") ws.serializeAttachment({ ...conn, listener } satisfies ClientConn);
+  }
 }
 
 /** Accepts an engine's socket for `clientId`'s speech. */

@@ -24,7 +24,7 @@ export async function resumeHash(token: string): Promise<string> {
 }
 
 /** Constant-time equality of two hex hashes (their length is public: both are SHA-256). */
-function sameHash(a: string, b: string): boolean {
+export function sameHash(a: string, b: string): boolean {
   const [x, y] = [new TextEncoder().encode(a), new TextEncoder().encode(b)];
   if (x.byteLength !== y.byteLength) return false;
   return crypto.subtle.timingSafeEqual(x, y);

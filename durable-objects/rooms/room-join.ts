@@ -1,9 +1,24 @@
 import type { LanguageCode } from "../../protocol/languages.ts";
-import { CLIENT_ID, RESUME_TOKEN, RoomClose, translationLanguage } from "../../protocol/rooms.ts";
+import {
+  CLIENT_ID,
+  displayName,
+  ParticipantRole,
+  RESUME_TOKEN,
+  RoomClose,
+  translationLanguage,
+} from "../../protocol/rooms.ts";
 
 /** What the Worker tells the room on a participant's upgrade, or on an engine's. */
 export type RoomJoin =
-  | { role: "client"; language: string | null; client_id: string | null; resume: string | null }
+  | {
+      role: "client";
+      language: string | null;
+      client_id: string | null;
+      resume: string | null;
+      /** `speaker` or `listener` (absent: speaker). */
+      as: string | null;
+      name: string | null;
+    }
   | { role: "stream"; stream_id: string };
 
 /**
@@ -17,11 +32,13 @@ export function roomRequest(original: Request, join: RoomJoin): Request {
   return new Request(url, { headers: original.headers });
 }
 
-/** A participant's checked join: its language, the client id it asks for, its resume token. */
+/** A participant's checked join: its language, the client id it asks for, its resume token, role, name. */
 export interface ParticipantAsk {
   language: LanguageCode;
   asked: string | null;
   resume: string | null;
+  role: ParticipantRole;
+  name: string | null;
 }
 
 /** Why a participant's join is refused: the close code and reason its socket gets. */
@@ -50,5 +67,9 @@ export function readParticipantAsk(params: URLSearchParams): ParticipantAsk | Jo
       reason: "resume must be the resume_token of a welcome (43 base64url characters)",
     };
   }
-  return { language, asked, resume };
+  const role = ParticipantRole.safeParse(params.get("as") ?? "speaker");
+  if (!role.success) return { code: RoomClose.badRequest, reason: "role must be speaker or listener" };
+  const name = displayName(params.get("name"));
+  if (!name.ok) return { code: RoomClose.badRequest, reason: name.reason };
+  return { language, asked, resume, role: role.data, name: name.name };
 }

@@ -6,8 +6,10 @@
 import type { NodeFinal, NodeInterim, StreamConfig } from "../../protocol/live.ts";
 import { parseLiveMessage } from "../../protocol/live.ts";
 import {
+  type ParticipantRole,
   type RoomClientMessage,
   RoomClientMessage as RoomClientSchema,
+  type RoomParticipant,
   type RoomTranscript,
 } from "../../protocol/rooms.ts";
 import { checkControlLength, readAudioFrame } from "../live/client-input.ts";
@@ -21,7 +23,23 @@ export interface Participant {
   left_at: number | null;
   /** SHA-256 (hex) of the participant's current resume token (room-identity.ts). */
   resume_hash: string;
+  /** Display name; null (or absent, stored before names) when none was given. */
+  name?: string | null;
+  /** Absent in participants stored before roles: a speaker. */
+  role?: ParticipantRole;
 }
+
+/** Whether a participant's audio is transcribed. */
+export const speaks = (p: Pick<Participant, "role">): boolean => p.role !== "listener";
+
+/** A participant as the others see it (no resume hash, no times). */
+export function publicParticipant(p: Participant): RoomParticipant {
+  return { client_id: p.client_id, name: p.name ?? null, role: p.role ?? "speaker", language: p.language };
+}
+
+/** Everyone in the room, in join order, as the others see them. */
+export const participantList = (participants: readonly Participant[]): RoomParticipant[] =>
+  [...participants].sort(byJoin).map(publicParticipant);
 
 /** The session as created over REST. */
 export interface RoomSession {
@@ -31,12 +49,20 @@ export interface RoomSession {
   /** The API key that created the room: its speakers' streams count against that key's limit. */
   creator_key_id: string;
   created_at: number;
+  /** SHA-256 (hex) of the host token (absent in sessions created before host tokens). */
+  host_token_hash?: string;
+  /** The host locked the room to new participants. */
+  locked?: boolean;
+  /** Resume-token hashes of removed participants: refused while the room lives. */
+  removed?: string[];
 }
 
 /** One final in the room's recent history, with every translation made of it so far. */
 export interface HistoryEntry {
   utterance_id: string;
   speaker: string;
+  /** The speaker's display name, when it gave one. */
+  speaker_name?: string;
   language: string;
   original: string;
   translations: Record<string, string>;
@@ -138,6 +164,7 @@ export function finalFor(
     language: entry.language,
     utterance_id: entry.utterance_id,
     speaker: entry.speaker,
+    ...(entry.speaker_name && { speaker_name: entry.speaker_name }),
     start: entry.start,
     end: entry.end,
     ...(history && { history: true }),
@@ -170,12 +197,13 @@ export function interimFor(
 /** A final from the engine as a history entry (failed translations are simply absent). */
 export function historyEntry(
   message: NodeFinal & { translations: Record<string, string> },
-  speaker: string,
+  speaker: Pick<Participant, "client_id" | "name">,
   now: number,
 ): HistoryEntry {
   return {
     utterance_id: message.utterance_id,
-    speaker,
+    speaker: speaker.client_id,
+    ...(speaker.name && { speaker_name: speaker.name }),
     language: message.language,
     original: message.text,
     translations: { ...message.translations },

@@ -42,6 +42,11 @@ export class RoomStore {
     this.touch(session.created_at, true);
   }
 
+  /** Stores the session changed by a host action (its lock, the removed participants). */
+  async saveSession(session: RoomSession): Promise<void> {
+    await this.storage.put(SESSION, session);
+  }
+
   async participants(): Promise<Participant[]> {
     return Object.values((await this.storage.get<Record<string, Participant>>(PARTICIPANTS)) ?? {});
   }

@@ -255,7 +255,7 @@ export class RoomStreams {
       return;
     }
     const now = Date.now();
-    const entry = historyEntry(message, speaker.client_id, now);
+    const entry = historyEntry(message, speaker, now);
     tellEach(ctx, (clientId) => {
       const reader = participants.find((p) => p.client_id === clientId);
       return reader ? finalFor(entry, reader, partner) : null;

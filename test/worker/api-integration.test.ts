@@ -277,6 +277,7 @@ describe("what API users expect besides the spec", () => {
       "/api/v1/languages",
       "/api/v1/session/create",
       "/api/v1/session/{conversation_id}",
+      "/api/v1/session/{conversation_id}/control",
       "/api/v1/session/{conversation_id}/transcript",
       "/api/v1/session/{conversation_id}/transcript/note",
       "/api/v1/ws/single",

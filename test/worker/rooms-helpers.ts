@@ -12,13 +12,34 @@ export async function newSession(
   key: string,
   body: { language: string; translate_language: string } = { language: "en", translate_language: "es" },
 ): Promise<string> {
+  return (await newHostedSession(key, body)).conversation_id;
+}
+
+/** Creates a session; returns the whole create response (with its host token). */
+export async function newHostedSession(
+  key: string,
+  body: { language: string; translate_language: string } = { language: "en", translate_language: "es" },
+): Promise<{ conversation_id: string; join_url: string; host_token: string }> {
   const response = await call("/api/v1/session/create", {
     method: "POST",
     headers: { ...bearer(key), "content-type": "application/json" },
     body: JSON.stringify(body),
   });
   expect(response.status).toBe(200);
-  return ((await response.json()) as { conversation_id: string }).conversation_id;
+  return (await response.json()) as { conversation_id: string; join_url: string; host_token: string };
+}
+
+/** A host control call (POST /api/v1/session/{id}/control) with the given credential headers. */
+export function hostControl(
+  conversationId: string,
+  credential: Record<string, string>,
+  body: { action: string; client_id?: string },
+): Promise<Response> {
+  return call(`/api/v1/session/${conversationId}/control`, {
+    method: "POST",
+    headers: { ...credential, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Opens a room socket (upgrade accepted: refusals are close codes, read from `closed`). */

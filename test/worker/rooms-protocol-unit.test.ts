@@ -11,6 +11,7 @@ import { askOrder, byRoom, shardOfIdentity } from "../../durable-objects/live/hu
 import { NodeIndex } from "../../durable-objects/live/node-index.ts";
 import { PendingAudio } from "../../durable-objects/live/pending-audio.ts";
 import { readSingleFrame, singleTranscript } from "../../durable-objects/live/single-mode.ts";
+import { decideControl, hostRefusal, wasRemoved } from "../../durable-objects/rooms/host-controls.ts";
 import {
   finalFor,
   frameLevelDb,
@@ -22,7 +23,7 @@ import {
   readRoomFrame,
   streamConfig,
 } from "../../durable-objects/rooms/room-protocol.ts";
-import { RoomServerMessage, SingleServerMessage } from "../../protocol/rooms.ts";
+import { displayName, RoomServerMessage, SingleServerMessage } from "../../protocol/rooms.ts";
 
 /** The rooms' and single mode's protocol decisions, as plain functions. */
 
@@ -263,5 +264,75 @@ describe("hub shards", () => {
     ] as const;
     expect(byRoom(loads, true)).toEqual([2, 1]);
     expect(byRoom(loads, false)).toEqual([2, 1, 0]);
+  });
+});
+
+describe("display names", () => {
+  it("trims, bounds and refuses control and bidirectional-override characters", () => {
+    expect(displayName(null)).toEqual({ ok: true, name: null });
+    expect(displayName("   ")).toEqual({ ok: true, name: null });
+    expect(displayName("  Ana María ")).toEqual({ ok: true, name: "Ana María" });
+    expect(displayName("🎓".repeat(64))).toEqual({ ok: true, name: "🎓".repeat(64) });
+    expect(displayName("x".repeat(65))).toMatchObject({ ok: false, reason: expect.stringMatching(/64/) });
+    for (const bad of ["a\nb", "a\u0000b", "a\u009Fb", "a\u202Eb", "a\u2066b"]) {
+      expect(displayName(bad)).toMatchObject({ ok: false, reason: expect.stringMatching(/control/) });
+    }
+  });
+});
+
+describe("host controls", () => {
+  const hosted: RoomSession = { ...session, host_token_hash: "a".repeat(64) };
+  const speaker: Participant = {
+    client_id: "spk",
+    language: "en",
+    joined_at: 1,
+    left_at: null,
+    resume_hash: "b".repeat(64),
+    name: "Ana",
+  };
+  const listener: Participant = {
+    ...speaker,
+    client_id: "lst",
+    role: "listener",
+    resume_hash: "c".repeat(64),
+  };
+
+  it("knows the host by the creating key or the room's token hash, nobody else", () => {
+    expect(hostRefusal(hosted, { key_id: hosted.creator_key_id })).toBeNull();
+    expect(hostRefusal(hosted, { host_token_hash: "a".repeat(64) })).toBeNull();
+    expect(hostRefusal(hosted, { key_id: "someone-else" })).toEqual({ ok: false, reason: "not_found" });
+    expect(hostRefusal(hosted, { host_token_hash: "d".repeat(64) })).toEqual({
+      ok: false,
+      reason: "forbidden",
+    });
+    // a room made before host tokens has none: no token opens it
+    expect(hostRefusal(session, { host_token_hash: "a".repeat(64) })).toEqual({
+      ok: false,
+      reason: "forbidden",
+    });
+  });
+
+  it("decides roles, removals and the lock; an action that changes nothing tells nobody", () => {
+    const stop = decideControl(hosted, [speaker, listener], { action: "stop_speaker", client_id: "spk" });
+    expect(stop).toMatchObject({
+      ok: true,
+      target: { role: "listener" },
+      system: { event: "speaker_stopped" },
+    });
+    const again = decideControl(hosted, [listener], { action: "stop_speaker", client_id: "lst" });
+    expect(again).toMatchObject({ ok: true, system: null });
+    const removed = decideControl(hosted, [speaker, listener], { action: "remove", client_id: "lst" });
+    if (!removed.ok) throw new Error("refused");
+    expect(removed.participants).toEqual([speaker]);
+    expect(wasRemoved(removed.session, listener.resume_hash)).toBe(true);
+    expect(wasRemoved(removed.session, speaker.resume_hash)).toBe(false);
+    expect(decideControl(hosted, [], { action: "remove", client_id: "nobody" })).toEqual({
+      ok: false,
+      reason: "no_participant",
+    });
+    const locked = decideControl(hosted, [], { action: "lock" });
+    expect(locked).toMatchObject({ ok: true, session: { locked: true }, system: { event: "locked" } });
+    if (!locked.ok) throw new Error("refused");
+    expect(decideControl(locked.session, [], { action: "lock" })).toMatchObject({ system: null });
   });
 });

@@ -164,6 +164,8 @@ describe("room identity", () => {
       client_count: 2,
       client_id: "victim-aaaa",
       language: "en",
+      name: null,
+      role: "speaker",
     });
 
     const thief = await member(id, { language: "en", client_id: "victim-aaaa" });
@@ -173,6 +175,8 @@ describe("room identity", () => {
       client_count: 3,
       client_id: thief.clientId,
       language: "en",
+      name: null,
+      role: "speaker",
     });
     expect(a.socket.closedWith).toBeNull();
     expect(a.resumeToken).toMatch(/^[A-Za-z0-9_-]{43}$/);

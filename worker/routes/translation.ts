@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { NAME_MAX_CHARS } from "../../protocol/rooms.ts";
 import { openSingleSocket } from "../live/open-socket.ts";
 import { liveKeyAuth } from "../live/ws-auth.ts";
 import { apiKeyAuth } from "../middleware/api-key-auth.ts";
@@ -9,12 +10,15 @@ import { socketTokenParam } from "../schemas/auth.ts";
 import { apiKeySecurity } from "../schemas/common.ts";
 import { Note } from "../schemas/notes.ts";
 import {
+  HostControlBody,
+  HostControlResponse,
   LanguagesResponse,
   SessionCreateBody,
   SessionCreated,
   SessionDetailsResponse,
   translationErrorContent,
 } from "../schemas/translation.ts";
+import { controlRoom, hostAuth, hostProof } from "../translation/host-controls.ts";
 import { translationEnvelope } from "../translation/errors.ts";
 import { readLanguages } from "../translation/languages.ts";
 import { openRoomSocket } from "../translation/room-socket.ts";
@@ -120,16 +124,52 @@ const roomRoute = createRoute({
         description:
           "the resume_token of your last welcome: reconnect with it within 30 s to keep your place",
       }),
+      role: z.string().max(16).optional().openapi({
+        description: "speaker (default: your audio is transcribed) or listener (you only read)",
+      }),
+      name: z
+        .string()
+        .max(256)
+        .optional()
+        .openapi({
+          description: `your display name, shown to everyone and on your finals (trimmed, at most ${NAME_MAX_CHARS} characters, no control characters)`,
+        }),
     }),
   },
   responses: {
     101: {
       description:
         "WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 " +
-        "(bad language, client_id or resume token), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere), " +
-        "4410 (the room reached ROOM_MAX_AGE_SEC).",
+        "(bad language, client_id, resume token, role or name), 4429 (room full), 4408 (room expired), " +
+        "4409 (resumed elsewhere), 4410 (the room reached ROOM_MAX_AGE_SEC), 4403 (removed by the host), " +
+        "4423 (locked by the host), 4460 (ended by the host).",
     },
     400: error("not a WebSocket upgrade"),
+  },
+});
+
+const controlRoute = createRoute({
+  method: "post",
+  path: "/session/{conversation_id}/control",
+  tags: ["translation"],
+  summary: "Host controls: lock, unlock, end the room; remove a participant, stop a speaker, grant the floor",
+  security: apiKeySecurity,
+  middleware: [hostAuth(), jsonBodyLimit()] as const,
+  request: {
+    params: z.object({ conversation_id: z.string().max(64) }),
+    headers: z.object({
+      "x-host-token": z.string().max(64).optional().openapi({
+        description: "the host_token of the create response (else: the API key that created the room)",
+      }),
+    }),
+    body: { required: true, content: json(HostControlBody) },
+  },
+  responses: {
+    200: { description: "the room after the action", content: json(HostControlResponse) },
+    401: error("neither a host token nor a valid API key"),
+    403: error("not this room's host token"),
+    404: error("unknown or expired conversation, a room another key created, or no such participant"),
+    422: error("body validation failed"),
   },
 });
 
@@ -254,12 +294,19 @@ export const translationRoutes = createRouter(translationEnvelope)
     const { conversation_id } = c.req.valid("param");
     return c.json(await roomTranscriptNote(c.env, conversation_id, c.get("apiKey").id, body), 201);
   })
+  .openapi(controlRoute, async (c) => {
+    const proof = await hostProof(c.req.valid("header")["x-host-token"], c.get("apiKey")?.id);
+    const { conversation_id } = c.req.valid("param");
+    return c.json(await controlRoom(c.env, conversation_id, proof, c.req.valid("json")), 200);
+  })
   .openapi(singleRoute, async (c) => openSingleSocket(c.env, c.req.raw, { keyId: c.get("apiKey").id }))
   .openapi(roomRoute, async (c) => {
-    const { language, client_id, resume } = c.req.valid("query");
+    const { language, client_id, resume, role, name } = c.req.valid("query");
     return openRoomSocket(c.env, c.req.raw, c.req.valid("param").conversation_id, {
       language: language ?? null,
       client_id: client_id ?? null,
       resume: resume ?? null,
+      as: role ?? null,
+      name: name ?? null,
     });
   });

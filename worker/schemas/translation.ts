@@ -1,5 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { SessionCreateRequest, SessionCreateResponse, SessionDetails } from "../../protocol/rooms.ts";
+import {
+  HostControl,
+  HostControlResult,
+  SessionCreateRequest,
+  SessionCreateResponse,
+  SessionDetails,
+} from "../../protocol/rooms.ts";
 import { ErrorCode } from "../errors.ts";
 
 /** OpenAPI shapes of the real-time translation API (the wire schemas live in protocol/rooms.ts). */
@@ -19,6 +25,8 @@ export const LanguagesResponse = z
 export const SessionCreateBody = SessionCreateRequest.meta({ id: "SessionCreateRequest" });
 export const SessionCreated = SessionCreateResponse.meta({ id: "SessionCreateResponse" });
 export const SessionDetailsResponse = SessionDetails.meta({ id: "SessionDetails" });
+export const HostControlBody = HostControl.meta({ id: "HostControl" });
+export const HostControlResponse = HostControlResult.meta({ id: "HostControlResult" });
 
 /** The translation API's error body: the spec's `{error}` plus a stable `code`. */
 export const TranslationErrorBody = z

@@ -15,7 +15,13 @@ export async function openRoomSocket(
   env: Env,
   request: Request,
   conversationId: string,
-  query: { language: string | null; client_id: string | null; resume: string | null },
+  query: {
+    language: string | null;
+    client_id: string | null;
+    resume: string | null;
+    as: string | null;
+    name: string | null;
+  },
 ): Promise<Response> {
   requireUpgrade(request);
   if (!isConversationId(conversationId)) {

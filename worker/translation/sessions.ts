@@ -20,35 +20,38 @@ function language(field: string, value: string): string {
 }
 
 /**
- * Creates a multi-device session: a fresh room, and the link (and QR code content) to join it. The
- * room's speakers count against `creatorKeyId`'s live stream limit.
+ * Creates a multi-device session: a fresh room, the link (and QR code content) to join it, and the
+ * room's host token (for its creator only). The room's speakers count against `creatorKeyId`'s live
+ * stream limit.
  *
  * @example
  * await createSession(env, request.url, { language: "en", translate_language: "es" }, "key_1");
- * // { conversation_id: "3f0c…", join_url: "https://api.example.com/join/3f0c…" }
+ * // { conversation_id: "3f0c…", join_url: "https://api.example.com/join/3f0c…", host_token: "…" }
  */
 export async function createSession(
   env: Env,
   requestUrl: string,
   body: { language: string; translate_language: string },
   creatorKeyId: string,
-): Promise<{ conversation_id: string; join_url: string }> {
+): Promise<{ conversation_id: string; join_url: string; host_token: string }> {
   const userALang = language("language", body.language);
   const userATranslate = language("translate_language", body.translate_language);
   const conversationId = crypto.randomUUID();
+  let hostToken: string;
   try {
-    await translationRoom(env, conversationId).create({
+    ({ host_token: hostToken } = await translationRoom(env, conversationId).create({
       conversation_id: conversationId,
       user_a_lang: userALang,
       user_a_translate: userATranslate,
       creator_key_id: creatorKeyId,
-    });
+    }));
   } catch (cause) {
     throw storeUnavailable(cause);
   }
   return {
     conversation_id: conversationId,
     join_url: `${publicBaseUrl(env, requestUrl)}/join/${conversationId}`,
+    host_token: hostToken,
   };
 }
 

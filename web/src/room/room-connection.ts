@@ -11,6 +11,9 @@ export const ROOM_CLOSE = {
   expired: 4408,
   replaced: 4409,
   maxAge: 4410,
+  removed: 4403,
+  locked: 4423,
+  endedByHost: 4460,
   full: 4429,
 } as const satisfies typeof RoomClose;
 

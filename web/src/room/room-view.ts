@@ -49,5 +49,10 @@ export function applyRoomMessage(view: RoomView, message: RoomServerMessage, me:
         ...view,
         items: addNotice(view.items, { event: "problem", code: message.code, text: message.message }),
       };
+    // host actions and the participant list (#31.2) are not shown by the console yet; a removal or an
+    // end still reaches the page as its close code and reason
+    case "participants":
+    case "system":
+      return view;
   }
 }
