@@ -216,7 +216,14 @@ describe("parseSyncRequest", () => {
         "known_speaker_references",
         /not valid base64/,
       ],
-      [[["stream", "true"], ["response_format", "srt"]], "stream", /response_format srt cannot be streamed/],
+      [
+        [
+          ["stream", "true"],
+          ["response_format", "srt"],
+        ],
+        "stream",
+        /response_format srt cannot be streamed/,
+      ],
       [
         [["chunking_strategy", "manual"]],
         "chunking_strategy",

@@ -18,8 +18,8 @@ import {
   SessionDetailsResponse,
   translationErrorContent,
 } from "../schemas/translation.ts";
-import { controlRoom, hostAuth, hostProof } from "../translation/host-controls.ts";
 import { translationEnvelope } from "../translation/errors.ts";
+import { controlRoom, hostAuth, hostProof } from "../translation/host-controls.ts";
 import { readLanguages } from "../translation/languages.ts";
 import { openRoomSocket } from "../translation/room-socket.ts";
 import { TRANSCRIPT_FORMATS } from "../translation/room-transcript-export.ts";
