@@ -27,6 +27,12 @@ export const TranscribeParams = z
     /** Prompt for decoding (the model's system turn). */
     context: z.string().default(""),
     task: SpeechTask.default("transcribe"),
+    /**
+     * `translate` only: the language (code) to translate the speech into when it is not English; the
+     * node transcribes, then translates every segment with its translation backend. Absent: English,
+     * by whisper itself.
+     */
+    target_language: z.string().min(2).max(3).optional(),
     /** Word timings for the OpenAI-compatible endpoints (verbose_json with the word granularity). */
     word_timestamps: z.boolean().default(false),
     /**

@@ -1,6 +1,7 @@
 import { normalizeLanguage } from "../../protocol/languages.ts";
 import { type LeaseOf, MAX_PARTIAL_SEGMENTS } from "../../protocol/node.ts";
 import { cleanTranscript, type DecodedSegment } from "../../protocol/postprocess/clean-transcript.ts";
+import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import type { DetailedTranscriptionResult } from "../../protocol/transcription-detail.ts";
 import { translationTarget } from "../../protocol/translate.ts";
 import type { TaskContext } from "../lease-loop.ts";
@@ -17,6 +18,7 @@ import { fetchMedia, type MediaSourceOptions } from "./fetch-media.ts";
 import { loadKnownVoices, nameTurns } from "./known-speakers.ts";
 import { buildDetail } from "./result-detail.ts";
 import { speechStream } from "./speech-stream.ts";
+import { translateResult } from "./translate-result.ts";
 
 /** Temperature every decode starts at (decode-stream.ts); whisper.cpp does not report a fallback's. */
 const START_TEMPERATURE = 0;
@@ -49,6 +51,9 @@ export async function transcribe(
   const { signal } = context;
   const { params } = lease;
   const language = resolveLanguage(params.language, deps.model);
+  // Whisper translates into English only; another target is transcribed, then translated (translate-result.ts).
+  const translateTo = params.task === "translate" ? (params.target_language ?? "en") : null;
+  const speechToEnglish = translateTo === "en";
   const interactive = lease.lane === "interactive";
   const wordTimes = interactive && params.word_timestamps;
 
@@ -65,7 +70,7 @@ export async function transcribe(
     const { timeMap } = speech;
     const run = await decodeStream(deps.model.whisper, speech.pcm, {
       language,
-      translate: params.task === "translate",
+      translate: speechToEnglish,
       context: params.context,
       maxTokens: deps.maxTokens,
       temperatureInc: deps.temperatureInc,
@@ -91,12 +96,11 @@ export async function transcribe(
     const decodeMs = openMs + run.mediaWaitMs;
 
     const postStarted = performance.now();
-    const speechToEnglish = params.task === "translate";
     const outputLanguage = speechToEnglish ? "en" : run.language;
-    const translation = speechToEnglish
+    const translation = translateTo
       ? null
       : await translateText(cleanTranscript(run.segments, outputLanguage).text, outputLanguage, deps, signal);
-    const result = buildTranscriptionResult({
+    const transcript = buildTranscriptionResult({
       segments: run.segments,
       language: outputLanguage,
       model: deps.model.id,
@@ -105,6 +109,10 @@ export async function transcribe(
       speakerTurns,
       translation,
     });
+    const result =
+      translateTo && !speechToEnglish
+        ? await translated(transcript, run.language, translateTo, deps, signal)
+        : transcript;
     const postMs = performance.now() - postStarted;
     // one line per task with the cost of every stage (read by bench/pipeline.ts and bench/sync.ts)
     deps.logger.info(
@@ -121,7 +129,8 @@ export async function transcribe(
       },
       "task stages",
     );
-    if (!interactive) return result;
+    // a translated text no longer lines up with the decoder's tokens and word times
+    if (!interactive || result !== transcript) return result;
     const detail = buildDetail(result.segments, run.segments, {
       words: wordTimes,
       temperature: START_TEMPERATURE,
@@ -130,6 +139,19 @@ export async function transcribe(
   } finally {
     await media.remove();
   }
+}
+
+/** The transcript in `to`, its translation time counted in total_ms (it is post-processing). */
+async function translated(
+  transcript: TranscriptionResult,
+  from: string,
+  to: string,
+  deps: TranscribeDeps,
+  signal: AbortSignal,
+): Promise<TranscriptionResult> {
+  const started = performance.now();
+  const result = await translateResult(transcript, from, to, deps.translator, signal);
+  return { ...result, total_ms: transcript.total_ms + (performance.now() - started) };
 }
 
 /** Auto-detect is only for the multilingual base kind; a fine-tuned model needs the language. */
