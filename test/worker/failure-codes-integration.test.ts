@@ -53,7 +53,8 @@ const SYNC_STATUS: Record<TaskFailureCode, number> = {
   tts_unavailable: 500,
   tts_failed: 500,
   llm_failed: 500,
-  translation_unavailable: 500,
+  // a translation into a language the node's backend cannot reach from the speech's: the request's target_language
+  translation_unavailable: 400,
   translation_failed: 500,
   renderer_unavailable: 500,
   render_failed: 500,

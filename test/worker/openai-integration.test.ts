@@ -248,6 +248,66 @@ describe("POST /v1/audio/translations", () => {
       response_format: "verbose_json",
     });
     expect(verbose).toMatchObject({ task: "translate", language: "english", text: "good morning" });
+    // English is whisper's own translation: the params are what they always were
+    expect(lease.params).not.toHaveProperty("target_language");
+  });
+});
+
+describe("target_language on /v1/audio/translations (extension)", () => {
+  /** A node whose translation backend offers `pairs`, registered with the scheduler before the call. */
+  async function translatingNode(pairs: [string, string][]): Promise<TestNode> {
+    const node = new TestNode({ mt_loaded: true, mt_model: "libretranslate", mt_pairs: pairs });
+    await node.lease(1, 0);
+    return node;
+  }
+
+  it("asks the node to translate into the target, sent as an extra form field through the SDK", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const node = await translatingNode([["vi", "es"]]);
+    const [srt, lease] = await Promise.all([
+      client.audio.translations.create({
+        file: clip(),
+        model: "whisper-1",
+        response_format: "srt",
+        // @ts-expect-error a Voxedge extension, sent as-is by the SDK
+        target_language: "ES",
+      }),
+      serveOne(node, { ...sampleResult("hola a todos"), language: "Spanish" }),
+    ]);
+    expect(lease.params).toMatchObject({ task: "translate", target_language: "es", response_format: "srt" });
+    expect(srt).toBe("1\n00:00:00,000 --> 00:00:01,500\nhola a todos\n\n");
+  });
+
+  it("refuses a value that is not a language code with OpenAI's 400 naming target_language", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const error = await client.audio.translations
+      // @ts-expect-error a Voxedge extension
+      .create({ file: clip(), model: "whisper-1", target_language: "klingon" })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.error).toMatchObject({ param: "target_language", code: "invalid_value" });
+    expect(error.message).toMatch(/target_language "klingon" is not a language code/);
+  });
+
+  it("refuses a target no connected backend translates into, listing the pairs there are", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    await translatingNode([
+      ["vi", "es"],
+      ["en", "vi"],
+    ]);
+    const error = await client.audio.translations
+      // @ts-expect-error a Voxedge extension
+      .create({ file: clip(), model: "whisper-1", target_language: "de" })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.error).toMatchObject({ param: "target_language", code: "unsupported_value" });
+    expect(error.message).toContain(
+      'target_language "de" is not available: no connected translation backend translates into it. ' +
+        "Available: any language -> en (whisper itself); through the translation backends: en->vi, vi->es",
+    );
   });
 });
 

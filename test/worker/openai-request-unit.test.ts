@@ -293,6 +293,27 @@ describe("parseSyncRequest", () => {
     });
   });
 
+  it("reads a translation's target_language: English leaves the params as before, another is stored lower-case", () => {
+    expect(parseSyncRequest(env, fields([["target_language", "en"]]), "translate").params).not.toHaveProperty(
+      "target_language",
+    );
+    expect(parseSyncRequest(env, fields([["target_language", " ES "]]), "translate").params).toMatchObject({
+      task: "translate",
+      target_language: "es",
+    });
+    // a transcription has no target: the field is not read
+    expect(
+      parseSyncRequest(env, fields([["target_language", "es"]]), "transcribe").params,
+    ).not.toHaveProperty("target_language");
+    const wire = toOpenAIWire(
+      thrown(() => parseSyncRequest(env, fields([["target_language", "e"]]), "translate")),
+    );
+    expect(wire).toMatchObject({
+      status: 400,
+      body: { error: { param: "target_language", code: "invalid_value" } },
+    });
+  });
+
   it("answers 400 naming the field for an unsupported format, granularity or language", () => {
     const format = thrown(() => parseSyncRequest(env, fields([["response_format", "ssa"]]), "transcribe"));
     expect(toOpenAIWire(format)).toMatchObject({

@@ -1,4 +1,5 @@
 import type { z } from "@hono/zod-openapi";
+import { languageName } from "../../protocol/languages.ts";
 import type { SpeechTask, TranscribeParams } from "../../protocol/transcribe-params.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { type ResolvedTranscribeParams, resolveTranscribeParams } from "../ingest/transcribe-params.ts";
@@ -31,7 +32,15 @@ export interface SyncRequest {
 /** The formats whose content streams as OpenAI's transcript events (the others are documents). */
 const STREAMED_FORMATS: readonly ResponseFormat[] = ["json", "text", "diarized_json"];
 
-const SINGLE_FIELDS = ["model", "language", "prompt", "response_format", "temperature", "stream"] as const;
+const SINGLE_FIELDS = [
+  "model",
+  "language",
+  "prompt",
+  "response_format",
+  "temperature",
+  "stream",
+  "target_language",
+] as const;
 const LIST_FIELDS = ["include", "known_speaker_names", "known_speaker_references"] as const;
 
 /**
@@ -61,8 +70,10 @@ export function formInput(fields: FormFields, task: SpeechTask = "transcribe"): 
 /**
  * Checks the text fields of a compatible form: malformed values (a non-numeric temperature, an
  * over-long prompt) are a 422; an unsupported value or combination (response_format, granularity,
- * language, chunking_strategy, include, stream, known speakers) is a 400 naming the field, as OpenAI
- * answers; known speakers' clips come back decoded (known-speakers.ts). `model`, `temperature` and `chunking_strategy` are accepted and ignored.
+ * language, chunking_strategy, include, known speakers, stream with a format that is a document, a
+ * translation's target_language that is not a language code) is a 400 naming the field, as OpenAI
+ * answers; known speakers' clips come back decoded (known-speakers.ts). `model`, `temperature` and
+ * `chunking_strategy` are accepted and ignored.
  *
  * @example parseSyncRequest(env, fields, "transcribe").params // { model_id, language: "en", context, task, ... }
  */
@@ -76,6 +87,7 @@ export function parseSyncRequest(env: Env, fields: FormFields, task: SpeechTask)
   if (transcription) checkTranscriptionOptions(transcription, format, granularities);
   // Translations have no language field: the source language is detected.
   const language = transcription?.language ?? null;
+  const target = "target_language" in form ? targetLanguage(form.target_language) : "en";
   let base: ResolvedTranscribeParams;
   try {
     base = resolveTranscribeParams(env, { language, context: form.prompt });
@@ -100,6 +112,8 @@ export function parseSyncRequest(env: Env, fields: FormFields, task: SpeechTask)
       response_format: format,
       word_timestamps: format === "verbose_json" && granularities.includes("word"),
       ...(stream && { stream_partials: true }),
+      // English is whisper's own translation: the params stay as they always were
+      ...(target !== "en" && { target_language: target }),
     },
   };
 }
@@ -185,6 +199,18 @@ function checkTranscriptionOptions(
     );
   }
 }
+
+/** A translation's target: a language code whisper knows (ISO 639-1), any case; else a 400 naming it. */
+function targetLanguage(value: string): string {
+  const code = value.trim().toLowerCase();
+  if (languageName(code)) return code;
+  throw unsupported(
+    "target_language",
+    `target_language "${value}" is not a language code: send an ISO 639-1 code such as "en" (the default), "es" or "vi"`,
+    "invalid_value",
+  );
+}
+
 function responseFormat(value: string, task: SpeechTask): ResponseFormat {
   const formats: readonly ResponseFormat[] = task === "transcribe" ? RESPONSE_FORMATS : TRANSLATION_FORMATS;
   const format = formats.find((known) => known === value);

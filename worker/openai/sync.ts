@@ -16,6 +16,7 @@ import { type RenderedBody, renderTranscript, toJson } from "./formats.ts";
 import { knownSpeakerKeys, REFERENCE_FIELDS, storeKnownSpeakers } from "./known-speakers.ts";
 import { parseSyncRequest, type SyncRequest } from "./request.ts";
 import { transcriptStream } from "./transcript-stream.ts";
+import { checkTranslationTarget } from "./translation-target.ts";
 
 /**
  * The synchronous compatible endpoints: stream the form's file into R2, create an ordinary
@@ -98,6 +99,8 @@ async function startTask(env: Env, call: SyncCall): Promise<{ taskId: string; re
   let taskId: string;
   try {
     request = parseSyncRequest(env, form.fields, call.task);
+    const target = request.params.target_language;
+    if (target) await checkTranslationTarget(env, target);
     await recordUpload(env, {
       objectKey: form.objectKey,
       ownerKeyId: call.ownerKeyId,
@@ -240,9 +243,11 @@ function failure(record: TaskRecord, headers: Record<string, string>): OpenAIErr
   const message =
     view.error === "client_closed"
       ? `task ${record.task_id} was ${error}`
-      : view.param
+      : view.param === "file"
         ? `could not transcribe the file: ${error}`
-        : `the transcription failed: ${error} (task ${record.task_id})`;
+        : view.param
+          ? `could not translate the speech: ${error}`
+          : `the transcription failed: ${error} (task ${record.task_id})`;
   const fields = { openaiCode: view.openaiCode, param: view.param, retryable: false };
   return new OpenAIError(view.error, message, fields, headers);
 }

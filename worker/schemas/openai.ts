@@ -88,8 +88,25 @@ export const TranscriptionFormFields = z.object({
 });
 export type TranscriptionFormFields = z.infer<typeof TranscriptionFormFields>;
 
-/** The text fields of POST /v1/audio/translations: no `language`, output is English. */
-export const TranslationFormFields = z.object(textFields);
+/**
+ * The text fields of POST /v1/audio/translations: no `language` (it is detected); output is English
+ * unless `target_language` (a Voxedge extension) asks for another language.
+ */
+export const TranslationFormFields = z.object({
+  ...textFields,
+  target_language: z
+    .string()
+    .max(16)
+    .default("en")
+    .openapi({
+      description:
+        "Voxedge extension: ISO 639-1 code of the output language, default `en` (whisper's own translation). " +
+        "Another language is transcribed, then translated segment by segment by the nodes' translation " +
+        "backend; a code that is not a language is a 400 (`invalid_value`), one no connected backend " +
+        "translates into a 400 (`unsupported_value`) listing the pairs available",
+      example: "es",
+    }),
+});
 export type TranslationFormFields = z.infer<typeof TranslationFormFields>;
 
 const file = z.string().openapi({ format: "binary", description: "audio or video file, at most 2 GB" });

@@ -68,7 +68,11 @@ export const FAILURE_VIEWS: Record<TaskFailureCode, FailureView> = {
   tts_unavailable: { sync: serverFault, content: "speech engine unavailable" },
   tts_failed: { sync: serverFault, content: "speech synthesis failed" },
   llm_failed: { sync: serverFault, content: "text generation failed" },
-  translation_unavailable: { sync: serverFault, content: "no translator for the language" },
+  // a translation's target_language the node's backend cannot reach from the speech's language
+  translation_unavailable: {
+    sync: { error: "bad_request", openaiCode: "unsupported_value", param: "target_language" },
+    content: "no translator for the language",
+  },
   translation_failed: { sync: serverFault, content: "translation failed" },
   renderer_unavailable: { sync: serverFault, content: "renderer unavailable" },
   render_failed: { sync: serverFault, content: "rendering failed" },

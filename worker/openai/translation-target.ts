@@ -1,0 +1,41 @@
+import { workerConfig } from "../../platform/config.ts";
+import { ApiError } from "../errors.ts";
+import { liveNodesOfFleet } from "../tasks/fleet.ts";
+import { languagesFrom } from "../translation/languages.ts";
+import { OpenAIError } from "./errors.ts";
+
+/**
+ * `target_language` on /v1/audio/translations (a Voxedge extension): whisper translates speech into
+ * English itself; any other target goes through the connected nodes' translation backends, so it is
+ * refused up front when none of them translates into it. The speech's own language is only known once
+ * the node hears it: a pair the node's backend then cannot do fails the task `translation_unavailable`.
+ */
+
+/**
+ * Throws OpenAI's 400 (`param: "target_language"`, code `unsupported_value`) naming the pairs the
+ * connected nodes offer, unless one of them translates into `target`; 503 when the node table cannot
+ * be read.
+ *
+ * @example await checkTranslationTarget(env, "es"); // resolves when a node offers e.g. ["en", "es"]
+ */
+export async function checkTranslationTarget(env: Env, target: string): Promise<void> {
+  let nodes: Awaited<ReturnType<typeof liveNodesOfFleet>>;
+  try {
+    nodes = await liveNodesOfFleet(env);
+  } catch (cause) {
+    console.error(JSON.stringify({ translation_target: "node table unavailable", error: String(cause) }));
+    throw new ApiError(
+      "service_unavailable",
+      "the translation service is temporarily unavailable; try again",
+    );
+  }
+  const pairs = languagesFrom(nodes, workerConfig(env).translateDefaults)?.translation_pairs ?? [];
+  if (pairs.some(([, to]) => to === target)) return;
+  const offered = pairs.length > 0 ? pairs.map(([from, to]) => `${from}->${to}`).join(", ") : "none";
+  throw new OpenAIError(
+    "bad_request",
+    `target_language "${target}" is not available: no connected translation backend translates into it. ` +
+      `Available: any language -> en (whisper itself); through the translation backends: ${offered}`,
+    { param: "target_language", openaiCode: "unsupported_value" },
+  );
+}
