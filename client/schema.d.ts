@@ -3425,6 +3425,11 @@ export interface components {
             /** @description `segment` and/or `word`, sent as `timestamp_granularities[]` (repeated) or `timestamp_granularities`; `word` adds top-level `words` to verbose_json */
             timestamp_granularities?: string[];
             /**
+             * @description Voxedge extension: ISO 639-1 code of the output language, default `en` (whisper's own translation). Another language is transcribed, then translated segment by segment by the nodes' translation backend; a code that is not a language is a 400 (`invalid_value`), one no connected backend translates into a 400 (`unsupported_value`) listing the pairs available
+             * @example es
+             */
+            target_language?: string;
+            /**
              * Format: binary
              * @description audio or video file, at most 2 GB
              */
@@ -3682,6 +3687,7 @@ export interface components {
              * @enum {string}
              */
             task: "transcribe" | "translate";
+            target_language?: string;
             /** @default false */
             word_timestamps: boolean;
             stream_partials?: boolean;
