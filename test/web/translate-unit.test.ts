@@ -107,6 +107,10 @@ describe("room view", () => {
         language: "en",
         client_count: 1,
         max_participants: 8,
+        role: "speaker",
+        name: null,
+        participants: [],
+        locked: false,
         sample_rate: 16_000,
         format: "pcm_s16le",
       },
@@ -115,12 +119,19 @@ describe("room view", () => {
     expect(view.count).toBe(1);
     view = applyRoomMessage(
       view,
-      { type: "user_joined", client_count: 1, client_id: me, language: "en" },
+      { type: "user_joined", client_count: 1, client_id: me, language: "en", name: null, role: "speaker" },
       me,
     );
     view = applyRoomMessage(
       view,
-      { type: "user_joined", client_count: 2, client_id: "other-00", language: "es" },
+      {
+        type: "user_joined",
+        client_count: 2,
+        client_id: "other-00",
+        language: "es",
+        name: null,
+        role: "listener",
+      },
       me,
     );
     view = applyRoomMessage(view, { type: "partner_language", lang: "es", languages: ["es"] }, me);
