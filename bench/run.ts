@@ -17,6 +17,7 @@ import { scheduler } from "./scheduler.ts";
 import { soak } from "./soak.ts";
 import { speakers } from "./speakers.ts";
 import { sync } from "./sync.ts";
+import { syncStream } from "./sync-stream.ts";
 import { tiers } from "./tiers.ts";
 import { truecaseGroup } from "./truecase.ts";
 import type { BenchGroup, BenchResult } from "./types.ts";
@@ -28,6 +29,7 @@ const GROUPS: Record<string, BenchGroup> = {
   diarize,
   pipeline,
   sync,
+  sync_stream: syncStream,
   tiers,
   live,
   rooms: roomsWithHall,
