@@ -1,7 +1,7 @@
 /**
  * `sync_stream` bench group: what stream=true on POST /v1/audio/transcriptions buys on a 60 s file,
  * through the local stack (wrangler dev + one inference node, synthetic `base` model, diarization
- * off, the node's default 5 s heartbeat). One streaming request and one plain JSON request on the same
+ * off; the node reports each decoded window as it goes). One streaming request and one plain JSON request on the same
  * warm stack, interleaved (stream, json, json, stream), each timed from the request's start: the
  * stream's first `transcript.text.delta` and its `transcript.text.done`, the JSON call's whole answer.
  * Target: first delta ≤ 40% of the whole response. The node's own time on each task (its total_ms) is
