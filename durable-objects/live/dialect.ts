@@ -5,7 +5,14 @@
  * engine joins and how an engine result reads in the client's language of events is the dialect's,
  * decided without side effects and carried out by the object.
  */
-import type { NodeToSession, SessionToNode } from "../../protocol/live.ts";
+import {
+  LIVE_FORMAT,
+  LIVE_SAMPLE_RATE,
+  type NodeToSession,
+  type ServerMessage,
+  type SessionToNode,
+} from "../../protocol/live.ts";
+import type { ClientAction } from "./client-input.ts";
 
 /** The engine's messages a dialect turns into client events (`ended` and `translated` are the session's). */
 export type EngineMessage = Exclude<NodeToSession, { type: "ended" | "translated" }>;
@@ -37,4 +44,30 @@ export interface ClientDialect {
   error(message: string): unknown;
   /** The state to keep across hibernation (written to the client socket's attachment). */
   state(): unknown;
+}
+
+/**
+ * The step for a classified frame of a binary-audio dialect (/ws, single-device): a close, an error
+ * in the dialect's shape, audio (as `audio` decides), or a control message for the engine.
+ */
+export function actionStep(
+  action: ClientAction,
+  errorOf: (message: string) => unknown,
+  audio: (data: ArrayBuffer) => DialectStep = (data) => ({ audio: data }),
+): DialectStep {
+  switch (action.kind) {
+    case "close":
+      return { close: { code: action.code, reason: action.reason } };
+    case "error":
+      return { toClient: [errorOf(action.message)] };
+    case "audio":
+      return audio(action.data);
+    case "control":
+      return { toNode: [action.message], ...(action.message.type === "end" && { end: true }) };
+  }
+}
+
+/** The `ready` greeting of the binary-audio dialects, once the engine is in. */
+export function readyMessage(sessionId: string): ServerMessage {
+  return { type: "ready", session_id: sessionId, sample_rate: LIVE_SAMPLE_RATE, format: LIVE_FORMAT };
 }

@@ -2,9 +2,15 @@
  * The live microphone's dialect (/ws): binary PCM16 at 16 kHz, `config` and `end` control messages;
  * `ready`, `interim`, `final` and `error` back (docs/api.md "Live transcription").
  */
-import { LIVE_FORMAT, LIVE_SAMPLE_RATE, type ServerMessage } from "../../protocol/live.ts";
+import type { ServerMessage } from "../../protocol/live.ts";
 import { readClientFrame } from "./client-input.ts";
-import type { ClientDialect, DialectStep, EngineMessage } from "./dialect.ts";
+import {
+  actionStep,
+  type ClientDialect,
+  type DialectStep,
+  type EngineMessage,
+  readyMessage,
+} from "./dialect.ts";
 
 export interface MicState {
   /** Current language choice (code or "auto"); the engine gets it as `config` when they pair. */
@@ -18,31 +24,16 @@ export class MicDialect implements ClientDialect {
 
   read(frame: string | ArrayBuffer): DialectStep {
     const action = readClientFrame(frame);
-    switch (action.kind) {
-      case "close":
-        return { close: { code: action.code, reason: action.reason } };
-      case "error":
-        return { toClient: [this.error(action.message)] };
-      case "audio":
-        return { audio: action.data };
-      case "control":
-        if (action.message.type === "end") return { end: true, toNode: [action.message] };
-        if (action.message.type === "config") this.current = { language: action.message.language };
-        return { toNode: [action.message] };
+    if (action.kind === "control" && action.message.type === "config") {
+      this.current = { language: action.message.language };
     }
+    return actionStep(action, (message) => this.error(message));
   }
 
   paired(sessionId: string): DialectStep {
     return {
       toNode: [{ type: "config", language: this.current.language }],
-      toClient: [
-        {
-          type: "ready",
-          session_id: sessionId,
-          sample_rate: LIVE_SAMPLE_RATE,
-          format: LIVE_FORMAT,
-        } satisfies ServerMessage,
-      ],
+      toClient: [readyMessage(sessionId)],
     };
   }
 

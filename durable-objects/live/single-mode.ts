@@ -4,8 +4,6 @@
  * messages. Decided without side effects; the session object carries the actions out.
  */
 import {
-  LIVE_FORMAT,
-  LIVE_SAMPLE_RATE,
   liveLanguage,
   type NodeFinal,
   type NodeInterim,
@@ -15,7 +13,13 @@ import {
 } from "../../protocol/live.ts";
 import { SingleClientMessage, type SingleTranscript, translationLanguage } from "../../protocol/rooms.ts";
 import { type ClientAction, checkControlLength, readAudioFrame } from "./client-input.ts";
-import type { ClientDialect, DialectStep, EngineMessage } from "./dialect.ts";
+import {
+  actionStep,
+  type ClientDialect,
+  type DialectStep,
+  type EngineMessage,
+  readyMessage,
+} from "./dialect.ts";
 
 /** The stream settings a single-device client chose (`translate_language` null until its first `config`). */
 export interface SingleState {
@@ -31,39 +35,27 @@ export class SingleDialect implements ClientDialect {
 
   read(frame: string | ArrayBuffer): DialectStep {
     const action = readSingleFrame(frame);
-    switch (action.kind) {
-      case "close":
-        return { close: { code: action.code, reason: action.reason } };
-      case "error":
-        return { toClient: [this.error(action.message)] };
-      case "audio":
-        if (!this.current.translate_language)
-          return { toClient: [this.error("send a config message before audio: frame dropped")] };
-        return { audio: action.data };
-      case "control":
-        if (action.message.type === "end") return { end: true, toNode: [action.message] };
-        if (action.message.type === "config") {
-          this.current = {
-            language: action.message.language,
-            translate_language: action.message.interim_target ?? this.current.translate_language,
-          };
-        }
-        return { toNode: [action.message] };
+    if (action.kind === "control" && action.message.type === "config") {
+      this.current = {
+        language: action.message.language,
+        translate_language: action.message.interim_target ?? this.current.translate_language,
+      };
     }
+    return actionStep(
+      action,
+      (message) => this.error(message),
+      (data) =>
+        this.current.translate_language
+          ? { audio: data }
+          : { toClient: [this.error("send a config message before audio: frame dropped")] },
+    );
   }
 
   paired(sessionId: string): DialectStep {
     const { language, translate_language } = this.current;
     return {
       ...(translate_language && { toNode: [singleStreamConfig({ language, translate_language })] }),
-      toClient: [
-        {
-          type: "ready",
-          session_id: sessionId,
-          sample_rate: LIVE_SAMPLE_RATE,
-          format: LIVE_FORMAT,
-        } satisfies ServerMessage,
-      ],
+      toClient: [readyMessage(sessionId)],
     };
   }
 

@@ -139,49 +139,16 @@ export async function renderPodcast(input: PodcastRender): Promise<PodcastAudio>
   const m4aPath = join(input.workDir, "podcast.m4a");
   const mp3Path = join(input.workDir, "podcast.mp3");
   const run = { signal: input.signal, durationSec };
-  await runFfmpeg(
-    input.tools,
-    [
-      "-i",
-      wavPath,
-      "-i",
-      metadataPath,
-      "-map",
-      "0:a",
-      "-map_metadata",
-      "1",
-      "-map_chapters",
-      "1",
-      "-c:a",
-      "aac",
-      "-b:a",
-      "96k",
-      "-movflags",
-      "+faststart",
-      m4aPath,
-    ],
-    run,
-  );
+  // the mix and its metadata (title, chapters) in, one encoding out
+  const encode = (codec: readonly string[], out: string) =>
+    runFfmpeg(
+      input.tools,
+      ["-i", wavPath, "-i", metadataPath, "-map", "0:a", "-map_metadata", "1", ...codec, "-b:a", "96k", out],
+      run,
+    );
+  await encode(["-map_chapters", "1", "-c:a", "aac", "-movflags", "+faststart"], m4aPath);
   input.onProgress?.(0.9);
-  await runFfmpeg(
-    input.tools,
-    [
-      "-i",
-      wavPath,
-      "-i",
-      metadataPath,
-      "-map",
-      "0:a",
-      "-map_metadata",
-      "1",
-      "-c:a",
-      "libmp3lame",
-      "-b:a",
-      "96k",
-      mp3Path,
-    ],
-    run,
-  );
+  await encode(["-c:a", "libmp3lame"], mp3Path);
   input.onProgress?.(1);
 
   const voiceIds = Object.fromEntries(Object.entries(voices).map(([host, voice]) => [host, voice?.voice_id]));
