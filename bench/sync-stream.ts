@@ -137,7 +137,7 @@ export const syncStream: BenchGroup = async (): Promise<BenchResult[]> => {
         `round ${round + 1}/${ROUNDS}: first delta ${firsts.at(-1)?.toFixed(0)} ms, done ${dones.at(-1)?.toFixed(0)} ms, json ${wholes.at(-1)?.toFixed(0)} ms`,
       );
     }
-    const setup = `${CLIP_SEC} s clip, synthetic base, 2 threads, node heartbeat 5 s, median of ${ROUNDS}`;
+    const setup = `${CLIP_SEC} s clip, synthetic base, 2 threads, median of ${ROUNDS}`;
     return [
       result(
         "sync_stream.first_delta_vs_whole",
