@@ -239,7 +239,7 @@ export class RealtimeDialect implements ClientDialect {
     this.current.commit = "none";
     if (answered) return {};
     const id = this.newItemId(`c${Date.now().toString(36)}`);
-    return { toClient: this.itemEnd(id, "", 0, 0).filter((event) => !isSpeechStopped(event)) };
+    return { toClient: this.itemEnd(id, "", 0, 0, false) };
   }
 
   /** The item of an utterance, opened (with `speech_started`) at its first message. */
@@ -256,19 +256,23 @@ export class RealtimeDialect implements ClientDialect {
     return item;
   }
 
-  /** The events that close an item: the speech stopped, the buffer committed, the transcript done. */
-  private itemEnd(itemId: string, transcript: string, start: number, end: number): unknown[] {
+  /**
+   * The events that close an item: the speech stopped (when speech was heard: a commit of silence has
+   * none), the buffer committed, the transcript done.
+   */
+  private itemEnd(itemId: string, transcript: string, start: number, end: number, spoken = true): unknown[] {
     const previous = this.current.previous_item_id;
     this.current.previous_item_id = itemId;
     this.current.item = null;
     this.#uncommittedMs = 0;
+    const stopped = {
+      type: "input_audio_buffer.speech_stopped",
+      event_id: eventId(),
+      audio_end_ms: Math.round(end * 1000),
+      item_id: itemId,
+    };
     return [
-      {
-        type: "input_audio_buffer.speech_stopped",
-        event_id: eventId(),
-        audio_end_ms: Math.round(end * 1000),
-        item_id: itemId,
-      },
+      ...(spoken ? [stopped] : []),
       {
         type: "input_audio_buffer.committed",
         event_id: eventId(),
@@ -316,8 +320,4 @@ export class RealtimeDialect implements ClientDialect {
       },
     };
   }
-}
-
-function isSpeechStopped(event: unknown): boolean {
-  return (event as { type?: string }).type === "input_audio_buffer.speech_stopped";
 }

@@ -11,7 +11,7 @@ import type { PartialUpdate } from "../../durable-objects/partial-log.ts";
 import { jobState } from "../../platform/stubs.ts";
 import type { TaskRecord } from "../../protocol/task.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
-import type { ApiError } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { OpenAIError, toOpenAIWire } from "./errors.ts";
 import { durationUsage, toDiarizedJson } from "./formats.ts";
 
@@ -84,9 +84,9 @@ export function transcriptStream(env: Env, task: StreamedTask): ReadableStream<U
 
 /** An error as the stream's last event: OpenAI's error object, which the SDK throws. */
 function errorEvent(error: unknown): unknown {
-  const apiError: ApiError =
-    error instanceof OpenAIError || (error as ApiError)?.status
-      ? (error as ApiError)
+  const apiError =
+    error instanceof ApiError
+      ? error
       : new OpenAIError("internal_error", "the stream failed", { retryable: false });
   return { type: "error", ...toOpenAIWire(apiError).body };
 }
