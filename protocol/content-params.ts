@@ -153,8 +153,38 @@ export const SlideParams = z.object({
 });
 export type SlideParams = z.infer<typeof SlideParams>;
 
-/** The files a content task produces. */
-export const CONTENT_OUTPUT_ROLES = ["video", "audio", "pptx", "pdf"] as const;
+/**
+ * The files a content task can produce, by role, with the extension each is stored under. A kind
+ * names which of them it makes; the result view lists every one (`files`) and links the spec's own
+ * fields (video_url, audio_url, slide_url, slide_pdf_url) for the kinds the spec gives them.
+ */
+export const CONTENT_OUTPUT_EXTENSIONS = {
+  video: "mp4",
+  audio: "m4a",
+  audio_mp3: "mp3",
+  pptx: "pptx",
+  pdf: "pdf",
+  json: "json",
+  csv: "csv",
+  txt: "txt",
+  markdown: "md",
+  apkg: "apkg",
+  opml: "opml",
+  svg: "svg",
+  png: "png",
+  srt: "srt",
+  vtt: "vtt",
+  moodle_xml: "xml",
+  gift: "gift",
+  chapters: "chapters.json",
+} as const;
+export type ContentOutputRole = keyof typeof CONTENT_OUTPUT_EXTENSIONS;
+export const CONTENT_OUTPUT_ROLES = Object.keys(CONTENT_OUTPUT_EXTENSIONS) as [
+  ContentOutputRole,
+  ...ContentOutputRole[],
+];
+/** At most this many files per task (a video overview: video, captions twice, script twice, …). */
+export const CONTENT_MAX_OUTPUTS = 16;
 
 /** One uploaded output file: where it is stored and what it is. */
 export const ContentOutputFile = z.object({
@@ -178,6 +208,6 @@ export const ContentTaskResult = z.looseObject({
   duration: z.number().min(0).optional(),
   slide_count: z.number().int().min(1).optional(),
   question_count: z.number().int().min(1).optional(),
-  outputs: z.array(ContentOutputFile).min(1).max(4),
+  outputs: z.array(ContentOutputFile).min(1).max(CONTENT_MAX_OUTPUTS),
 });
 export type ContentTaskResult = z.infer<typeof ContentTaskResult>;

@@ -1,5 +1,6 @@
 /** The types runContentTask and its per-kind runners share. */
 
+import type { ContentOutputRole } from "../../protocol/content.ts";
 import type { RenderTools } from "./ffmpeg.ts";
 import type { LlmConfig } from "./llm.ts";
 import type { ContentProgress, StageSpeeds } from "./progress.ts";
@@ -26,7 +27,7 @@ export interface ContentTaskContext {
 }
 
 export interface ContentFile {
-  role: "video" | "audio" | "pptx" | "pdf";
+  role: ContentOutputRole;
   path: string;
   contentType: string;
 }

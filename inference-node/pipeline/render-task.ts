@@ -1,4 +1,8 @@
-import type { ContentKind, ContentOutputFile } from "../../protocol/content.ts";
+import {
+  CONTENT_OUTPUT_EXTENSIONS,
+  type ContentKind,
+  type ContentOutputFile,
+} from "../../protocol/content.ts";
 import { CompleteRequest, type LeaseOf } from "../../protocol/node.ts";
 import type { ContentDeps, ContentFile } from "../content/run-content-task.ts";
 import { runContentTask } from "../content/run-content-task.ts";
@@ -7,13 +11,6 @@ import type { WorkerClient } from "../worker-client.ts";
 
 /** Where rendering ends and the upload of its files begins, in the task's progress. */
 const UPLOAD_START = 95;
-
-const EXTENSIONS: Record<ContentFile["role"], string> = {
-  video: "mp4",
-  audio: "m4a",
-  pptx: "pptx",
-  pdf: "pdf",
-};
 
 /**
  * Runs one content task (shorts, quiz_video, slide): renders it with the content engine, streams its
@@ -37,7 +34,7 @@ export async function renderTask(
         step: "uploading",
       });
       context.signal.throwIfAborted();
-      const name = `${rendered.data.title || lease.kind}.${EXTENSIONS[file.role]}`;
+      const name = `${rendered.data.title || lease.kind}.${CONTENT_OUTPUT_EXTENSIONS[file.role]}`;
       const stored = await deps.client.uploadOutput(lease.lease_id, name, file.path, file.contentType);
       outputs.push({ role: file.role, ...stored });
     }

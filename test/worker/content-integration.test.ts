@@ -333,7 +333,7 @@ describe("GET /v1/create/tasks/{task_id}/result", () => {
     expect(new Uint8Array(await part.arrayBuffer())).toEqual(video.slice(100, 200));
   });
 
-  it("links a deck's PPTX and PDF as slide_url and slide_pdf_url, an audio-only short as audio_url", async () => {
+  it("links a deck's PPTX and PDF as slide_url and slide_pdf_url (and in files), an audio-only short as audio_url", async () => {
     const { key } = await createKey();
     const source = (await note(key)).note_id;
     const node = new TestNode();
@@ -359,6 +359,13 @@ describe("GET /v1/create/tasks/{task_id}/result", () => {
     const data = body.data as { slide_url: string; slide_pdf_url: string };
     expect(data.slide_url).toMatch(/deck\.pptx\?/);
     expect((await callMinted(data.slide_pdf_url)).headers.get("content-type")).toBe("application/pdf");
+    // Every file is listed too, with its role, type, size and its own link.
+    expect(body.data).toMatchObject({
+      files: [
+        { role: "pptx", bytes: 2000, url: data.slide_url },
+        { role: "pdf", content_type: "application/pdf", bytes: 2000, url: data.slide_pdf_url },
+      ],
+    });
 
     const audio = await created(
       await createForm("shorts", key, { note_id: source, voice_id: "vi-female", is_audio_only: "1" }),

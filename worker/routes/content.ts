@@ -8,6 +8,8 @@ import { backgroundCatalog, servePreview, templateCatalog, voiceCatalog } from "
 import { createContentTask } from "../content/create.ts";
 import { ContentApiError, contentEnvelope } from "../content/errors.ts";
 import { readCreateForm } from "../content/form.ts";
+import type { CreateForm } from "../content/forms/create-form.ts";
+import { CREATE_FORMS } from "../content/forms/index.ts";
 import type { AppEnv } from "../env.ts";
 import { mediaUrlMinter } from "../media/media-url.ts";
 import { principalAuth } from "../middleware/principal-auth.ts";
@@ -18,9 +20,6 @@ import {
   BackgroundList,
   CreateAccepted,
   PreviewParam,
-  QuizVideoForm,
-  ShortsForm,
-  SlideForm,
   TaskIdParam,
   TaskResultResponse,
   TemplateList,
@@ -89,11 +88,7 @@ const createResponses = {
   503: contentError("the job queue is unavailable"),
 };
 
-const createRouteFor = (
-  path: string,
-  summary: string,
-  form: typeof ShortsForm | typeof QuizVideoForm | typeof SlideForm,
-) =>
+const createRouteFor = ({ path, summary, form }: CreateForm<ContentKind>) =>
   createRoute({
     ...secured,
     middleware: [principalAuth(), enqueueRateLimit()] as const,
@@ -103,14 +98,6 @@ const createRouteFor = (
     request: { body: { required: true, content: { "application/x-www-form-urlencoded": { schema: form } } } },
     responses: createResponses,
   });
-
-const shortsRoute = createRouteFor(
-  "/shorts",
-  "Make a narrated vertical short (or its audio) from a note",
-  ShortsForm,
-);
-const quizRoute = createRouteFor("/quiz-video", "Make a quiz video from a note", QuizVideoForm);
-const slideRoute = createRouteFor("/slide", "Make a slide deck (PPTX and PDF) from a note", SlideForm);
 
 const resultRoute = createRoute({
   ...secured,
@@ -140,7 +127,7 @@ const deleteRoute = createRoute({
   },
 });
 
-/** Handler of the three create routes: read the form, create, answer the spec's acknowledgement. */
+/** Handler of the create routes: read the form, create, answer the spec's acknowledgement. */
 const create = (kind: ContentKind) => async (c: Context<AppEnv>) => {
   const fields = await readCreateForm(c.req.raw);
   const principal = c.get("principal");
@@ -178,11 +165,11 @@ export const catalogRoutes = createRouter(contentEnvelope)
  * a generic 422 and read bodies of any size.
  */
 export const createRoutes = createRouter(contentEnvelope);
-for (const route of [shortsRoute, quizRoute, slideRoute]) createRoutes.openAPIRegistry.registerPath(route);
-createRoutes
-  .post("/shorts", principalAuth(), enqueueRateLimit(), create("shorts"))
-  .post("/quiz-video", principalAuth(), enqueueRateLimit(), create("quiz_video"))
-  .post("/slide", principalAuth(), enqueueRateLimit(), create("slide"));
+for (const kind of CONTENT_KINDS) {
+  const form = CREATE_FORMS[kind] as CreateForm<ContentKind>;
+  createRoutes.openAPIRegistry.registerPath(createRouteFor(form));
+  createRoutes.post(form.path, principalAuth(), enqueueRateLimit(), create(kind));
+}
 
 const taskNotFound = () =>
   new ContentApiError("not_found", "task_not_found", "no such task for this API key");

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CONTENT_STEPS } from "../../protocol/content.ts";
+import { CONTENT_OUTPUT_ROLES, CONTENT_STEPS } from "../../protocol/content.ts";
 import { webhookStateFields } from "./tasks.ts";
 import { webhookFields } from "./transcribe.ts";
 
@@ -64,6 +64,19 @@ const Processing = z.object({
   estimated_time: z.number().min(0).optional().openapi({ description: "seconds left, from measured speeds" }),
   ...webhookStateFields,
 });
+/** One file a finished render made, with a fresh signed link (a Voxedge addition to the spec's data). */
+export const ContentFileLink = z
+  .object({
+    role: z
+      .enum(CONTENT_OUTPUT_ROLES)
+      .openapi({ description: "what the file is: video, audio, pdf, apkg, …" }),
+    content_type: z.string(),
+    bytes: z.number().int().min(0),
+    url: z.string().openapi({ description: "signed, expires like the spec's *_url fields" }),
+  })
+  .meta({ id: "ContentFileLink" });
+export type ContentFileLink = z.infer<typeof ContentFileLink>;
+
 const SuccessData = z.looseObject({
   note_id: z.string().optional(),
   title: z.string().optional(),
@@ -73,6 +86,7 @@ const SuccessData = z.looseObject({
   audio_url: z.string().optional(),
   slide_url: z.string().optional(),
   slide_pdf_url: z.string().optional(),
+  files: z.array(ContentFileLink).optional().openapi({ description: "every file the render made" }),
 });
 export type SuccessData = z.infer<typeof SuccessData>;
 const Success = z.object({

@@ -1,43 +1,60 @@
-import type { ContentOutputFile } from "../../../protocol/content.ts";
+import type { ContentOutputFile, ContentOutputRole } from "../../../protocol/content.ts";
 import type { ContentKind } from "../../../protocol/task.ts";
 import { toTaskResult } from "../../content/task-result.ts";
 import type { MediaUrlMinter } from "../../media/media-url.ts";
+import type { ContentFileLink } from "../../schemas/content.ts";
 import type { WorkerTaskKind } from "./worker-task-kind.ts";
 
 /**
- * A content render (shorts, quiz video, slide deck): its completion names the files it uploaded, which
- * are checked and kept as reported; its result view links them, and its webhook carries that view.
+ * The spec's own link fields, per role, of a render's files; a kind names the ones the spec gives it
+ * (a slide deck's PDF is `slide_pdf_url`, a study guide's is only in `files`).
  */
-const resultView: WorkerTaskKind<ContentKind>["resultView"] = (record, mint) =>
-  toTaskResult(record, async (done) => {
-    if (!done.result) return { type: done.kind };
-    const { outputs, ...rest } = done.result;
-    return { ...rest, type: done.kind, ...(await outputLinks(outputs, mint)) };
-  });
+export type LinkFields = Partial<Record<ContentOutputRole, string>>;
 
-const contentRender: WorkerTaskKind<ContentKind> = {
-  outputFiles: (completion) => completion.result.outputs,
-  storedResult: async (_env, _taskId, completion) => completion.result,
-  resultView,
-  webhookView: resultView,
-};
+/** What shorts, quiz videos and audio-only renders link: their video or audio. */
+export const MEDIA_LINK_FIELDS: LinkFields = { video: "video_url", audio: "audio_url" };
 
 /**
- * One content kind's entry: they all behave alike. (TypeScript holds WorkerTaskKind invariant in its
- * kind, so the shared entry is handed out as each kind's own.)
+ * A content render: its completion names the files it uploaded, which are checked and kept as
+ * reported; its result view links them — every file in `files` (role, type, size, link) and the
+ * spec's fields the kind has — and its webhook carries that view.
  */
-export const contentRenderKind = <K extends ContentKind>() => contentRender as unknown as WorkerTaskKind<K>;
+function contentRender(linkFields: LinkFields): WorkerTaskKind<ContentKind> {
+  const resultView: WorkerTaskKind<ContentKind>["resultView"] = (record, mint) =>
+    toTaskResult(record, async (done) => {
+      if (!done.result) return { type: done.kind };
+      const { outputs, ...rest } = done.result;
+      return { ...rest, type: done.kind, ...(await outputLinks(outputs, linkFields, mint)) };
+    });
+  return {
+    outputFiles: (completion) => completion.result.outputs,
+    storedResult: async (_env, _taskId, completion) => completion.result,
+    resultView,
+    webhookView: resultView,
+  };
+}
 
-/** The spec's link fields for a render's files: video_url / audio_url, slide_url + slide_pdf_url. */
+/**
+ * One content kind's entry, with the spec link fields it has. (TypeScript holds WorkerTaskKind
+ * invariant in its kind, so the shared shape is handed out as each kind's own.)
+ */
+export const contentRenderKind = <K extends ContentKind>(linkFields: LinkFields = MEDIA_LINK_FIELDS) =>
+  contentRender(linkFields) as unknown as WorkerTaskKind<K>;
+
+/** Fresh signed links for a render's files: each in `files`, and the kind's spec fields. */
 async function outputLinks(
   outputs: ContentOutputFile[],
+  linkFields: LinkFields,
   mint: MediaUrlMinter,
-): Promise<Record<string, string>> {
-  const field = { video: "video_url", audio: "audio_url", pptx: "slide_url", pdf: "slide_pdf_url" } as const;
-  const links: Record<string, string> = {};
+): Promise<Record<string, unknown>> {
+  const links: Record<string, unknown> = {};
+  const files: ContentFileLink[] = [];
   for (const output of outputs) {
     const url = await mint(output.object_key);
-    if (url) links[field[output.role]] = url;
+    if (!url) continue;
+    files.push({ role: output.role, content_type: output.content_type, bytes: output.bytes, url });
+    const field = linkFields[output.role];
+    if (field && !(field in links)) links[field] = url;
   }
-  return links;
+  return { ...links, files };
 }

@@ -8,7 +8,7 @@ export const WORKER_TASK_KINDS: { readonly [K in TaskKind]: WorkerTaskKind<K> } 
   transcribe: transcribeKind,
   shorts: contentRenderKind<"shorts">(),
   quiz_video: contentRenderKind<"quiz_video">(),
-  slide: contentRenderKind<"slide">(),
+  slide: contentRenderKind<"slide">({ pptx: "slide_url", pdf: "slide_pdf_url" }),
 };
 
 /**
