@@ -3386,8 +3386,12 @@ export interface components {
             language?: string;
             /** @description `auto` or `{"type":"server_vad", threshold?, prefix_padding_ms?, silence_duration_ms?}`, sent as `chunking_strategy[type]` etc. or as a JSON string; validated, then not applied (the node's own VAD always chooses the windows) */
             chunking_strategy?: "auto" | components["schemas"]["OpenAIServerVadChunking"];
-            /** @description `logprobs` is refused (400): the decoder reports no per-token probabilities */
+            /** @description `logprobs` (json, streamed or not): the decoder's tokens with `token`, `logprob` and `bytes`; anything else is a 400 */
             include?: string[];
+            /** @description words or phrases to bias decoding towards (at most 50, each one line of at most 100 characters without < or >); they join the prompt */
+            keywords?: string[];
+            /** @description the possible languages of the audio (ISO-639-1): one is the same as `language`; several restrict detection to them; with `language` a 400 */
+            languages?: string[];
             /** @description names for the voices of `known_speaker_references[]`, in the same order (at most 4, diarized_json only) */
             known_speaker_names?: string[];
             /** @description 2-10 s reference clips as data URLs (`data:audio/wav;base64,...`, any container `file` takes), one per name; each value at most 2.5 MiB, all of them together at most 8 MiB */
@@ -3696,6 +3700,8 @@ export interface components {
             object_key: string | null;
             /** @default null */
             file_url: string | null;
+            detect_languages?: string[];
+            logprobs?: boolean;
             known_speakers?: {
                 name: string;
                 object_key: string;
@@ -3960,6 +3966,8 @@ export interface components {
                 audio_url?: string;
                 slide_url?: string;
                 slide_pdf_url?: string;
+                /** @description every file the render made */
+                files?: components["schemas"]["ContentFileLink"][];
             } & {
                 [key: string]: unknown;
             };
@@ -3985,6 +3993,17 @@ export interface components {
             webhook_status?: "pending" | "delivered" | "failed";
             /** @description HTTP status of the last delivery attempt (null: none yet, or no answer) */
             webhook_last_http_status?: number | null;
+        };
+        ContentFileLink: {
+            /**
+             * @description what the file is: video, audio, pdf, apkg, …
+             * @enum {string}
+             */
+            role: "video" | "audio" | "audio_mp3" | "pptx" | "pdf" | "json" | "csv" | "txt" | "markdown" | "apkg" | "opml" | "svg" | "png" | "srt" | "vtt" | "moodle_xml" | "gift" | "chapters";
+            content_type: string;
+            bytes: number;
+            /** @description signed, expires like the spec's *_url fields */
+            url: string;
         };
         SocketToken: {
             /** @description pass it as the socket URL's `token` query parameter */
@@ -4043,6 +4062,17 @@ export interface components {
                 type: "duration";
                 seconds: number;
             };
+            /** @description with `include[]=logprobs` */
+            logprobs?: components["schemas"]["OpenAITranscriptionLogprob"][];
+            /** @description the detected language, when the request named none (a transcription) */
+            languages?: {
+                code: string;
+            }[];
+        };
+        OpenAITranscriptionLogprob: {
+            token: string;
+            logprob: number;
+            bytes: number[];
         };
         OpenAITranscriptionVerbose: {
             /** @enum {string} */

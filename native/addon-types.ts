@@ -35,6 +35,8 @@ export interface NativeModelInfo {
 export interface NativeDecodeOptions {
   /** ISO code or English name ("en", "german"); "auto" detects. */
   language?: string;
+  /** With language "auto": detection chooses the likeliest of these codes only. */
+  detectLanguages?: string[];
   translate?: boolean;
   initialPrompt?: string;
   timestamps?: boolean;
@@ -62,6 +64,8 @@ export interface NativeToken {
   text: string;
   p: number;
   logprob: number;
+  /** The token's bytes as the model has them (a character may be split across tokens). */
+  bytes: Uint8Array;
   /** Seconds; only with tokenTimestamps. */
   t0?: number;
   t1?: number;

@@ -17,6 +17,8 @@ export interface DecodeOptions {
   initialPrompt?: string;
   /** Segment timestamps (default true). Without them whisper decodes up to 220 tokens per 30 s window. */
   timestamps?: boolean;
+  /** With `language` "auto" (or unset): detection picks the likeliest of these codes only. */
+  detectLanguages?: string[];
   /** Per-token t0/t1 (experimental in whisper.cpp). */
   tokenTimestamps?: boolean;
   /** Cap on tokens per segment (0 = none): bounds the worst-case decode time. */
@@ -55,6 +57,8 @@ export interface Token {
   /** Probability and log-probability of the token. */
   p: number;
   logprob: number;
+  /** The token's bytes as the model has them: a character split across tokens is whole only here. */
+  bytes: Uint8Array;
   /** Seconds, only with `tokenTimestamps`. */
   t0?: number;
   t1?: number;

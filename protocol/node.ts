@@ -9,6 +9,7 @@ import {
   TaskSource,
 } from "./task.ts";
 import { TaskFailureCode } from "./task-failure.ts";
+import { TokenLogprob } from "./transcription-detail.ts";
 
 /**
  * The internal protocol between the Worker and inference nodes (routes under /internal/v1, node token
@@ -105,6 +106,8 @@ export type HeartbeatRequest = z.input<typeof HeartbeatRequest>;
 
 /** The most segments one partial report carries (a window of speech holds a few dozen at most). */
 export const MAX_PARTIAL_SEGMENTS = 64;
+/** The most tokens of one partial segment (a segment of a 30 s window holds a few hundred at most). */
+export const MAX_PARTIAL_SEGMENT_TOKENS = 1_000;
 
 /**
  * What a node has decoded so far of a task asked to stream (`stream_partials`), one report per decoded
@@ -114,7 +117,15 @@ export const MAX_PARTIAL_SEGMENTS = 64;
 export const PartialTranscript = z.strictObject({
   seq: z.number().int().min(0).max(100_000),
   segments: z
-    .array(z.strictObject({ start: z.number().min(0), end: z.number().min(0), text: z.string().max(4_000) }))
+    .array(
+      z.strictObject({
+        start: z.number().min(0),
+        end: z.number().min(0),
+        text: z.string().max(4_000),
+        /** The segment's tokens, when the task asked for logprobs. */
+        logprobs: z.array(TokenLogprob).max(MAX_PARTIAL_SEGMENT_TOKENS).optional(),
+      }),
+    )
     .max(MAX_PARTIAL_SEGMENTS),
 });
 export type PartialTranscript = z.infer<typeof PartialTranscript>;

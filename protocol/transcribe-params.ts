@@ -13,6 +13,9 @@ export type SpeechTask = z.infer<typeof SpeechTask>;
 export const KnownSpeaker = z.object({ name: z.string().min(1).max(256), object_key: z.string() });
 export type KnownSpeaker = z.infer<typeof KnownSpeaker>;
 
+/** The most languages `languages[]` may restrict detection to. */
+export const MAX_DETECT_LANGUAGES = 10;
+
 /**
  * The parameters of a transcription task: written by every enqueue route (async and OpenAI-compatible),
  * stored with the task, shown in /history as HistoryEntryParams, and read by the node. This is the one
@@ -46,6 +49,13 @@ export const TranscribeParams = z
     object_key: z.string().nullable().default(null),
     /** Set for jobs enqueued from a URL; null otherwise. */
     file_url: z.string().nullable().default(null),
+    /**
+     * With `language` null: the languages detection may choose among (the compatible endpoint's
+     * `languages[]` with several); absent: any language the model knows.
+     */
+    detect_languages: z.array(z.string().min(2).max(3)).min(2).max(MAX_DETECT_LANGUAGES).optional(),
+    /** The decoder's per-token log probabilities in the detail (the compatible `include[]=logprobs`). */
+    logprobs: z.boolean().optional(),
     /** Voices to name speakers after, in the order given (at most 4); absent for anonymous labels. */
     known_speakers: z.array(KnownSpeaker).max(4).optional(),
   })

@@ -24,6 +24,20 @@ export const SegmentDetail = z.object({
 });
 export type SegmentDetail = z.infer<typeof SegmentDetail>;
 
+/**
+ * One decoded token as OpenAI's `logprobs` show it: its text, its log probability and its bytes (a
+ * character the model split across tokens is whole only in the bytes).
+ */
+export const TokenLogprob = z.object({
+  token: z.string(),
+  logprob: z.number(),
+  bytes: z.array(z.number().int().min(0).max(255)),
+});
+export type TokenLogprob = z.infer<typeof TokenLogprob>;
+
+/** The most tokens a result's logprobs list (about four hours of speech). */
+export const MAX_LOGPROB_TOKENS = 200_000;
+
 /** A word and its time span, seconds from the clip start. */
 export const WordTiming = z.object({ word: z.string(), start: z.number(), end: z.number() });
 export type WordTiming = z.infer<typeof WordTiming>;
@@ -33,6 +47,8 @@ export const TranscriptionDetail = z.object({
   segments: z.array(SegmentDetail),
   /** Words of the cleaned text with times; null when the task did not ask for word timestamps. */
   words: z.array(WordTiming).nullable().default(null),
+  /** The text tokens of every result segment, in order; null when the task did not ask for logprobs. */
+  logprobs: z.array(TokenLogprob).max(MAX_LOGPROB_TOKENS).nullable().default(null),
 });
 export type TranscriptionDetail = z.infer<typeof TranscriptionDetail>;
 

@@ -1,6 +1,6 @@
 import type { DecodeTimings, Token, WhisperModel } from "../../native/index.ts";
 import type { DecodedSegment } from "../../protocol/postprocess/clean-transcript.ts";
-import type { TimedToken } from "../../protocol/transcription-detail.ts";
+import type { TimedToken, TokenLogprob } from "../../protocol/transcription-detail.ts";
 import { type AudioWindow, windows } from "../audio/windows.ts";
 import { SAMPLE_RATE } from "../media/pcm-stream.ts";
 import { looped } from "../postprocess/looped.ts";
@@ -9,6 +9,8 @@ import type { TimeMap } from "../vad/skip-non-speech.ts";
 export interface DecodeRequest {
   /** Language code, or null to detect it on the first window and keep it for the rest. */
   language: string | null;
+  /** With `language` null: the codes detection may choose among (absent: any). */
+  detectLanguages?: readonly string[];
   translate: boolean;
   /** The caller's context/hotword hint, given to every window as the initial prompt. */
   context: string;
@@ -45,6 +47,8 @@ export interface DetailedSegment extends DecodedSegment {
   tokenIds: number[];
   /** Its text tokens with times from the clip start; empty unless `tokenTimestamps` was asked for. */
   timedTokens: TimedToken[];
+  /** Its text tokens with their log probabilities and bytes. */
+  tokenLogprobs: TokenLogprob[];
 }
 
 /** Where a run's time went, in milliseconds, summed over its windows. */
@@ -113,6 +117,8 @@ export async function decodeStream(
       const started = performance.now();
       const transcribing = model.transcribe(window.samples, {
         language: language ?? "auto",
+        ...(language === null &&
+          request.detectLanguages && { detectLanguages: [...request.detectLanguages] }),
         translate: request.translate,
         initialPrompt: [request.context, carry].filter(Boolean).join(" ") || undefined,
         timestamps: true,
@@ -149,6 +155,11 @@ export async function decodeStream(
           seek: Math.round(time(window.offsetSec, "start") * 100),
           tokenIds: segment.tokens.map((token) => token.id),
           timedTokens: request.tokenTimestamps ? timedTokens(segment.tokens, window.offsetSec, time) : [],
+          tokenLogprobs: segment.tokens.map((token) => ({
+            token: token.text,
+            logprob: token.logprob,
+            bytes: [...token.bytes],
+          })),
         });
       }
       durationSec = time(windowEnd, "end");

@@ -1,7 +1,9 @@
 import type { Segment } from "../../protocol/transcription.ts";
 import {
   alignWords,
+  MAX_LOGPROB_TOKENS,
   type SegmentDetail,
+  type TokenLogprob,
   type TranscriptionDetail,
   wordsFromTokens,
 } from "../../protocol/transcription-detail.ts";
@@ -19,6 +21,8 @@ export interface DetailOptions {
   words: boolean;
   /** Temperature the decode started at. */
   temperature: number;
+  /** List the text tokens with their log probabilities (`include[]=logprobs`). */
+  logprobs?: boolean;
 }
 
 const EPS = 1e-6;
@@ -47,7 +51,13 @@ export function buildDetail(
           ),
         )
       : null,
+    logprobs: options.logprobs ? sources.flatMap(tokenLogprobs).slice(0, MAX_LOGPROB_TOKENS) : null,
   };
+}
+
+/** The tokens of the decoded segments behind one result segment, in order. */
+export function tokenLogprobs(sources: readonly DetailedSegment[]): TokenLogprob[] {
+  return sources.flatMap((source) => source.tokenLogprobs);
 }
 
 /** The decoded segments behind each cleaned segment (both lists are in time order). */

@@ -1,6 +1,6 @@
 import { normalizeLanguage } from "../../protocol/languages.ts";
-import { type LeaseOf, MAX_PARTIAL_SEGMENTS } from "../../protocol/node.ts";
-import { cleanTranscript, type DecodedSegment } from "../../protocol/postprocess/clean-transcript.ts";
+import { type LeaseOf, MAX_PARTIAL_SEGMENT_TOKENS, MAX_PARTIAL_SEGMENTS } from "../../protocol/node.ts";
+import { cleanTranscript } from "../../protocol/postprocess/clean-transcript.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import type { DetailedTranscriptionResult } from "../../protocol/transcription-detail.ts";
 import { translationTarget } from "../../protocol/translate.ts";
@@ -13,10 +13,10 @@ import { buildTranscriptionResult } from "../postprocess/build-result.ts";
 import { TaskFailureError } from "../task-failure.ts";
 import type { Translator } from "../translate/translator.ts";
 import type { VoiceActivity } from "../vad/voice-activity.ts";
-import { decodeStream } from "./decode-stream.ts";
+import { type DetailedSegment, decodeStream } from "./decode-stream.ts";
 import { fetchMedia, type MediaSourceOptions } from "./fetch-media.ts";
 import { loadKnownVoices, nameTurns } from "./known-speakers.ts";
-import { buildDetail } from "./result-detail.ts";
+import { assign, buildDetail, tokenLogprobs } from "./result-detail.ts";
 import { speechStream } from "./speech-stream.ts";
 import { translateResult } from "./translate-result.ts";
 
@@ -70,6 +70,7 @@ export async function transcribe(
     const { timeMap } = speech;
     const run = await decodeStream(deps.model.whisper, speech.pcm, {
       language,
+      ...(params.detect_languages && { detectLanguages: params.detect_languages }),
       translate: speechToEnglish,
       context: params.context,
       maxTokens: deps.maxTokens,
@@ -82,7 +83,9 @@ export async function transcribe(
         const expectedSec = source.durationSec;
         context.progress(expectedSec ? Math.min(95, (sec / expectedSec) * 95) : 0);
         // a streaming caller reads each window's text, cleaned as the result will be, as it is decoded
-        if (params.stream_partials) context.partial(partialSegments(windowSegments, decodedLanguage));
+        if (params.stream_partials) {
+          context.partial(partialSegments(windowSegments, decodedLanguage, params.logprobs === true));
+        }
       },
     });
     if (run.durationSec === 0) throw new MediaError("media_empty", "the media contains no audio");
@@ -134,6 +137,7 @@ export async function transcribe(
     const detail = buildDetail(result.segments, run.segments, {
       words: wordTimes,
       temperature: START_TEMPERATURE,
+      logprobs: params.logprobs === true,
     });
     return { ...result, detail };
   } finally {
@@ -188,9 +192,15 @@ async function translateText(
 }
 
 /** A window's segments as a partial report: cleaned, at most MAX_PARTIAL_SEGMENTS of them. */
-function partialSegments(segments: readonly DecodedSegment[], language: string) {
-  const cleaned = cleanTranscript(segments, language).segments;
-  return cleaned
-    .slice(0, MAX_PARTIAL_SEGMENTS)
-    .map(({ start, end, text }) => ({ start, end, text: text.slice(0, 4_000) }));
+function partialSegments(segments: readonly DetailedSegment[], language: string, logprobs: boolean) {
+  const cleaned = cleanTranscript(segments, language).segments.slice(0, MAX_PARTIAL_SEGMENTS);
+  const sources = logprobs ? assign(cleaned, segments) : [];
+  return cleaned.map(({ start, end, text }, index) => ({
+    start,
+    end,
+    text: text.slice(0, 4_000),
+    ...(logprobs && {
+      logprobs: tokenLogprobs(sources[index] ?? []).slice(0, MAX_PARTIAL_SEGMENT_TOKENS),
+    }),
+  }));
 }

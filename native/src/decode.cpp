@@ -154,12 +154,21 @@ op_error resolve_language(whisper_context * ctx, whisper_state * state, const pc
     }
     std::vector<float> probs(whisper_lang_max_id() + 1, 0.0f);
     state_set_audio_ctx(state, p.audio_ctx);  // the window this decode asked for, not the last one's
-    const int id = whisper_lang_auto_detect_with_state(ctx, state, 0, p.n_threads, probs.data());
+    int id = whisper_lang_auto_detect_with_state(ctx, state, 0, p.n_threads, probs.data());
     if (aborted.load()) {
         return aborted_error();
     }
     if (id < 0) {
         return { "ERR_DECODE_FAILED", with_last_error("language detection failed") };
+    }
+    if (!p.detect_among.empty()) {
+        // the most probable of the allowed languages, however likely a language outside them is
+        id = p.detect_among.front();
+        for (const int allowed : p.detect_among) {
+            if (probs[allowed] > probs[id]) {
+                id = allowed;
+            }
+        }
     }
     out.language      = whisper_lang_str(id);
     out.language_prob = probs[id];

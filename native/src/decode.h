@@ -16,6 +16,8 @@ namespace voxedge {
 
 struct decode_params {
     std::string language        = "auto";
+    // With language "auto": the languages detection may choose among (whisper ids); empty = any.
+    std::vector<int> detect_among;
     bool        translate       = false;
     std::string initial_prompt;
     bool        timestamps      = true;

@@ -83,6 +83,21 @@ decode_params parse_decode_params(Napi::Env env, Napi::Object o, whisper_context
     if (p.language.empty()) {
         p.language = "auto";
     }
+    const Napi::Value among = o.Get("detectLanguages");
+    if (!among.IsUndefined() && !among.IsNull()) {
+        if (!among.IsArray()) {
+            throw make_error(env, "ERR_INVALID_OPTION", "detectLanguages must be an array of language codes");
+        }
+        const Napi::Array list = among.As<Napi::Array>();
+        for (uint32_t i = 0; i < list.Length(); i++) {
+            const Napi::Value item = list.Get(i);
+            const int id = item.IsString() ? whisper_lang_id(item.As<Napi::String>().Utf8Value().c_str()) : -1;
+            if (id < 0) {
+                throw make_error(env, "ERR_UNKNOWN_LANGUAGE", "detectLanguages holds an unknown language");
+            }
+            p.detect_among.push_back(id);
+        }
+    }
     // validated here, on the JS thread: whisper.cpp's own examples exit() on an unknown code
     if (p.language != "auto") {
         if (whisper_lang_id(p.language.c_str()) < 0) {
@@ -177,6 +192,8 @@ Napi::Value result_to_js(Napi::Env env, const decode_result & res) {
             tok.Set("text", t.text);
             tok.Set("p", t.p);
             tok.Set("logprob", t.plog);
+            // the token's own bytes: a character split across tokens is not valid UTF-8 in `text`
+            tok.Set("bytes", Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t *>(t.text.data()), t.text.size()));
             if (res.token_timestamps) {
                 tok.Set("t0", t.t0 * 0.01);
                 tok.Set("t1", t.t1 * 0.01);

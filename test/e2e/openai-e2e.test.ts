@@ -31,6 +31,9 @@ let speechSec: number;
 
 const SPEECH = "Hello from the edge. This sentence is spoken by a synthetic voice for testing.";
 const LANGUAGE_NAMES = new Set(Object.values(LANGUAGES).map((name) => name.toLowerCase()));
+const LANGUAGE_CODES: Record<string, string> = Object.fromEntries(
+  Object.entries(LANGUAGES).map(([code, name]) => [name.toLowerCase(), code]),
+);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "voxedge-openai-e2e-"));
@@ -217,6 +220,38 @@ describe("OpenAI SDK against the real stack", () => {
     expect((await history())[0]?.params?.language).toBeNull();
   });
 
+  it("restricts detection to languages[], and lists the decoder's tokens with include[]=logprobs", async () => {
+    const free = await client.audio.transcriptions.create({
+      file: await speechFile(),
+      model: "whisper-1",
+      response_format: "verbose_json",
+    });
+    // two languages other than the one found freely: the answer must still be one of them
+    const among = ["fr", "de", "ja"].filter((code) => LANGUAGE_CODES[free.language] !== code).slice(0, 2);
+    const held = await client.audio.transcriptions.create({
+      file: await speechFile(),
+      model: "gpt-transcribe",
+      languages: among,
+      include: ["logprobs"],
+    } as unknown as Parameters<typeof client.audio.transcriptions.create>[0] & { stream?: false });
+    const body = held as unknown as {
+      text: string;
+      languages: { code: string }[];
+      logprobs: { token: string; logprob: number; bytes: number[] }[];
+    };
+    expect(among).toContain(body.languages[0]?.code);
+    expect((await history())[0]?.params).toMatchObject({
+      language: null,
+      detect_languages: among,
+      logprobs: true,
+    });
+    expect(body.logprobs.length).toBeGreaterThan(0);
+    for (const token of body.logprobs) expect(token.logprob).toBeLessThanOrEqual(0);
+    // the tokens are the decoder's, byte for byte: together they hold the text's words
+    const decoded = new TextDecoder().decode(new Uint8Array(body.logprobs.flatMap((t) => t.bytes)));
+    expect(decoded.trim().length).toBeGreaterThan(0);
+  });
+
   it("translates speech to English", async () => {
     const verbose = await client.audio.translations.create({
       file: await speechFile(),
@@ -245,8 +280,15 @@ describe("OpenAI SDK against the real stack", () => {
       file,
       model: "gpt-4o-transcribe",
       stream: true,
+      include: ["logprobs"],
     });
-    type Seen = { type: string; at: number; text?: string; usage?: { seconds: number } };
+    type Seen = {
+      type: string;
+      at: number;
+      text?: string;
+      usage?: { seconds: number };
+      logprobs?: { logprob: number }[];
+    };
     const events: Seen[] = [];
     for await (const event of stream) {
       events.push({ ...(event as unknown as Omit<Seen, "at">), at: performance.now() - started });
@@ -257,6 +299,8 @@ describe("OpenAI SDK against the real stack", () => {
     // several windows, each reported as it was decoded: deltas come well before the end
     expect(deltas.length).toBeGreaterThanOrEqual(2);
     expect(deltas[0]!.at).toBeLessThan(done!.at);
+    // each delta carries the decoder's tokens behind it (include[]=logprobs)
+    expect(deltas.every((delta) => (delta.logprobs?.length ?? 0) > 0)).toBe(true);
     expect(done?.usage?.seconds).toBe(Math.ceil(long.length / 16_000));
     expect(typeof done?.text).toBe("string");
   });

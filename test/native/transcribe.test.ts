@@ -35,7 +35,8 @@ function expectWellFormed(t: Transcript, seconds: number): void {
       expect(tok.p).toBeGreaterThanOrEqual(0);
       expect(tok.p).toBeLessThanOrEqual(1);
     }
-    // whisper builds the segment text from exactly these tokens
+    // whisper builds the segment text from exactly these tokens, byte for byte
+    expect(Buffer.concat(s.tokens.map((tok) => tok.bytes)).toString("utf8")).toBe(s.text);
     if (!s.tokens.some((tok) => tok.text.includes("\uFFFD"))) {
       expect(s.tokens.map((tok) => tok.text).join("")).toBe(s.text);
     }
@@ -81,6 +82,17 @@ describe("transcribe", () => {
     expect(de.languageProbability).toBeNull();
     const en = await model.transcribe(speech, { language: "english", temperatureInc: 0, maxTokens: 8 });
     expect(en.language).toBe("en");
+  });
+
+  it("detects among the languages it is given only", async () => {
+    const free = await model.transcribe(speech, { temperatureInc: 0, maxTokens: 4 });
+    // two languages other than the one detected freely: the detection must still pick one of them
+    const among = ["fr", "de", "ja"].filter((code) => code !== free.language).slice(0, 2);
+    const held = await model.transcribe(speech, { temperatureInc: 0, maxTokens: 4, detectLanguages: among });
+    expect(among).toContain(held.language);
+    expect(held.languageProbability).toBeGreaterThan(0);
+    const err = await rejectionOf(model.transcribe(speech, { detectLanguages: ["fr", "xx"] }));
+    expect(err.code).toBe("ERR_UNKNOWN_LANGUAGE");
   });
 
   it("reports progress up to 100", async () => {

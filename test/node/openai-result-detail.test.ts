@@ -21,6 +21,7 @@ function decoded(
     seek: Math.floor(start / 30) * 3000,
     tokenIds: [100 + Math.round(start)],
     timedTokens: [],
+    tokenLogprobs: [{ token: text, logprob: -0.25 - start, bytes: [...Buffer.from(text, "utf8")] }],
     ...extra,
   };
 }
@@ -76,6 +77,34 @@ describe("buildDetail", () => {
       temperature: 0,
     });
     expect(detail.segments[0]?.compression_ratio).toBeGreaterThan(0);
+    expect(DetailedTranscriptionResult.safeParse({ ...result, detail }).success).toBe(true);
+  });
+
+  it("lists every result segment's tokens with logprob and bytes only when logprobs are asked for", () => {
+    const sources = [
+      decoded(0, 2, " Xin", {
+        tokenLogprobs: [
+          { token: " Xin", logprob: -0.1, bytes: [32, 88, 105, 110] },
+          // "à" split across two tokens: the text of each half is not valid UTF-8, the bytes are
+          { token: "\ufffd", logprob: -0.3, bytes: [0xc3] },
+          { token: "\ufffd", logprob: -0.2, bytes: [0xa0] },
+        ],
+      }),
+      decoded(2, 3, " chào", { tokenLogprobs: [{ token: " chào", logprob: -0.4, bytes: [32, 99] }] }),
+    ];
+    const result = buildTranscriptionResult({
+      segments: sources,
+      language: "vi",
+      model: "whisper-base",
+      durationSec: 3,
+      timings,
+    });
+    expect(buildDetail(result.segments, sources, { words: false, temperature: 0 }).logprobs).toBeNull();
+    const detail = buildDetail(result.segments, sources, { words: false, temperature: 0, logprobs: true });
+    expect(detail.logprobs?.map((t) => t.logprob)).toEqual([-0.1, -0.3, -0.2, -0.4]);
+    expect(Buffer.from(detail.logprobs?.slice(1, 3).flatMap((t) => t.bytes) ?? []).toString("utf8")).toBe(
+      "à",
+    );
     expect(DetailedTranscriptionResult.safeParse({ ...result, detail }).success).toBe(true);
   });
 

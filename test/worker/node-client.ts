@@ -1,6 +1,7 @@
 import type { Lease, NodeHealth } from "../../protocol/node.ts";
 import type { TaskKind } from "../../protocol/task.ts";
 import type { TaskFailureCode } from "../../protocol/task-failure.ts";
+import type { TokenLogprob } from "../../protocol/transcription-detail.ts";
 import { NODE_HEALTH } from "../helpers/node-health.ts";
 import { call, NODE_TOKEN } from "./helpers.ts";
 
@@ -67,8 +68,13 @@ export class TestNode {
   }
 
   /** What was decoded so far of a streaming task (one window). */
-  partial(leaseId: string, seq: number, texts: string[]): Promise<Response> {
-    const segments = texts.map((text, i) => ({ start: seq * 30 + i, end: seq * 30 + i + 1, text }));
+  partial(leaseId: string, seq: number, texts: string[], logprobs?: TokenLogprob[][]): Promise<Response> {
+    const segments = texts.map((text, i) => ({
+      start: seq * 30 + i,
+      end: seq * 30 + i + 1,
+      text,
+      ...(logprobs?.[i] && { logprobs: logprobs[i] }),
+    }));
     return this.post(`/leases/${leaseId}/partial`, { seq, segments });
   }
 

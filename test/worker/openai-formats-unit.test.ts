@@ -66,6 +66,10 @@ const detail: TranscriptionDetail = {
     { word: "Second", start: 2.6, end: 3 },
     { word: "line", start: 3, end: 3.4 },
   ],
+  logprobs: [
+    { token: " Hello", logprob: -0.1, bytes: [32, 72, 101, 108, 108, 111] },
+    { token: " world", logprob: -0.5, bytes: [32, 119, 111, 114, 108, 100] },
+  ],
 };
 
 const openai = (format: "srt" | "vtt", of: TranscriptionResult) =>

@@ -100,7 +100,13 @@ describe("POST /v1/audio/transcriptions with the OpenAI SDK", () => {
       serveOne(node, sampleResult("xin chào")),
     ]);
     expect(transcript.text).toBe("xin chào");
-    expect(Object.keys(transcript).filter((k) => k !== "_request_id")).toEqual(["text", "usage"]);
+    // no language was asked, so the json names the one detected, as OpenAI's newer models do
+    expect(Object.keys(transcript).filter((k) => k !== "_request_id")).toEqual([
+      "text",
+      "usage",
+      "languages",
+    ]);
+    expect((transcript as unknown as { languages: unknown }).languages).toEqual([{ code: "vi" }]);
     // sampleResult's 1.5 s, rounded up to whole seconds as OpenAI bills
     expect(transcript.usage).toEqual({ type: "duration", seconds: 2 });
     expect(lease.lane).toBe("interactive");
@@ -230,7 +236,11 @@ describe("POST /v1/audio/transcriptions with the OpenAI SDK", () => {
       serveOne(new TestNode()),
     ]);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ text: "hello", usage: { type: "duration", seconds: 2 } });
+    expect(await response.json()).toEqual({
+      text: "hello",
+      usage: { type: "duration", seconds: 2 },
+      languages: [{ code: "vi" }],
+    });
   });
 });
 
@@ -405,7 +415,7 @@ describe("diarized_json and the SDK's encodings", () => {
     const deleted = await call(`/transcribe/${taskId}`, { method: "DELETE", headers: bearer(key) });
     expect(deleted.status).toBe(204);
     expect((await env.MEDIA.list({ prefix })).objects).toHaveLength(0);
-  });
+  }, 30_000); // 340 KB of clips through the multipart parser: seconds on a loaded 2-core machine
 
   it("accepts chunking_strategy as the SDK's chunking_strategy[prop] parts and as a JSON string, and stream=false", async () => {
     const { key } = await createKey();
@@ -488,7 +498,13 @@ describe("diarized_json and the SDK's encodings", () => {
         "prompt",
         /not supported with response_format diarized_json/,
       ],
-      [{ include: ["logprobs"] }, "include", /include\[\]=logprobs is not supported/],
+      [
+        { include: ["logprobs"], response_format: "text" },
+        "include",
+        /include\[\]=logprobs is only available with response_format json/,
+      ],
+      [{ keywords: ["a\nb"] }, "keywords", /one non-empty line without < or >/],
+      [{ language: "en", languages: ["en", "vi"] }, "languages", /cannot both be set/],
       [
         {
           response_format: "diarized_json",
@@ -555,8 +571,54 @@ describe("stream=true", () => {
         type: "transcript.text.done",
         text: "Hello world. Second line.",
         usage: { type: "duration", seconds: 2 },
+        languages: [{ code: "vi" }],
       },
     ]);
+  });
+
+  it("gives each delta its tokens' logprobs with include[]=logprobs, and the json body all of them", async () => {
+    const { key } = await createKey();
+    const { client } = openai(key);
+    const node = new TestNode();
+    const tokens = [
+      { token: " Hello", logprob: -0.12, bytes: [32, 72, 101, 108, 108, 111] },
+      { token: " world.", logprob: -0.4, bytes: [32, 119, 111, 114, 108, 100, 46] },
+    ];
+    const stream = client.audio.transcriptions.create({
+      file: clip(),
+      model: "gpt-4o-transcribe",
+      language: "en",
+      include: ["logprobs"],
+      stream: true,
+    });
+    const lease = await streamingLease(node);
+    expect(lease.params).toMatchObject({ logprobs: true, language: "en" });
+    const events: Record<string, unknown>[] = [];
+    const reading = (async () => {
+      for await (const event of await stream) events.push(event as unknown as Record<string, unknown>);
+    })();
+    expect((await node.partial(lease.lease_id, 0, ["Hello world."], [tokens])).status).toBe(204);
+    expect((await node.complete(lease.lease_id, sampleResult("Hello world."))).status).toBe(204);
+    await reading;
+    // a language was asked: done names none
+    expect(events).toEqual([
+      { type: "transcript.text.delta", delta: "Hello world.", logprobs: tokens },
+      { type: "transcript.text.done", text: "Hello world.", usage: { type: "duration", seconds: 2 } },
+    ]);
+
+    const result = detailedResult();
+    const [transcript] = await Promise.all([
+      client.audio.transcriptions.create({
+        file: clip(),
+        model: "whisper-1",
+        include: ["logprobs"],
+        response_format: "json",
+      }),
+      serveOne(node, { ...result, detail: { ...result.detail, logprobs: tokens } }),
+    ]);
+    expect(transcript.logprobs).toEqual(tokens);
+    const bytes = new Uint8Array(transcript.logprobs?.flatMap((t) => t.bytes ?? []) ?? []);
+    expect(new TextDecoder().decode(bytes)).toBe(" Hello world.");
   });
 
   it("gives diarized_json's segments with their speakers once known, before done", async () => {

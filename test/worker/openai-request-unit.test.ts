@@ -42,6 +42,8 @@ describe("formInput", () => {
       include: [],
       known_speaker_names: [],
       known_speaker_references: [],
+      keywords: [],
+      languages: [],
       timestamp_granularities: ["word", "segment", "word", "segment"],
     });
   });
@@ -131,6 +133,31 @@ describe("parseSyncRequest", () => {
     }
   });
 
+  it("takes logprobs, keywords and languages as OpenAI's newer models do", () => {
+    const parsed = (entries: [string, string][]) => parseSyncRequest(env, fields(entries), "transcribe");
+    const logprobs = parsed([["include[]", "logprobs"]]);
+    expect(logprobs.params.logprobs).toBe(true);
+    expect(parsed([]).params.logprobs).toBeUndefined();
+    // keywords bias decoding through the prompt: after the caller's own prompt
+    const keywords = parsed([
+      ["prompt", "A product call."],
+      ["keywords[]", "Voxedge"],
+      ["keywords", "Cloudflare Workers"],
+    ]);
+    expect(keywords.params.context).toBe("A product call. Voxedge, Cloudflare Workers");
+    // one language is the language; several restrict detection to them
+    const one = parsed([["languages[]", "VI"]]);
+    expect(one.params.language).toBe("vi");
+    expect(one.params.detect_languages).toBeUndefined();
+    const several = parsed([
+      ["languages[]", "vi"],
+      ["languages[]", "en"],
+      ["languages[]", "vi"],
+    ]);
+    expect(several.params.language).toBeNull();
+    expect(several.params.detect_languages).toEqual(["vi", "en"]);
+  });
+
   it("answers 400 naming the field for each combination or option it cannot honour", () => {
     const refused = (entries: [string, string][], task: "transcribe" | "translate" = "transcribe") =>
       toOpenAIWire(thrown(() => parseSyncRequest(env, fields(entries), task)));
@@ -156,8 +183,42 @@ describe("parseSyncRequest", () => {
         "prompt",
         /prompt is not supported with response_format diarized_json/,
       ],
-      [[["include[]", "logprobs"]], "include", /no per-token log probabilities; leave include out/],
+      [
+        [
+          ["response_format", "verbose_json"],
+          ["include[]", "logprobs"],
+        ],
+        "include",
+        /only available with response_format json \(got verbose_json\)/,
+      ],
       [[["include[]", "tokens"]], "include", /"tokens" is not supported/],
+      [[["keywords[]", "Voxedge\nSTT"]], "keywords", /one non-empty line without < or >/],
+      [[["keywords[]", "<b>"]], "keywords", /one non-empty line without < or >/],
+      [[["keywords[]", " "]], "keywords", /one non-empty line/],
+      [
+        [
+          ["prompt", "x".repeat(1995)],
+          ["keywords[]", "Voxedge"],
+        ],
+        "keywords",
+        /together are over 2000 characters/,
+      ],
+      [
+        [
+          ["language", "en"],
+          ["languages[]", "vi"],
+        ],
+        "languages",
+        /language and languages cannot both be set/,
+      ],
+      [
+        [
+          ["languages[]", "vi"],
+          ["languages[]", "klingon"],
+        ],
+        "languages",
+        /"klingon" is not a language code/,
+      ],
       [[["known_speaker_names[]", "agent"]], "known_speaker_names", /need response_format diarized_json/],
       [
         [

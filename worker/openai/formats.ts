@@ -1,7 +1,12 @@
+import { normalizeLanguage } from "../../protocol/languages.ts";
 import { type SubtitleOptions, toSrt, toVtt } from "../../protocol/subtitles.ts";
 import type { SpeechTask } from "../../protocol/transcribe-params.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
-import { alignWords, type TranscriptionDetail } from "../../protocol/transcription-detail.ts";
+import {
+  alignWords,
+  type TokenLogprob,
+  type TranscriptionDetail,
+} from "../../protocol/transcription-detail.ts";
 import type {
   OpenAIDiarizedSegment,
   OpenAIDurationUsage,
@@ -24,6 +29,16 @@ export interface RenderOptions {
   task: SpeechTask;
   /** verbose_json: add top-level `words` (the `word` granularity). */
   words: boolean;
+  /** json: add the detail's `logprobs` (`include[]=logprobs`). */
+  logprobs?: boolean;
+  /** json: the language was detected (no `language` asked), so `languages` names it. */
+  detected?: boolean;
+}
+
+/** What `json` adds to the text and usage when asked. */
+export interface JsonExtras {
+  logprobs?: readonly TokenLogprob[] | null;
+  detected?: boolean;
 }
 
 export interface RenderedBody {
@@ -54,7 +69,15 @@ export function renderTranscript(
 ): RenderedBody {
   switch (format) {
     case "json":
-      return { body: JSON.stringify(toJson(result, options.task)), contentType: JSON_TYPE };
+      return {
+        body: JSON.stringify(
+          toJson(result, options.task, {
+            logprobs: options.logprobs ? (detail?.logprobs ?? []) : null,
+            detected: options.detected ?? false,
+          }),
+        ),
+        contentType: JSON_TYPE,
+      };
     case "diarized_json":
       return { body: JSON.stringify(toDiarizedJson(result)), contentType: JSON_TYPE };
     case "verbose_json":
@@ -68,9 +91,32 @@ export function renderTranscript(
   }
 }
 
-/** `json`: the text, and for a transcription its usage. */
-export function toJson(result: TranscriptionResult, task: SpeechTask): OpenAITranscription {
-  return task === "transcribe" ? { text: result.text, usage: durationUsage(result) } : { text: result.text };
+/**
+ * `json`: the text, and for a transcription its usage, the detected language (`languages`) when
+ * detection ran, and the tokens' `logprobs` when asked.
+ */
+export function toJson(
+  result: TranscriptionResult,
+  task: SpeechTask,
+  extras: JsonExtras = {},
+): OpenAITranscription {
+  if (task !== "transcribe") return { text: result.text };
+  return {
+    text: result.text,
+    ...(extras.logprobs && { logprobs: [...extras.logprobs] }),
+    usage: durationUsage(result),
+    ...(extras.detected && { languages: [{ code: languageCode(result.language) }] }),
+  };
+}
+
+/**
+ * A result's language (a name, as the spec shows it) as the ISO 639-1 code OpenAI's `languages` gives.
+ *
+ * @example languageCode("Vietnamese") // "vi"
+ */
+export function languageCode(language: string): string {
+  const choice = normalizeLanguage(language);
+  return choice.kind === "language" ? choice.code : language;
 }
 
 /**

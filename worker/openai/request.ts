@@ -13,6 +13,7 @@ import {
   TranscriptionFormFields,
   TranslationFormFields,
 } from "../schemas/openai.ts";
+import { MAX_CONTEXT_CHARS } from "../schemas/transcribe.ts";
 import { toValidationIssues } from "../validation.ts";
 import { OpenAIError } from "./errors.ts";
 import { type FormFields, FormValueError, list, objectValue, single } from "./form-values.ts";
@@ -41,7 +42,13 @@ const SINGLE_FIELDS = [
   "stream",
   "target_language",
 ] as const;
-const LIST_FIELDS = ["include", "known_speaker_names", "known_speaker_references"] as const;
+const LIST_FIELDS = [
+  "include",
+  "known_speaker_names",
+  "known_speaker_references",
+  "keywords",
+  "languages",
+] as const;
 
 /**
  * Form values as the schema reads them, from every encoding the official SDKs produce
@@ -86,14 +93,17 @@ export function parseSyncRequest(env: Env, fields: FormFields, task: SpeechTask)
   const granularities = granularityList(form.timestamp_granularities);
   if (transcription) checkTranscriptionOptions(transcription, format, granularities);
   // Translations have no language field: the source language is detected.
-  const language = transcription?.language ?? null;
+  const hints = transcription ? languageHints(transcription) : { language: null, detectAmong: [] };
   const target = "target_language" in form ? targetLanguage(form.target_language) : "en";
+  const context = transcription ? promptWithKeywords(transcription) : form.prompt;
   let base: ResolvedTranscribeParams;
   try {
-    base = resolveTranscribeParams(env, { language, context: form.prompt });
+    base = resolveTranscribeParams(env, { language: hints.language, context });
   } catch (error) {
     if (error instanceof ApiError && error.code === "bad_request") {
-      throw new OpenAIError("bad_request", error.message, { param: "language" });
+      throw new OpenAIError("bad_request", error.message, {
+        param: transcription?.languages.length ? "languages" : "language",
+      });
     }
     throw error;
   }
@@ -111,6 +121,8 @@ export function parseSyncRequest(env: Env, fields: FormFields, task: SpeechTask)
       task,
       response_format: format,
       word_timestamps: format === "verbose_json" && granularities.includes("word"),
+      ...(hints.detectAmong.length > 1 && { detect_languages: hints.detectAmong }),
+      ...(transcription?.include.includes("logprobs") && { logprobs: true }),
       ...(stream && { stream_partials: true }),
       // English is whisper's own translation: the params stay as they always were
       ...(target !== "en" && { target_language: target }),
@@ -183,14 +195,20 @@ function checkTranscriptionOptions(
       "prompt is not supported with response_format diarized_json: leave prompt out, or ask for json or verbose_json",
     );
   }
-  if (form.include.length > 0) {
+  const unknown = form.include.filter((value) => value !== "logprobs");
+  if (unknown.length > 0) {
     throw unsupported(
       "include",
-      form.include.includes("logprobs")
-        ? "include[]=logprobs is not supported: the decoder reports no per-token log probabilities; leave include out"
-        : `include: ${form.include.map((value) => `"${value}"`).join(", ")} is not supported; leave include out`,
+      `include: ${unknown.map((value) => `"${value}"`).join(", ")} is not supported: the one value is "logprobs"`,
     );
   }
+  if (form.include.includes("logprobs") && format !== "json") {
+    throw unsupported(
+      "include",
+      `include[]=logprobs is only available with response_format json (got ${format}): ask for json, or leave include out`,
+    );
+  }
+  checkKeywords(form.keywords, form.prompt);
   if (form.stream === "true" && !STREAMED_FORMATS.includes(format)) {
     throw unsupported(
       "stream",
@@ -198,6 +216,68 @@ function checkTranscriptionOptions(
         "cannot be streamed; ask for one of those, or leave stream out",
     );
   }
+}
+
+/**
+ * `language` and `languages[]` as one choice: a single entry of `languages` is the language; several
+ * restrict detection to them (each must be a language code); both fields together are a 400, as
+ * OpenAI answers.
+ */
+function languageHints(form: TranscriptionFormFields): { language: string | null; detectAmong: string[] } {
+  if (form.languages.length === 0) return { language: form.language ?? null, detectAmong: [] };
+  if (form.language !== undefined) {
+    throw unsupported(
+      "languages",
+      "language and languages cannot both be set: send one language as `language`, or the possible ones as `languages[]`",
+      "invalid_value",
+    );
+  }
+  const codes = [...new Set(form.languages.map((value) => value.trim().toLowerCase()))];
+  for (const code of codes) {
+    if (!languageName(code)) {
+      throw unsupported(
+        "languages",
+        `languages: "${code}" is not a language code: send ISO 639-1 codes such as "en" and "vi"`,
+        "invalid_value",
+      );
+    }
+  }
+  return codes.length === 1
+    ? { language: codes[0] ?? null, detectAmong: [] }
+    : { language: null, detectAmong: codes };
+}
+
+/**
+ * `keywords[]` as OpenAI takes them: each a single line without `<` or `>`, not empty. They bias
+ * decoding by joining the prompt (whisper's only lever for it), so prompt and keywords together stay
+ * within the prompt's limit.
+ */
+function checkKeywords(keywords: readonly string[], prompt: string): void {
+  for (const keyword of keywords) {
+    if (!keyword.trim() || /[\r\n<>]/.test(keyword)) {
+      throw unsupported(
+        "keywords",
+        `keywords: ${JSON.stringify(keyword)} is not allowed: each keyword is one non-empty line without < or >`,
+        "invalid_value",
+      );
+    }
+  }
+  if (promptWithKeywordsText(prompt, keywords).length > MAX_CONTEXT_CHARS) {
+    throw unsupported(
+      "keywords",
+      `prompt and keywords together are over ${MAX_CONTEXT_CHARS} characters: send fewer or shorter keywords`,
+      "invalid_value",
+    );
+  }
+}
+
+function promptWithKeywords(form: TranscriptionFormFields): string {
+  return promptWithKeywordsText(form.prompt, form.keywords);
+}
+
+function promptWithKeywordsText(prompt: string, keywords: readonly string[]): string {
+  const terms = keywords.map((keyword) => keyword.trim()).join(", ");
+  return [prompt.trim(), terms].filter(Boolean).join(" ");
 }
 
 /** A translation's target: a language code whisper knows (ISO 639-1), any case; else a 400 naming it. */

@@ -12,7 +12,7 @@ import { FAILURE_VIEWS } from "../tasks/failure-views.ts";
 import { cancelTask } from "../tasks/leasing.ts";
 import { submitTask } from "../tasks/submit.ts";
 import { missingFileError, OpenAIError } from "./errors.ts";
-import { type RenderedBody, renderTranscript, toJson } from "./formats.ts";
+import { type RenderedBody, renderTranscript } from "./formats.ts";
 import { knownSpeakerKeys, REFERENCE_FIELDS, storeKnownSpeakers } from "./known-speakers.ts";
 import { parseSyncRequest, type SyncRequest } from "./request.ts";
 import { transcriptStream } from "./transcript-stream.ts";
@@ -74,10 +74,11 @@ export async function runSyncTranscription(env: Env, call: SyncCall): Promise<Sy
     const events = transcriptStream(env, {
       taskId,
       diarized: request.format === "diarized_json",
+      detected: request.params.language === null,
       deadline: Date.now() + waitSec * 1000,
       finish: async (record) => {
         const done = endedRecord(record, waitSec);
-        return { result: done.result, text: toJson(done.result, request.params.task).text };
+        return { result: done.result, text: done.result.text };
       },
       onCancel: cancel,
     });
@@ -200,6 +201,8 @@ async function reply(
   return renderTranscript(request.format, done.result, detail, {
     task: request.params.task,
     words: request.granularities.includes("word"),
+    logprobs: request.params.logprobs === true,
+    detected: request.params.language === null,
   });
 }
 

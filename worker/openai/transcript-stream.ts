@@ -1,9 +1,10 @@
 /**
  * `stream=true` on POST /v1/audio/transcriptions: the running task as OpenAI's server-sent events, the
  * shape the `openai` package's stream iterator reads. Each window the node decodes comes as
- * `transcript.text.delta` events (one per segment, the node's cleaned text), diarized_json adds a
+ * `transcript.text.delta` events (one per segment, the node's cleaned text, with its tokens' `logprobs`
+ * when `include[]=logprobs` asked), diarized_json adds a
  * `transcript.text.segment` per segment with its speaker once the task is done (speakers are known only
- * then), and `transcript.text.done` carries the result's text and usage: the result is the authority,
+ * then), and `transcript.text.done` carries the result's text, usage and (when detection ran) `languages`: the result is the authority,
  * the deltas a preview of it. A failure after the stream began ends it with an `error` event (the SDK
  * throws it as an APIError). A client that goes away cancels the task.
  */
@@ -13,7 +14,7 @@ import type { TaskRecord } from "../../protocol/task.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import { ApiError } from "../errors.ts";
 import { OpenAIError, toOpenAIWire } from "./errors.ts";
-import { durationUsage, toDiarizedJson } from "./formats.ts";
+import { durationUsage, languageCode, toDiarizedJson } from "./formats.ts";
 
 /** Longest single wait on the task's JobState before asking again (a wait is one RPC). */
 const WAIT_SLICE_MS = 10_000;
@@ -22,6 +23,8 @@ export interface StreamedTask {
   taskId: string;
   /** diarized_json: segment events with speakers before `done`. */
   diarized: boolean;
+  /** The language was detected (none asked): `done` names it in `languages`. */
+  detected: boolean;
   /** When the stream gives up on a task that has not ended (SYNC_WAIT_MAX_SEC). */
   deadline: number;
   /** The record once the task ended, as the non-streamed reply reads it (its failure, its result). */
@@ -57,7 +60,11 @@ export function transcriptStream(env: Env, task: StreamedTask): ReadableStream<U
             for (const segment of window.segments) {
               const text = segment.text.trim();
               if (!text) continue;
-              send({ type: "transcript.text.delta", delta: spoken ? ` ${text}` : text });
+              send({
+                type: "transcript.text.delta",
+                delta: spoken ? ` ${text}` : text,
+                ...(segment.logprobs && { logprobs: segment.logprobs }),
+              });
               spoken = true;
             }
           }
@@ -66,7 +73,12 @@ export function transcriptStream(env: Env, task: StreamedTask): ReadableStream<U
           if (over || Date.now() >= task.deadline) {
             const { text, result } = await task.finish(record);
             if (task.diarized) for (const segment of toDiarizedJson(result).segments) send(segment);
-            send({ type: "transcript.text.done", text, usage: durationUsage(result) });
+            send({
+              type: "transcript.text.done",
+              text,
+              usage: durationUsage(result),
+              ...(task.detected && { languages: [{ code: languageCode(result.language) }] }),
+            });
             break;
           }
         }

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { MAX_DETECT_LANGUAGES } from "../../protocol/transcribe-params.ts";
 import { MAX_CONTEXT_CHARS } from "./transcribe.ts";
 
 /**
@@ -56,6 +57,10 @@ const language = z.string().max(64).optional().openapi({
   example: "en",
 });
 
+/** `keywords[]`: how many, and how long each may be. */
+export const MAX_KEYWORDS = 50;
+export const MAX_KEYWORD_CHARS = 100;
+
 const list = (description: string) =>
   z.array(z.string().max(256)).max(8).default([]).openapi({ description });
 
@@ -69,7 +74,20 @@ export const TranscriptionFormFields = z.object({
       "`chunking_strategy[type]` etc. or as a JSON string; validated, then not applied (the node's own VAD " +
       "always chooses the windows)",
   }),
-  include: list("`logprobs` is refused (400): the decoder reports no per-token probabilities"),
+  include: list(
+    "`logprobs` (json, streamed or not): the decoder's tokens with `token`, `logprob` and `bytes`; anything else is a 400",
+  ),
+  keywords: z
+    .array(z.string().max(MAX_KEYWORD_CHARS))
+    .max(MAX_KEYWORDS)
+    .default([])
+    .openapi({
+      description: `words or phrases to bias decoding towards (at most ${MAX_KEYWORDS}, each one line of at most ${MAX_KEYWORD_CHARS} characters without < or >); they join the prompt`,
+    }),
+  languages: z.array(z.string().max(64)).max(MAX_DETECT_LANGUAGES).default([]).openapi({
+    description:
+      "the possible languages of the audio (ISO-639-1): one is the same as `language`; several restrict detection to them; with `language` a 400",
+  }),
   known_speaker_names: list(
     "names for the voices of `known_speaker_references[]`, in the same order (at most 4, diarized_json only)",
   ),
@@ -129,8 +147,23 @@ const usage = OpenAIDurationUsage.optional().openapi({
   description: "transcriptions only (translations carry none): the audio's duration in whole seconds",
 });
 
+/** One decoded token of `include[]=logprobs`. */
+export const OpenAILogprob = z
+  .object({ token: z.string(), logprob: z.number(), bytes: z.array(z.number().int()) })
+  .meta({ id: "OpenAITranscriptionLogprob" });
+
 /** `response_format=json`. */
-export const OpenAITranscription = z.object({ text: z.string(), usage }).meta({ id: "OpenAITranscription" });
+export const OpenAITranscription = z
+  .object({
+    text: z.string(),
+    usage,
+    logprobs: z.array(OpenAILogprob).optional().openapi({ description: "with `include[]=logprobs`" }),
+    languages: z
+      .array(z.object({ code: z.string() }))
+      .optional()
+      .openapi({ description: "the detected language, when the request named none (a transcription)" }),
+  })
+  .meta({ id: "OpenAITranscription" });
 export type OpenAITranscription = z.infer<typeof OpenAITranscription>;
 
 export const OpenAISegment = z
