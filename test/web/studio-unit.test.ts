@@ -82,7 +82,12 @@ describe("studio kind table → create form", () => {
       template_id: "slide-clean",
       voice_id: "vi-female",
     });
-    expect(fieldsOf("translation")).toEqual({ note_id: "n1", language: "vi" });
+    // A translation goes by default into the language the note is not in.
+    expect(fieldsOf("translation")).toEqual({ note_id: "n1", language: "en" });
+    expect(fieldsOf("translation", {}, { ...note, language: "en" })).toEqual({
+      note_id: "n1",
+      language: "vi",
+    });
   });
 
   it("sends what was picked, trimmed; an emptied field is left to the API's default", () => {

@@ -68,6 +68,10 @@ export function fieldValue(
       const fitting = catalogs.templates.filter((tpl) => tpl.kind === field.templateKind);
       return fitting.find((tpl) => tpl.template_id === choice)?.template_id ?? fitting[0]?.template_id ?? "";
     }
+    case "choice":
+      if (field.name in picked) return choice;
+      if (!field.otherThanNote) return field.default;
+      return field.choices.find((option) => option.value !== noteLanguage)?.value ?? field.default;
     default:
       return field.name in picked ? choice : field.default;
   }

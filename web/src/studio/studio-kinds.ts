@@ -36,7 +36,15 @@ export type FieldSpec =
   | { type: "background"; name: string }
   | { type: "template"; name: string; templateKind: "slide" | "quiz_video" }
   | { type: "number"; name: string; label: MessageKey; min: number; max: number; default: string }
-  | { type: "choice"; name: string; label: MessageKey; choices: readonly Choice[]; default: string }
+  | {
+      type: "choice";
+      name: string;
+      label: MessageKey;
+      choices: readonly Choice[];
+      default: string;
+      /** Defaults instead to the first choice that is not the note's language (a translation's target). */
+      otherThanNote?: true;
+    }
   | { type: "text"; name: string; label: MessageKey; hint: MessageKey; default: string }
   /** Sent as is, never asked (an audio short is the shorts route with is_audio_only=true). */
   | { type: "fixed"; name: string; value: string };
@@ -261,6 +269,7 @@ const STUDIO_KIND_TABLE: { readonly [K in StudioKind]: Omit<StudioKindSpec, "id"
         label: "studioKinds.field.targetLanguage",
         choices: LANGUAGE_CHOICES.filter((choice) => choice.value),
         default: "vi",
+        otherThanNote: true,
       },
     ],
     previews: ["new_note"],
