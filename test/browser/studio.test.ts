@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, screenshot, signedInPage, stackInfo, tabStops } from "./chromium.ts";
 
 /**
- * Studio in Chromium: notes, then a slide deck and a short rendered by the stack's node with the real
- * espeak-ng and ffmpeg, followed on their task cards to the result (player, downloads, PDF preview);
+ * Studio in Chromium: notes, then a slide deck and a short made through the kind table's form and
+ * rendered by the stack's node with the real espeak-ng and ffmpeg, followed on their task cards to the
+ * result (player, the downloads of data.files, PDF preview);
  * refusals and failures worded by their error_key.
  */
 
@@ -127,9 +128,15 @@ describe("studio", () => {
     await page.getByLabel("Number of slides").fill("5-8");
     await page.getByRole("button", { name: "Make the deck" }).click();
     const deck = page.getByRole("article", { name: "Slide deck: The Mekong River" });
-    const pptx = deck.getByRole("link", { name: "Download PPTX" });
+    const downloads = deck.getByRole("navigation", { name: "Downloads" });
+    const pptx = downloads.getByRole("link", { name: "PowerPoint (.pptx)" });
     await pptx.waitFor({ timeout: 120_000 });
-    const pdf = deck.getByRole("link", { name: "Download PDF" });
+    const pdf = downloads.getByRole("link", { name: "PDF", exact: true });
+    // The downloads are the result's data.files, one link each, in its order.
+    const { files } = await taskResultData(await studioTaskId(page, "slide"));
+    expect(files.map((file) => file.role)).toEqual(["pptx", "pdf"]);
+    expect(await downloads.getByRole("link").allTextContents()).toEqual(["PowerPoint (.pptx)", "PDF"]);
+    expect(await pptx.getAttribute("download")).toBe("The-Mekong-River.pptx");
     const pdfResponse = await fetchLink(pdf);
     expect(pdfResponse.status).toBe(200);
     expect(pdfResponse.headers.get("content-type")).toBe("application/pdf");
@@ -179,7 +186,7 @@ describe("studio", () => {
 
     // After a reload the finished tasks are still there, their results read again with fresh links.
     await page.reload();
-    await deck.getByRole("link", { name: "Download PPTX" }).waitFor({ timeout: 15_000 });
+    await deck.getByRole("link", { name: "PowerPoint (.pptx)" }).waitFor({ timeout: 15_000 });
     await short.locator("video").waitFor({ timeout: 15_000 });
     await context.close();
   });
@@ -252,6 +259,27 @@ describe("community notes in the studio", () => {
     await context.close();
   });
 });
+
+/** The id of the task of `kind` this page's studio started last (its list in localStorage). */
+async function studioTaskId(page: Page, kind: string): Promise<string> {
+  const tasks = await page.evaluate(() => localStorage.getItem("voxedge.studio.tasks") ?? "[]");
+  const task = (JSON.parse(tasks) as { task_id: string; kind: string }[]).find((t) => t.kind === kind);
+  if (!task) throw new Error(`no ${kind} task in the studio's list`);
+  return task.task_id;
+}
+
+/** A finished content task's data, read from the API with the stack's key. */
+async function taskResultData(taskId: string): Promise<{ files: { role: string; url: string }[] }> {
+  const response = await fetch(`${stackInfo().url}/v1/create/tasks/${taskId}/result`, {
+    headers: { authorization: `Bearer ${stackInfo().key}` },
+  });
+  const result = (await response.json()) as {
+    status: string;
+    data: { files: { role: string; url: string }[] };
+  };
+  expect(result.status).toBe("SUCCESS");
+  return result.data;
+}
 
 /** The sample_url the catalog gives a voice. */
 async function sampleUrl(name: string): Promise<string> {

@@ -3,8 +3,6 @@ import type { RoomTranscript, SingleTranscript } from "../../protocol/rooms.ts";
 import { afterClose, RECONNECT_WINDOW_MS, reconnectDelayMs } from "../../web/src/room/room-connection.ts";
 import { defaultRoomLanguage } from "../../web/src/room/room-storage.ts";
 import { applyRoomMessage, EMPTY_ROOM } from "../../web/src/room/room-view.ts";
-import { createFields, readChoices } from "../../web/src/studio/create-fields.ts";
-import { isTerminal, taskView } from "../../web/src/studio/task-view.ts";
 import {
   initialPair,
   swapped,
@@ -21,7 +19,7 @@ import {
   type TimelineItem,
 } from "../../web/src/translate/timeline.ts";
 
-/** The pure parts of Translate, the rooms and Studio (run in Node): what each page computes from the wire. */
+/** The pure parts of Translate and the rooms (run in Node): what each page computes from the wire. */
 
 const single = (over: Partial<SingleTranscript>): SingleTranscript => ({
   type: "transcript",
@@ -205,106 +203,5 @@ describe("language pair", () => {
     expect(withTarget(pair, "fr")).toEqual({ source: "en", target: "fr" });
     expect(translatesPair(languages, pair)).toBe(true);
     expect(translatesPair(languages, { source: "en", target: "fr" })).toBe(false);
-  });
-});
-
-describe("studio create fields", () => {
-  const choices = { ...readChoices(), bg: "ocean", quizTemplate: "quiz-neon", slideTemplate: "slide-forest" };
-
-  it("sends each kind the fields its endpoint takes", () => {
-    expect(createFields({ ...choices, kind: "short", clipDuration: "8" }, "n1", "en-female")).toEqual({
-      note_id: "n1",
-      voice_id: "en-female",
-      clip_duration: "8",
-      bg_id: "ocean",
-    });
-    expect(createFields({ ...choices, kind: "audio" }, "n1", "vi-male")).toEqual({
-      note_id: "n1",
-      voice_id: "vi-male",
-      clip_duration: "30",
-      is_audio_only: "true",
-    });
-    expect(createFields({ ...choices, kind: "quiz" }, "n1", "en-male")).toEqual({
-      note_id: "n1",
-      voice_id: "en-male",
-      bg_id: "ocean",
-      template_id: "quiz-neon",
-    });
-    expect(createFields({ ...choices, kind: "slide", slideLanguage: "vi" }, "n1", "en-male")).toEqual({
-      note_id: "n1",
-      template_id: "slide-forest",
-      slide_count_range: "5-8",
-      language: "vi",
-    });
-  });
-
-  it("marks a community note's request community=true, and only that one", () => {
-    expect(createFields({ ...choices, kind: "quiz" }, "n2", "en-male", true)).toMatchObject({
-      note_id: "n2",
-      community: "true",
-    });
-    expect(createFields({ ...choices, kind: "quiz" }, "n2", "en-male", false)).not.toHaveProperty(
-      "community",
-    );
-  });
-
-  it("leaves an empty choice to the API's default", () => {
-    expect(
-      createFields({ ...choices, kind: "slide", slideCountRange: " ", slideLanguage: "" }, "n1", ""),
-    ).toEqual({
-      note_id: "n1",
-      template_id: "slide-forest",
-    });
-  });
-});
-
-describe("studio task view", () => {
-  it("reads waiting, working with step, progress and time left, and both failure statuses", () => {
-    expect(taskView({ status: "PENDING" })).toEqual({ phase: "waiting" });
-    expect(
-      taskView({ status: "PROCESSING", step: "rendering_video", progress: 41.6, estimated_time: 12 }),
-    ).toEqual({
-      phase: "working",
-      step: "rendering_video",
-      percent: 42,
-      etaSec: 12,
-    });
-    expect(taskView({ status: "PROCESSING" })).toEqual({
-      phase: "working",
-      step: null,
-      percent: null,
-      etaSec: null,
-    });
-    const failure = {
-      error: "note too short",
-      error_key: "note_too_short",
-      message: "2 sentences, 3 needed",
-    };
-    for (const status of ["FAILURE", "FAIL"]) {
-      const result = { status, ...failure } as unknown as Parameters<typeof taskView>[0];
-      expect(taskView(result)).toEqual({
-        phase: "failed",
-        errorKey: "note_too_short",
-        error: failure.error,
-        message: failure.message,
-      });
-      expect(isTerminal(result)).toBe(true);
-    }
-    expect(isTerminal({ status: "PROCESSING", progress: 99 })).toBe(false);
-    expect(isTerminal(null)).toBe(false);
-  });
-
-  it("offers a video's player, an audio short's, a deck's two files", () => {
-    expect(
-      taskView({ status: "SUCCESS", data: { video_url: "/media/v", audio_url: "/media/a", duration: 8.2 } }),
-    ).toMatchObject({ phase: "done", video: "/media/v", audio: null, durationSec: 8.2 });
-    expect(taskView({ status: "SUCCESS", data: { audio_url: "/media/a" } })).toMatchObject({
-      video: null,
-      audio: "/media/a",
-      durationSec: null,
-    });
-    expect(
-      taskView({ status: "SUCCESS", data: { slide_url: "/media/d.pptx", slide_pdf_url: "/media/d.pdf" } }),
-    ).toMatchObject({ pptx: "/media/d.pptx", pdf: "/media/d.pdf", video: null, audio: null });
   });
 });

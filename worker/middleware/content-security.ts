@@ -4,8 +4,8 @@ import type { AppEnv } from "../env.ts";
 /**
  * The Content-Security-Policy of every response the Worker makes (assets served straight from
  * web/dist never reach it). API bodies are data, never a document: nothing may load from or frame
- * them. The console's pages load only this origin's scripts and styles; media and frames may also be
- * presigned R2 links (https). A response that brings its own policy keeps it: GET /media
+ * them. The console's pages load only this origin's scripts and styles; images (a mind map's picture),
+ * media and frames may also be presigned R2 links (https). A response that brings its own policy keeps it: GET /media
  * (`frame-ancestors 'self'`, so the console may frame a PDF; its types never run script) and /docs
  * (`docsPolicy`: Swagger UI's bundle plus the page's one inline script by hash, set by its route).
  */
@@ -15,7 +15,7 @@ export const CONSOLE_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data: blob:",
+  "img-src 'self' data: blob: https:",
   "media-src 'self' blob: https:",
   "frame-src 'self' https:",
   "connect-src 'self' https:",

@@ -82,8 +82,18 @@ export const authApi = {
     unwrap(voxedge.POST("/v1/auth/tokens", { body: { scope } })),
 };
 
-/** The content kinds the studio creates, by their create path. */
-export type ContentForm = "shorts" | "quiz-video" | "slide";
+/** The content kinds the studio creates, by their create path (POST /v2/create/{form}). */
+export type ContentForm =
+  | "shorts"
+  | "quiz-video"
+  | "slide"
+  | "flashcards"
+  | "mindmap"
+  | "quiz"
+  | "study-guide"
+  | "podcast"
+  | "video-overview"
+  | "translation";
 
 /** Real-time translation (/api/v1): languages and rooms. The language list and a room's details need no key. */
 export const translationApi = {
@@ -146,8 +156,15 @@ export const contentApi = {
   backgrounds: (): Promise<{ backgrounds: Background[] }> => unwrap(voxedge.GET("/v1/backgrounds")),
   templates: (): Promise<{ templates: Template[] }> => unwrap(voxedge.GET("/v1/templates")),
   create: (form: ContentForm, fields: Record<string, string>): Promise<CreateAccepted> =>
-    // The fields are the studio's form as typed; the route validates them (each form's schema differs).
-    unwrap(voxedge.POST(`/v2/create/${form}`, { body: fields as never, headers: FORM_ENCODED })),
+    // Every create route answers the same CreateAccepted (one path stands for the type, whether or not
+    // the generated schema lists the newer routes yet); the fields are the studio's kind table's, and the
+    // route validates them (each form's schema differs).
+    unwrap(
+      voxedge.POST(`/v2/create/${form}` as "/v2/create/shorts", {
+        body: fields as never,
+        headers: FORM_ENCODED,
+      }),
+    ),
   task: (taskId: string, signal?: AbortSignal): Promise<ContentTaskResult> =>
     unwrap(
       voxedge.GET("/v1/create/tasks/{task_id}/result", { params: { path: { task_id: taskId } }, signal }),

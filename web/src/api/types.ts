@@ -22,7 +22,9 @@ export type {
 } from "../../../protocol/rooms.ts";
 export type { Segment, TranscriptionResult } from "../../../protocol/transcription.ts";
 export type {
+  ContentFileLink,
   CreateAccepted,
+  SuccessData,
   TaskResultResponse as ContentTaskResult,
 } from "../../../worker/schemas/content.ts";
 export type { HealthResponse, ModelsResponse } from "../../../worker/schemas/discovery.ts";

@@ -4,7 +4,8 @@
  */
 export const enStudio = {
   "studio.title": "Studio",
-  "studio.intro": "Turn a note into a narrated short, an audio short, a quiz video or a slide deck.",
+  "studio.intro":
+    "Turn a note into a narrated short, a slide deck, flash cards, a quiz, a mind map, a study guide, a podcast, a video overview or a translation.",
   "studio.newNote": "New note",
   "studio.noteSource": "Where the note comes from",
   "studio.fromText": "Write or paste",
@@ -67,10 +68,6 @@ export const enStudio = {
   "studio.eta": "about {eta} left",
   "studio.failed": "Failed: {reason}",
   "studio.taskGone": "This task is not known to the API any more (or belongs to another key).",
-  "studio.downloadVideo": "Download the video (MP4)",
-  "studio.downloadAudio": "Download the audio (M4A)",
-  "studio.downloadPptx": "Download PPTX",
-  "studio.downloadPdf": "Download PDF",
   "studio.pdfPreview": "Slide deck preview (PDF)",
   "studio.step.writing_script": "Writing the script",
   "studio.step.writing_quiz": "Writing the questions",
@@ -114,7 +111,8 @@ export const enStudio = {
 
 export const viStudio: Record<keyof typeof enStudio, string> = {
   "studio.title": "Studio",
-  "studio.intro": "Biến một ghi chú thành video ngắn có lời đọc, bản âm thanh, video câu đố hoặc bộ slide.",
+  "studio.intro":
+    "Biến một ghi chú thành video ngắn có lời đọc, bộ slide, thẻ ghi nhớ, câu hỏi trắc nghiệm, sơ đồ tư duy, tài liệu ôn tập, podcast, video tổng quan hoặc bản dịch.",
   "studio.newNote": "Ghi chú mới",
   "studio.noteSource": "Nguồn của ghi chú",
   "studio.fromText": "Viết hoặc dán",
@@ -178,10 +176,6 @@ export const viStudio: Record<keyof typeof enStudio, string> = {
   "studio.eta": "còn khoảng {eta}",
   "studio.failed": "Thất bại: {reason}",
   "studio.taskGone": "API không còn biết công việc này (hoặc nó thuộc khóa khác).",
-  "studio.downloadVideo": "Tải video (MP4)",
-  "studio.downloadAudio": "Tải âm thanh (M4A)",
-  "studio.downloadPptx": "Tải PPTX",
-  "studio.downloadPdf": "Tải PDF",
   "studio.pdfPreview": "Xem trước bộ slide (PDF)",
   "studio.step.writing_script": "Đang viết kịch bản",
   "studio.step.writing_quiz": "Đang soạn câu hỏi",

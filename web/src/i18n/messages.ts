@@ -1,4 +1,5 @@
 import { enStudio, viStudio } from "./messages-studio.ts";
+import { enStudioKinds, viStudioKinds } from "./messages-studio-kinds.ts";
 import { enTranslate, viTranslate } from "./messages-translate.ts";
 
 /**
@@ -9,6 +10,7 @@ import { enTranslate, viTranslate } from "./messages-translate.ts";
 export const en = {
   ...enTranslate,
   ...enStudio,
+  ...enStudioKinds,
   "nav.label": "Main",
   "nav.skip": "Skip to content",
   "nav.transcribe": "Transcribe",
@@ -158,6 +160,7 @@ export type MessageKey = keyof typeof en;
 export const vi: Record<MessageKey, string> = {
   ...viTranslate,
   ...viStudio,
+  ...viStudioKinds,
   "nav.label": "Chính",
   "nav.skip": "Bỏ qua đến nội dung",
   "nav.transcribe": "Chuyển văn bản",

@@ -1,23 +1,17 @@
 import { useEffect, useState } from "preact/hooks";
 import { contentApi } from "../api/client.ts";
-import type { Background, NoteSummary, Template, Voice } from "../api/types.ts";
+import type { NoteSummary } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
-import { backgroundThumbs, ThumbPicker, templateThumbs, VoicePicker } from "./catalog-pickers.tsx";
-import { CHOICES_KEY, type Choices, createFields, FORM_OF, readChoices } from "./create-fields.ts";
-import { STUDIO_KINDS } from "./studio-kinds.ts";
+import { CHOICES_KEY, type Choices, createFields, fieldValue, readChoices } from "./create-fields.ts";
+import { type Catalogs, KindField } from "./kind-field.tsx";
+import { kindSpec, STUDIO_KINDS } from "./studio-kinds.ts";
 import { addStudioTask } from "./studio-tasks.ts";
-
-interface Catalogs {
-  voices: Voice[];
-  backgrounds: Background[];
-  templates: Template[];
-}
 
 /** The note the form makes content of: one of the caller's, or a community note (`community`). */
 export type ChosenNote = Pick<NoteSummary, "note_id" | "title" | "language"> & { community: boolean };
 
-/** Make something of a note: a short, its audio alone, a quiz video or a slide deck, with the catalogs' choices. */
+/** Make something of a note: any kind of the studio's table, asked with that kind's fields. */
 export function CreateForm({ note }: { note: ChosenNote | null }) {
   const [catalogs, setCatalogs] = useState<Catalogs | null>(null);
   const [catalogError, setCatalogError] = useState<unknown>(null);
@@ -32,35 +26,25 @@ export function CreateForm({ note }: { note: ChosenNote | null }) {
       setCatalogError,
     );
   }, []);
-  const choose = (part: Partial<Choices>) => setChoices((current) => ({ ...current, ...part }));
 
-  // A voice in the note's language unless one was picked.
-  const voices = catalogs?.voices ?? [];
-  const voiceId =
-    voices.find((v) => v.voice_id === choices.voice)?.voice_id ??
-    voices.find((v) => v.language === note?.language)?.voice_id ??
-    voices[0]?.voice_id ??
-    "";
-  const templates = (kind: Template["kind"]) =>
-    (catalogs?.templates ?? []).filter((tpl) => tpl.kind === kind);
-  const slideTemplate = choices.slideTemplate || templates("slide")[0]?.template_id || "";
-  const quizTemplate = choices.quizTemplate || templates("quiz_video")[0]?.template_id || "";
-  const bg = choices.bg || catalogs?.backgrounds[0]?.bg_id || "";
+  const spec = kindSpec(choices.kind);
+  const picked = choices.values[spec.id] ?? {};
+  const pick = (name: string, value: string) =>
+    setChoices((current) => ({
+      ...current,
+      values: { ...current.values, [current.kind]: { ...current.values[current.kind], [name]: value } },
+    }));
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (!note) return;
+    if (!note || !catalogs) return;
     setSending(true);
     setError(null);
     try {
-      const resolved = { ...choices, bg, slideTemplate, quizTemplate };
-      const accepted = await contentApi.create(
-        FORM_OF[choices.kind],
-        createFields(resolved, note.note_id, voiceId, note.community),
-      );
+      const accepted = await contentApi.create(spec.form, createFields(spec, picked, catalogs, note));
       addStudioTask({
         task_id: accepted.data.task_id,
-        kind: choices.kind,
+        kind: spec.id,
         note_title: note.title,
         created_at: Date.now(),
       });
@@ -71,7 +55,6 @@ export function CreateForm({ note }: { note: ChosenNote | null }) {
     }
   };
 
-  const { kind } = choices;
   return (
     <section class="card" aria-labelledby="create-title">
       <h2 id="create-title">{t("studio.create")}</h2>
@@ -82,87 +65,33 @@ export function CreateForm({ note }: { note: ChosenNote | null }) {
         <fieldset class="segmented wrap">
           <legend class="visually-hidden">{t("studio.whatToMake")}</legend>
           {STUDIO_KINDS.map((option) => (
-            <label key={option} class={kind === option ? "selected" : ""}>
+            <label key={option} class={spec.id === option ? "selected" : ""}>
               <input
                 type="radio"
                 name="content-kind"
                 value={option}
-                checked={kind === option}
-                onChange={() => choose({ kind: option })}
+                checked={spec.id === option}
+                onChange={() => setChoices((current) => ({ ...current, kind: option }))}
               />
-              {t(`studio.kind.${option}`)}
+              {t(kindSpec(option).label)}
             </label>
           ))}
         </fieldset>
+        <p class="muted small">{t(spec.description)}</p>
         <ErrorNote error={catalogError} />
-        {catalogs && kind !== "slide" && (
-          <VoicePicker voices={voices} value={voiceId} onChange={(voice) => choose({ voice })} />
-        )}
-        {catalogs && (kind === "short" || kind === "quiz") && (
-          <ThumbPicker
-            name="background"
-            legend={t("studio.background")}
-            items={backgroundThumbs(catalogs.backgrounds)}
-            value={bg}
-            onChange={(id) => choose({ bg: id })}
-          />
-        )}
-        {catalogs && (kind === "quiz" || kind === "slide") && (
-          <ThumbPicker
-            name="template"
-            legend={t("studio.template")}
-            items={templateThumbs(templates(kind === "quiz" ? "quiz_video" : "slide"))}
-            value={kind === "quiz" ? quizTemplate : slideTemplate}
-            onChange={(id) => choose(kind === "quiz" ? { quizTemplate: id } : { slideTemplate: id })}
-          />
-        )}
-        {(kind === "short" || kind === "audio") && (
-          <div class="field narrow">
-            <label for="clip-duration">{t("studio.clipDuration")}</label>
-            <input
-              id="clip-duration"
-              type="number"
-              min={5}
-              max={180}
-              step={1}
-              value={choices.clipDuration}
-              onInput={(e) => choose({ clipDuration: (e.target as HTMLInputElement).value })}
+        {catalogs &&
+          spec.fields.map((field) => (
+            <KindField
+              key={`${spec.id}.${field.name}`}
+              field={field}
+              value={fieldValue(field, picked, catalogs, note?.language ?? null)}
+              catalogs={catalogs}
+              onChange={(value) => pick(field.name, value)}
             />
-          </div>
-        )}
-        {kind === "slide" && (
-          <div class="grid-2">
-            <div class="field">
-              <label for="slide-count">{t("studio.slideCount")}</label>
-              <input
-                id="slide-count"
-                type="text"
-                inputMode="numeric"
-                aria-describedby="slide-count-hint"
-                value={choices.slideCountRange}
-                onInput={(e) => choose({ slideCountRange: (e.target as HTMLInputElement).value })}
-              />
-              <span id="slide-count-hint" class="muted small">
-                {t("studio.slideCountHint")}
-              </span>
-            </div>
-            <div class="field">
-              <label for="slide-language">{t("studio.slideLanguage")}</label>
-              <select
-                id="slide-language"
-                value={choices.slideLanguage}
-                onChange={(e) => choose({ slideLanguage: (e.target as HTMLSelectElement).value })}
-              >
-                <option value="">{t("studio.noteLanguageDefault")}</option>
-                <option value="en">English</option>
-                <option value="vi">Tiếng Việt</option>
-              </select>
-            </div>
-          </div>
-        )}
+          ))}
         <div>
           <button type="submit" class="button" disabled={!note || !catalogs || sending}>
-            {sending ? t("transcribe.sending") : t(`studio.make.${kind}`)}
+            {sending ? t("transcribe.sending") : t(spec.make)}
           </button>
         </div>
         <ErrorNote error={error} />

@@ -13,6 +13,7 @@ import { NoteList } from "./note-list.tsx";
 import { STUDIO_STORAGE_PREFIX } from "./studio-kinds.ts";
 import { studioTasks } from "./studio-tasks.ts";
 import { TaskCard } from "./task-card.tsx";
+import type { NoteActions } from "./task-result.tsx";
 
 const PAGE_SIZE = 20;
 /** The note chosen for the create form, kept across reloads. */
@@ -25,8 +26,8 @@ function summaryOf(note: Note): NoteSummary {
 
 /**
  * /studio — content from notes: write or paste a note (or make one of a finished transcription),
- * then a short, an audio short, a quiz video or a slide deck from it; each task is followed to its
- * result (player, downloads, PDF preview), also after a reload. Notes can be published to the
+ * then any kind of studio-kinds.ts from it (a short, a deck, flash cards, a podcast, a translation, …);
+ * each task is followed to its result (its kind's previews, every file to download), also after a reload. Notes can be published to the
  * community, and a community note others published can be chosen instead of one's own. `?from=<task_id>` starts a note from
  * that transcription.
  */
@@ -63,6 +64,17 @@ export default function StudioPage() {
     setNotes((current) => current.filter((n) => n.note_id !== noteId));
     setTotal((n) => Math.max(0, n - 1));
     if (chosen === noteId) choose(null);
+  };
+
+  // A translation made a note: the list reads it from the API (unless it has it), and it can be chosen.
+  const notesActions: NoteActions = {
+    onNoteMade: (noteId) => {
+      if (!notes.some((n) => n.note_id === noteId)) void load(0);
+    },
+    onOpenNote: (noteId) => {
+      choose(noteId);
+      document.getElementById("notes-title")?.scrollIntoView({ behavior: "smooth" });
+    },
   };
 
   const useCommunity = (note: CommunityNote) => {
@@ -104,7 +116,7 @@ export default function StudioPage() {
               <ul class="stack plain-list">
                 {tasks.map((task) => (
                   <li key={task.task_id}>
-                    <TaskCard task={task} />
+                    <TaskCard task={task} notes={notesActions} />
                   </li>
                 ))}
               </ul>

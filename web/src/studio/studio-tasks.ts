@@ -1,5 +1,5 @@
 import { signal } from "@preact/signals";
-import { STUDIO_KINDS, STUDIO_STORAGE_PREFIX, type StudioKind } from "./studio-kinds.ts";
+import { isStudioKind, STUDIO_STORAGE_PREFIX, type StudioKind } from "./studio-kinds.ts";
 
 /**
  * The content tasks this browser started, kept in localStorage until dismissed: after a reload the
@@ -21,7 +21,7 @@ function read(): StudioTask[] {
     const parsed = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "[]") as unknown;
     return Array.isArray(parsed)
       ? (parsed as StudioTask[]).filter(
-          (task) => typeof task?.task_id === "string" && STUDIO_KINDS.includes(task.kind),
+          (task) => typeof task?.task_id === "string" && isStudioKind(task?.kind),
         )
       : [];
   } catch {

@@ -6,16 +6,11 @@ import { en, type MessageKey } from "../i18n/messages.ts";
 import { DeleteButton } from "../ui/delete-button.tsx";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { formatClock } from "../ui/format.ts";
+import { kindSpec } from "./studio-kinds.ts";
 import { removeStudioTask, type StudioTask } from "./studio-tasks.ts";
-import { inlinePreviewUrl, type TaskView, taskView } from "./task-view.ts";
+import { type NoteActions, TaskResult } from "./task-result.tsx";
+import { taskView } from "./task-view.ts";
 import { useContentTask } from "./use-content-task.ts";
-
-const KIND_LABEL = {
-  short: "studio.kind.short",
-  audio: "studio.kind.audio",
-  quiz: "studio.kind.quiz",
-  slide: "studio.kind.slide",
-} as const satisfies Record<StudioTask["kind"], MessageKey>;
 
 /** A running step in words ("Rendering the video"); the step's own name for one this console does not know. */
 function stepText(step: string | null): string {
@@ -24,13 +19,14 @@ function stepText(step: string | null): string {
 }
 
 /** One content task this browser started: where it stands (step, progress, time left), then its result. */
-export function TaskCard({ task }: { task: StudioTask }) {
+export function TaskCard({ task, notes }: { task: StudioTask; notes: NoteActions }) {
   const { result, error } = useContentTask(task.task_id);
+  const label = t(kindSpec(task.kind).label);
   return (
-    <article class="card task-card" aria-label={`${t(KIND_LABEL[task.kind])}: ${task.note_title}`}>
+    <article class="card task-card" aria-label={`${label}: ${task.note_title}`}>
       <header class="row wrap">
         <h3 class="task-title">
-          {t(KIND_LABEL[task.kind])} · <span class="muted">{task.note_title}</span>
+          {label} · <span class="muted">{task.note_title}</span>
         </h3>
         <button type="button" class="button button-ghost" onClick={() => removeStudioTask(task.task_id)}>
           {t("job.dismiss")}
@@ -41,13 +37,21 @@ export function TaskCard({ task }: { task: StudioTask }) {
           onDeleted={() => removeStudioTask(task.task_id)}
         />
       </header>
-      {result && <TaskState result={result} task={task} />}
+      {result && <TaskState result={result} task={task} notes={notes} />}
       <ErrorNote error={error} byStatus={{ 404: t("studio.taskGone") }} />
     </article>
   );
 }
 
-function TaskState({ result, task }: { result: ContentTaskResult; task: StudioTask }) {
+function TaskState({
+  result,
+  task,
+  notes,
+}: {
+  result: ContentTaskResult;
+  task: StudioTask;
+  notes: NoteActions;
+}) {
   const view = taskView(result);
   switch (view.phase) {
     case "waiting":
@@ -75,7 +79,7 @@ function TaskState({ result, task }: { result: ContentTaskResult; task: StudioTa
         </div>
       );
     case "done":
-      return <TaskResult view={view} task={task} />;
+      return <TaskResult view={view} task={task} notes={notes} />;
     case "failed":
       // The error_key in words; the server's own detail after it.
       return (
@@ -87,56 +91,4 @@ function TaskState({ result, task }: { result: ContentTaskResult; task: StudioTa
         </div>
       );
   }
-}
-
-function TaskResult({ view, task }: { view: Extract<TaskView, { phase: "done" }>; task: StudioTask }) {
-  const name = task.note_title.replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-|-$/g, "") || "voxedge";
-  return (
-    <div class="stack task-result">
-      <p class="status status-done">
-        {t("job.done")}
-        {view.durationSec ? ` · ${formatClock(view.durationSec)}` : ""}
-      </p>
-      {view.video && (
-        <>
-          {/* biome-ignore lint/a11y/useMediaCaption: the narration's words are burnt into the video as captions */}
-          <video class="result-video" controls preload="metadata" playsInline src={view.video} />
-          <a class="button button-secondary" href={view.video} download={`${name}.mp4`}>
-            {t("studio.downloadVideo")}
-          </a>
-        </>
-      )}
-      {view.audio && (
-        <>
-          {/* biome-ignore lint/a11y/useMediaCaption: an audio short has no caption track; its text is the note */}
-          <audio class="result-audio" controls preload="metadata" src={view.audio} />
-          <a class="button button-secondary" href={view.audio} download={`${name}.m4a`}>
-            {t("studio.downloadAudio")}
-          </a>
-        </>
-      )}
-      {(view.pptx || view.pdf) && (
-        <div class="row wrap">
-          {view.pptx && (
-            <a class="button button-secondary" href={view.pptx} download={`${name}.pptx`}>
-              {t("studio.downloadPptx")}
-            </a>
-          )}
-          {view.pdf && (
-            <a class="button button-secondary" href={view.pdf} download={`${name}.pdf`}>
-              {t("studio.downloadPdf")}
-            </a>
-          )}
-        </div>
-      )}
-      {view.pdf && (
-        <iframe
-          class="pdf-preview"
-          src={inlinePreviewUrl(view.pdf)}
-          title={t("studio.pdfPreview")}
-          loading="lazy"
-        />
-      )}
-    </div>
-  );
 }

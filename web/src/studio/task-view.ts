@@ -1,22 +1,14 @@
-import type { ContentTaskResult } from "../api/types.ts";
+import type { ContentFileLink, ContentTaskResult, SuccessData } from "../api/types.ts";
 
 /**
  * What a task card shows for a poll of GET /v1/create/tasks/{id}/result: waiting, working (step,
- * progress, time left), done (the players and downloads its links allow) or failed (the error_key and
- * the server's words). Both failure statuses of the spec (FAILURE, FAIL) read as failed.
+ * progress, time left), done (the result's data, which its kind's previews read, and its files) or
+ * failed (the error_key and the server's words). Both failure statuses of the spec (FAILURE, FAIL) read as failed.
  */
 export type TaskView =
   | { phase: "waiting" }
   | { phase: "working"; step: string | null; percent: number | null; etaSec: number | null }
-  | {
-      phase: "done";
-      durationSec: number | null;
-      video: string | null;
-      /** An audio short's file (a video's own sound is in the video). */
-      audio: string | null;
-      pptx: string | null;
-      pdf: string | null;
-    }
+  | { phase: "done"; durationSec: number | null; data: SuccessData; files: readonly ContentFileLink[] }
   | { phase: "failed"; errorKey: string | null; error: string; message: string };
 
 /**
@@ -53,14 +45,11 @@ export function taskView(result: ContentTaskResult): TaskView {
   }
   if (result.status === "SUCCESS") {
     const data = result.data;
-    const video = text(data.video_url);
     return {
       phase: "done",
       durationSec: typeof data.duration === "number" && data.duration > 0 ? data.duration : null,
-      video,
-      audio: video ? null : text(data.audio_url),
-      pptx: text(data.slide_url),
-      pdf: text(data.slide_pdf_url),
+      data,
+      files: data.files ?? [],
     };
   }
   if (status === "FAILURE" || status === "FAIL") {
