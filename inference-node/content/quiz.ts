@@ -99,29 +99,38 @@ const KIND_ORDER: KeyTerm["kind"][] = ["number", "name", "word"];
 
 const asNumber = (text: string) => Number(text.replace(/,/g, ""));
 
+/** The folded letter pairs of a text (for the Dice similarity of two options). */
+function letterPairs(text: string): Set<string> {
+  const folded = foldForCompare(text);
+  const pairs = new Set<string>();
+  for (let i = 0; i + 1 < folded.length; i += 1) pairs.add(folded.slice(i, i + 2));
+  return pairs;
+}
+
 /**
- * How far a wrong option is from the answer: for two numbers their ratio (log scale), else how much
- * their word counts and lengths differ. `easy` picks the farthest, `hard` the nearest.
+ * How far a wrong option is from the answer, 0 = the same: for two numbers their ratio on a log
+ * scale, else 1 minus the Dice similarity of their letter pairs. `easy` tries the farthest first,
+ * `hard` the nearest.
  */
 export function optionDistance(answer: string, option: string): number {
   const [a, b] = [asNumber(answer), asNumber(option)];
   if (a > 0 && b > 0) return Math.abs(Math.log(a / b));
-  const words = Math.abs(splitWords(answer).length - splitWords(option).length);
-  return words + Math.abs(answer.length - option.length) / Math.max(answer.length, option.length, 1);
+  const [x, y] = [letterPairs(answer), letterPairs(option)];
+  const shared = [...x].filter((pair) => y.has(pair)).length;
+  return x.size + y.size > 0 ? 1 - (2 * shared) / (x.size + y.size) : 0;
 }
 
-/** Candidate distractors in the order a difficulty tries them (already shuffled by the seed). */
+/**
+ * Candidate distractors in the order a difficulty tries them (already shuffled by the seed). Options
+ * shaped like the answer (as many words) come first at every level, so none stands out by its length;
+ * within a shape `easy` takes the farthest and `hard` the nearest.
+ */
 function orderDistractors(candidates: string[], answer: string, difficulty: QuizDifficulty): string[] {
-  if (difficulty === "easy") {
-    return candidates.sort((a, b) => optionDistance(answer, b) - optionDistance(answer, a));
-  }
-  if (difficulty === "hard") {
-    return candidates.sort((a, b) => optionDistance(answer, a) - optionDistance(answer, b));
-  }
-  // Distractors shaped like the answer (as many words) are the least obvious.
   const size = splitWords(answer).length;
+  const shape = (text: string) => Math.abs(splitWords(text).length - size);
+  const closeness = { easy: -1, medium: 0, hard: 1 }[difficulty];
   return candidates.sort(
-    (a, b) => Math.abs(splitWords(a).length - size) - Math.abs(splitWords(b).length - size),
+    (a, b) => shape(a) - shape(b) || closeness * (optionDistance(answer, a) - optionDistance(answer, b)),
   );
 }
 
