@@ -2030,6 +2030,248 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/create/quiz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a quiz (JSON, Moodle XML, GIFT, printable PDF) from a note */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["QuizForm"];
+                };
+            };
+            responses: {
+                /** @description queued; poll GET /v1/create/tasks/{task_id}/result */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CreateAccepted"];
+                    };
+                };
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description no such note for this API key (note_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description a request with the same Idempotency-Key is still in progress */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the form is over 16 KB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description not a form body (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the Idempotency-Key was used with a different request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description rate limit exceeded for this API key, or (webhook_backlog) its webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the job queue is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/create/study-guide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a study guide (Markdown and PDF) from a note */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["StudyGuideForm"];
+                };
+            };
+            responses: {
+                /** @description queued; poll GET /v1/create/tasks/{task_id}/result */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CreateAccepted"];
+                    };
+                };
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description no such note for this API key (note_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description a request with the same Idempotency-Key is still in progress */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the form is over 16 KB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description not a form body (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the Idempotency-Key was used with a different request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description rate limit exceeded for this API key, or (webhook_backlog) its webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the job queue is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/create/tasks/{task_id}/result": {
         parameters: {
             query?: never;
@@ -3928,6 +4170,51 @@ export interface components {
             /** @description its value; a credential, never shown back */
             webhook_auth_header_value?: string | null;
         };
+        QuizForm: {
+            note_id: string;
+            /** @description questions, 1..20 (default 5) */
+            count?: string;
+            /**
+             * @description easy: the note's main sentences, wrong options unlike the answer; hard: its details, wrong options close to the answer (default medium)
+             * @enum {string}
+             */
+            difficulty?: "easy" | "medium" | "hard";
+            /** @description en or vi; default the note's (translated when it differs) */
+            language?: string;
+            /** @description true: note_id may be a published community note */
+            community?: string;
+            /**
+             * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed
+             * @example https://example.com/hooks/voxedge
+             */
+            webhook_url?: string | null;
+            /**
+             * @description a header sent as given with every delivery (with webhook_auth_header_value)
+             * @example Authorization
+             */
+            webhook_auth_header_name?: string | null;
+            /** @description its value; a credential, never shown back */
+            webhook_auth_header_value?: string | null;
+        };
+        StudyGuideForm: {
+            note_id: string;
+            /** @description en or vi; default the note's (translated when it differs) */
+            language?: string;
+            /** @description true: note_id may be a published community note */
+            community?: string;
+            /**
+             * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed
+             * @example https://example.com/hooks/voxedge
+             */
+            webhook_url?: string | null;
+            /**
+             * @description a header sent as given with every delivery (with webhook_auth_header_value)
+             * @example Authorization
+             */
+            webhook_auth_header_name?: string | null;
+            /** @description its value; a credential, never shown back */
+            webhook_auth_header_value?: string | null;
+        };
         CreateTaskResult: {
             /** @enum {string} */
             status: "PENDING";
@@ -3941,7 +4228,7 @@ export interface components {
         } | {
             /** @enum {string} */
             status: "PROCESSING";
-            /** @description one of writing_script, writing_quiz, translating, synthesizing_voice, rendering_video, rendering_audio, building_slides, uploading */
+            /** @description one of writing_script, writing_quiz, translating, synthesizing_voice, rendering_video, rendering_audio, building_slides, uploading, writing_guide */
             step?: string;
             /** @description never goes back */
             progress?: number;

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ContentTaskResult, QuizVideoParams, ShortsParams, SlideParams } from "./content-params.ts";
+import { QuizParams, QuizResult } from "./quiz-params.ts";
+import { StudyGuideParams, StudyGuideResult } from "./study-guide-params.ts";
 import { TaskFailureCode } from "./task-failure.ts";
 import { TranscribeParams } from "./transcribe-params.ts";
 import { TranscriptionResult } from "./transcription.ts";
@@ -37,6 +39,18 @@ export const TASK_CONTRACTS = {
     params: SlideParams,
     completion: ContentTaskResult,
     result: ContentTaskResult,
+  },
+  quiz: {
+    workClass: "render",
+    params: QuizParams,
+    completion: QuizResult,
+    result: QuizResult,
+  },
+  study_guide: {
+    workClass: "render",
+    params: StudyGuideParams,
+    completion: StudyGuideResult,
+    result: StudyGuideResult,
   },
 } as const;
 

@@ -4,10 +4,13 @@
  */
 import type { ContentStep } from "../../protocol/content.ts";
 import type { ContentKind, TaskParams } from "../../protocol/task.ts";
+import { translationPlan } from "./language-stage.ts";
 import type { ProgressTracker, StageKey } from "./progress.ts";
+import { QUIZ_FILE_COUNT, runQuiz } from "./quiz-export/run-quiz.ts";
 import { runQuizVideo } from "./run-quiz.ts";
 import { runShorts } from "./run-shorts.ts";
 import { needsTranslation, runSlides } from "./run-slides.ts";
+import { runStudyGuide, STUDY_GUIDE_FILE_COUNT } from "./study-guide/run-study-guide.ts";
 import type { ContentDeps, ContentOutput } from "./task-types.ts";
 
 /** One stage of a render as the progress tracker plans it. */
@@ -67,5 +70,21 @@ export const CONTENT_KIND_STAGES: { readonly [K in ContentKind]: ContentKindStag
       { step: "building_slides", key: "slides", units: params.slide_count.max },
     ],
     run: runSlides,
+  },
+  quiz: {
+    plan: (params, deps) => [
+      ...translationPlan(params.note, params.language),
+      { step: "writing_quiz", key: deps.llm ? "script_llm" : "script_extractive", units: 1 },
+      { step: "writing_quiz", key: "documents", units: QUIZ_FILE_COUNT },
+    ],
+    run: runQuiz,
+  },
+  study_guide: {
+    plan: (params, deps) => [
+      ...translationPlan(params.note, params.language),
+      { step: "writing_guide", key: deps.llm ? "script_llm" : "script_extractive", units: 1 },
+      { step: "writing_guide", key: "documents", units: STUDY_GUIDE_FILE_COUNT },
+    ],
+    run: runStudyGuide,
   },
 };

@@ -14,7 +14,8 @@ export type StageKey =
   | "render_video"
   | "render_audio"
   | "translate"
-  | "slides";
+  | "slides"
+  | "documents";
 
 /** Seconds per unit before anything is measured (bench/content.ts on 2 shared cores). */
 const DEFAULT_SECONDS_PER_UNIT: Readonly<Record<StageKey, number>> = {
@@ -25,6 +26,7 @@ const DEFAULT_SECONDS_PER_UNIT: Readonly<Record<StageKey, number>> = {
   render_audio: 0.01,
   translate: 0.0005,
   slides: 0.05,
+  documents: 0.1,
 };
 
 /** Weight of the newest measurement in the running average. */

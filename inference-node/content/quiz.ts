@@ -3,9 +3,15 @@
  * question, its key term the answer, and terms of the same kind from elsewhere in the note the
  * distractors. An OpenAI-compatible LLM writes them when configured. Either way no question
  * leaves here with two options that read the same (case and diacritics ignored).
+ *
+ * Difficulty (the quiz kind's; the quiz video keeps `medium`): `easy` asks about the note's most
+ * central sentences with wrong options as unlike the answer as the note offers; `medium` asks about
+ * the central sentences with wrong options shaped like the answer (as many words); `hard` asks
+ * about the details (the least central sentences first) with the wrong options closest to the
+ * answer (nearest numbers, same length and shape).
  */
 import { z } from "zod";
-import type { NoteSnapshot } from "../../protocol/content.ts";
+import type { NoteSnapshot, QuizDifficulty } from "../../protocol/content.ts";
 import { ContentError } from "./errors.ts";
 import { type KeyTerm, keyTerms, rankSentences } from "./keywords.ts";
 import { chatComplete, extractJson, type LlmConfig } from "./llm.ts";
@@ -32,6 +38,13 @@ export interface QuizRequest {
   language: ContentLanguage;
   /** How many questions at most (at least MIN_QUESTIONS are always required). */
   maxQuestions: number;
+  /**
+   * Exactly this many questions when the note yields them (at least min(count, MIN_QUESTIONS));
+   * absent: sized to the note, one per three sentences from MIN_QUESTIONS to maxQuestions.
+   */
+  count?: number;
+  /** Default `medium`. */
+  difficulty?: QuizDifficulty;
 }
 
 export const MIN_QUESTIONS = 3;
@@ -69,7 +82,7 @@ function seededShuffle<T>(items: readonly T[], seed: string): T[] {
 
 /** Plausible wrong numbers near `text` (years stay years), written like the original. */
 function numberVariants(text: string): string[] {
-  const value = Number(text.replace(/,/g, ""));
+  const value = asNumber(text);
   if (!Number.isFinite(value)) return [];
   const isYear = Number.isInteger(value) && value >= 1000 && value <= 2100;
   const steps = isYear
@@ -84,13 +97,50 @@ function numberVariants(text: string): string[] {
 
 const KIND_ORDER: KeyTerm["kind"][] = ["number", "name", "word"];
 
+const asNumber = (text: string) => Number(text.replace(/,/g, ""));
+
+/** The folded letter pairs of a text (for the Dice similarity of two options). */
+function letterPairs(text: string): Set<string> {
+  const folded = foldForCompare(text);
+  const pairs = new Set<string>();
+  for (let i = 0; i + 1 < folded.length; i += 1) pairs.add(folded.slice(i, i + 2));
+  return pairs;
+}
+
+/**
+ * How far a wrong option is from the answer, 0 = the same: for two numbers their ratio on a log
+ * scale, else 1 minus the Dice similarity of their letter pairs. `easy` tries the farthest first,
+ * `hard` the nearest.
+ */
+export function optionDistance(answer: string, option: string): number {
+  const [a, b] = [asNumber(answer), asNumber(option)];
+  if (a > 0 && b > 0) return Math.abs(Math.log(a / b));
+  const [x, y] = [letterPairs(answer), letterPairs(option)];
+  const shared = [...x].filter((pair) => y.has(pair)).length;
+  return x.size + y.size > 0 ? 1 - (2 * shared) / (x.size + y.size) : 0;
+}
+
+/**
+ * Candidate distractors in the order a difficulty tries them (already shuffled by the seed). Options
+ * shaped like the answer (as many words) come first at every level, so none stands out by its length;
+ * within a shape `easy` takes the farthest and `hard` the nearest.
+ */
+function orderDistractors(candidates: string[], answer: string, difficulty: QuizDifficulty): string[] {
+  const size = splitWords(answer).length;
+  const shape = (text: string) => Math.abs(splitWords(text).length - size);
+  const closeness = { easy: -1, medium: 0, hard: 1 }[difficulty];
+  return candidates.sort(
+    (a, b) => shape(a) - shape(b) || closeness * (optionDistance(answer, a) - optionDistance(answer, b)),
+  );
+}
+
 function clip(sentence: string, maxWords: number): string {
   const words = splitWords(sentence);
   return words.length <= maxWords ? sentence : `${words.slice(0, maxWords).join(" ")}…`;
 }
 
 /**
- * Cloze questions from the note's highest-ranked sentences.
+ * Cloze questions from the note's highest-ranked sentences (`hard`: its lowest-ranked first).
  *
  * @example
  * extractiveQuestions(sentences, "en", 3, "note-1")[0];
@@ -101,11 +151,13 @@ export function extractiveQuestions(
   language: ContentLanguage,
   maxQuestions: number,
   seed: string,
+  difficulty: QuizDifficulty = "medium",
 ): QuizQuestion[] {
   const termsBySentence = sentences.map((s) => keyTerms(s, language));
   const pool = termsBySentence.flat();
   const scores = rankSentences(sentences);
-  const order = sentences.map((_, i) => i).sort((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0));
+  const direction = difficulty === "hard" ? -1 : 1;
+  const order = sentences.map((_, i) => i).sort((a, b) => direction * ((scores[b] ?? 0) - (scores[a] ?? 0)));
   const questions: { index: number; question: QuizQuestion }[] = [];
   const usedAnswers = new Set<string>();
   for (const index of order) {
@@ -122,11 +174,7 @@ export function extractiveQuestions(
       const sameKind = pool.filter((t) => t.kind === answer.kind).map((t) => t.text);
       const others = [...sameKind, ...(answer.kind === "number" ? numberVariants(answer.text) : [])];
       const distractors: string[] = [];
-      // Distractors shaped like the answer (as many words) are the least obvious.
-      const size = splitWords(answer.text).length;
-      const ordered = seededShuffle(others, `${seed}:${index}`).sort(
-        (a, b) => Math.abs(splitWords(a).length - size) - Math.abs(splitWords(b).length - size),
-      );
+      const ordered = orderDistractors(seededShuffle(others, `${seed}:${index}`), answer.text, difficulty);
       for (const text of ordered) {
         const option = foldForCompare(text);
         if (
@@ -161,22 +209,28 @@ export function questionTarget(sentenceCount: number, maxQuestions: number): num
   return Math.max(MIN_QUESTIONS, Math.min(maxQuestions, Math.floor(sentenceCount / 3)));
 }
 
+/** The fewest questions a request accepts: MIN_QUESTIONS, or its count when it asks for fewer. */
+const fewestQuestions = (request: QuizRequest) => Math.min(request.count ?? MIN_QUESTIONS, MIN_QUESTIONS);
+
 export class ExtractiveQuizWriter implements QuizWriter {
   constructor(private readonly translate?: TranslateFn) {}
 
-  async write({ note, language, maxQuestions }: QuizRequest, signal: AbortSignal): Promise<QuizQuestion[]> {
+  async write(request: QuizRequest, signal: AbortSignal): Promise<QuizQuestion[]> {
+    const { note, language, maxQuestions } = request;
     const from = noteLanguage(note.language, note.content);
     const sentences = noteSentences(note);
     const questions = extractiveQuestions(
       sentences,
       from,
-      questionTarget(sentences.length, maxQuestions),
+      request.count ?? questionTarget(sentences.length, maxQuestions),
       note.note_id,
+      request.difficulty,
     );
-    if (questions.length < MIN_QUESTIONS) {
+    const fewest = fewestQuestions(request);
+    if (questions.length < fewest) {
       throw new ContentError(
         "note_too_short",
-        `the note yields ${questions.length} quiz question(s); at least ${MIN_QUESTIONS} are needed`,
+        `the note yields ${questions.length} quiz question(s); at least ${fewest} are needed`,
       );
     }
     if (from === language) return questions;
@@ -211,19 +265,31 @@ const LlmQuiz = z.object({
   ),
 });
 
+/** What each difficulty asks of the chat model (the same rule as the extractive writer's). */
+const LLM_DIFFICULTY: Record<QuizDifficulty, string> = {
+  easy: "Make it easy: ask about the note's main ideas, with wrong options clearly unlike the right one.",
+  medium: "Make it of medium difficulty: ask about the note's key facts, with plausible wrong options.",
+  hard: "Make it hard: ask about specific details, with wrong options close to the right one (nearby numbers, similar names).",
+};
+
 export class LlmQuizWriter implements QuizWriter {
   constructor(private readonly config: LlmConfig) {}
 
-  async write({ note, language, maxQuestions }: QuizRequest, signal: AbortSignal): Promise<QuizQuestion[]> {
+  async write(request: QuizRequest, signal: AbortSignal): Promise<QuizQuestion[]> {
+    const { note, language } = request;
+    const maxQuestions = request.count ?? request.maxQuestions;
+    const howMany =
+      request.count === undefined ? `${MIN_QUESTIONS} to ${maxQuestions}` : `exactly ${request.count}`;
     const answer = await chatComplete(
       this.config,
       [
         {
           role: "system",
           content:
-            `Write ${MIN_QUESTIONS} to ${maxQuestions} multiple-choice questions in ${LANGUAGE_NAMES[language]} ` +
+            `Write ${howMany} multiple-choice questions in ${LANGUAGE_NAMES[language]} ` +
             "about the note, using only its facts. Each has exactly 4 different options, one correct, and a " +
-            'one-sentence explanation. Answer with JSON only: {"questions": [{"question": "...", ' +
+            `one-sentence explanation. ${LLM_DIFFICULTY[request.difficulty ?? "medium"]} ` +
+            'Answer with JSON only: {"questions": [{"question": "...", ' +
             '"options": ["...", "...", "...", "..."], "answer_index": 0, "explanation": "..."}]}',
         },
         { role: "user", content: `Title: ${note.title}\n\n${note.content.slice(0, 24_000)}` },
@@ -236,10 +302,11 @@ export class LlmQuizWriter implements QuizWriter {
     const questions = parsed.data.questions
       .filter((q) => optionsAreDistinct(q.options))
       .slice(0, maxQuestions);
-    if (questions.length < MIN_QUESTIONS) {
+    const fewest = fewestQuestions(request);
+    if (questions.length < fewest) {
       throw new ContentError(
         "llm_failed",
-        `the LLM gave ${questions.length} usable question(s); ${MIN_QUESTIONS} needed`,
+        `the LLM gave ${questions.length} usable question(s); ${fewest} needed`,
       );
     }
     return questions.map((q) => ({ ...q, explanation: q.explanation || q.options[q.answer_index] || "" }));

@@ -3,13 +3,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parse as parseGift } from "gift-pegjs";
 import JSZip from "jszip";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type components, unwrap } from "../../client/index.ts";
 import { LocalPlatform } from "../helpers/local-platform.ts";
 import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
-import { ENGLISH_NOTE, pdfPages, probe, VIETNAMESE_NOTE } from "../node/content-helpers.ts";
+import { ENGLISH_NOTE, pdfPages, pdfText, probe, VIETNAMESE_NOTE } from "../node/content-helpers.ts";
 
 /**
  * Content generation through the whole platform: wrangler dev + inference node processes that render
@@ -31,7 +32,10 @@ async function createNote(body: components["schemas"]["CreateNoteRequest"]): Pro
 }
 
 /** The create forms are application/x-www-form-urlencoded (the spec's): the client encodes the fields. */
-async function create(path: "shorts" | "quiz-video" | "slide", fields: CreateFields): Promise<string> {
+async function create(
+  path: "shorts" | "quiz-video" | "slide" | "quiz" | "study-guide",
+  fields: CreateFields,
+): Promise<string> {
   const accepted = await unwrap(
     stack.client.POST(`/v2/create/${path}`, {
       // each form's schema differs; the route validates the fields
@@ -186,4 +190,21 @@ describe("content generation on the local stack", () => {
     expect(response?.status).toBe(200);
     expect(response?.headers.get("content-type")).toBe("audio/mpeg");
   }, 90_000);
+
+  it("makes a quiz and a study guide from a Vietnamese note, whose files download and read back", async () => {
+    const noteId = await createNote({ title: VIETNAMESE_NOTE.title, content: VIETNAMESE_NOTE.content });
+    const quiz = succeeded(
+      await settle(await create("quiz", { note_id: noteId, count: "4", difficulty: "hard" })),
+    );
+    expect(quiz).toMatchObject({ type: "quiz", language: "vi", difficulty: "hard", question_count: 4 });
+    const link = (role: string) => quiz.files?.find((f) => f.role === role)?.url ?? "";
+    expect(quiz.files?.map((f) => f.role)).toEqual(["json", "moodle_xml", "gift", "pdf"]);
+    expect(parseGift(readFileSync(await download(link("gift"), "quiz.gift"), "utf8"))).toHaveLength(4);
+    expect(pdfText(await download(link("pdf"), "quiz.pdf"))).toContain(`Đáp án: ${VIETNAMESE_NOTE.title}`);
+
+    const guide = succeeded(await settle(await create("study-guide", { note_id: noteId })));
+    expect(guide).toMatchObject({ type: "study_guide", language: "vi", title: VIETNAMESE_NOTE.title });
+    const markdown = guide.files?.find((f) => f.role === "markdown")?.url ?? "";
+    expect(readFileSync(await download(markdown, "guide.md"), "utf8")).toContain("## Tóm tắt");
+  }, 120_000);
 });

@@ -1,9 +1,10 @@
 /**
  * The Content-Disposition GET /media answers with. Audio and video play in place (a player element, a
  * link opened in a tab); the renderers' documents (PDF, PPTX) download unless the caller asks for
- * `inline` (the console's PDF preview frame does); anything else is served as octet-stream and only
- * ever downloads.
+ * `inline` (the console's PDF preview frame does), except XML, which always downloads; anything else
+ * is served as octet-stream and only ever downloads.
  */
+import { isDownloadOnly } from "./content-types.ts";
 
 /** What a caller may ask for with `?disposition=`. */
 export type RequestedDisposition = "inline" | "attachment";
@@ -24,6 +25,8 @@ export function contentDisposition(
   const filename = objectKey.slice(objectKey.lastIndexOf("/") + 1);
   const plays = /^(audio|video)\//i.test(contentType);
   const inline =
-    contentType !== OCTET_STREAM && (requested ?? (plays ? "inline" : "attachment")) === "inline";
+    contentType !== OCTET_STREAM &&
+    !isDownloadOnly(contentType) &&
+    (requested ?? (plays ? "inline" : "attachment")) === "inline";
   return `${inline ? "inline" : "attachment"}; filename="${filename}"`;
 }

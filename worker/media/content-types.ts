@@ -27,11 +27,23 @@ export function uploadContentType(value: string | null | undefined): string {
   return MEDIA_TYPE.test(type) ? type : OCTET_STREAM;
 }
 
-/** Document types the renderers produce (slide decks), served as stored. */
+/** Document types the renderers produce (slide decks, quiz and study-guide files), served as stored. */
 const DOCUMENT_TYPES = new Set([
   "application/pdf",
   "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  "application/json",
+  "text/plain",
+  "text/markdown",
+  "application/xml",
 ]);
+
+/**
+ * Served types a browser would render as a document of the API's origin if shown in place (an XML
+ * file may declare the XHTML namespace and run script): these always download, whatever is asked.
+ */
+const DOWNLOAD_ONLY_TYPES = new Set(["application/xml"]);
+
+export const isDownloadOnly = (type: string) => DOWNLOAD_ONLY_TYPES.has(type.toLowerCase());
 
 /**
  * The type GET /media answers with: audio, video and the renderers' document types as stored,
