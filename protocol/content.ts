@@ -10,6 +10,8 @@ import { CONTENT_KINDS, type ContentKind, perKind, TASK_CONTRACTS, type TaskCont
 import type { TaskFailureCode } from "./task-failure.ts";
 
 export * from "./content-params.ts";
+export * from "./flashcards-params.ts";
+export * from "./mindmap-params.ts";
 
 /** One content kind's job schema, with that kind's params. */
 type JobVariant = {
@@ -36,6 +38,8 @@ export const CONTENT_STEPS = [
   "rendering_audio",
   "building_slides",
   "uploading",
+  "building_cards",
+  "building_mindmap",
 ] as const;
 export const ContentStep = z.enum(CONTENT_STEPS);
 export type ContentStep = z.infer<typeof ContentStep>;

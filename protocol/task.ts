@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ContentTaskResult, QuizVideoParams, ShortsParams, SlideParams } from "./content-params.ts";
+import { FlashcardsParams } from "./flashcards-params.ts";
+import { MindMapParams } from "./mindmap-params.ts";
 import { TaskFailureCode } from "./task-failure.ts";
 import { TranscribeParams } from "./transcribe-params.ts";
 import { TranscriptionResult } from "./transcription.ts";
@@ -35,6 +37,18 @@ export const TASK_CONTRACTS = {
   slide: {
     workClass: "render",
     params: SlideParams,
+    completion: ContentTaskResult,
+    result: ContentTaskResult,
+  },
+  flashcards: {
+    workClass: "render",
+    params: FlashcardsParams,
+    completion: ContentTaskResult,
+    result: ContentTaskResult,
+  },
+  mindmap: {
+    workClass: "render",
+    params: MindMapParams,
     completion: ContentTaskResult,
     result: ContentTaskResult,
   },

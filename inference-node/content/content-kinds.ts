@@ -4,6 +4,8 @@
  */
 import type { ContentStep } from "../../protocol/content.ts";
 import type { ContentKind, TaskParams } from "../../protocol/task.ts";
+import { flashcardsStages } from "./flashcards/flashcards-stages.ts";
+import { mindMapStages } from "./mindmap/mindmap-stages.ts";
 import type { ProgressTracker, StageKey } from "./progress.ts";
 import { runQuizVideo } from "./run-quiz.ts";
 import { runShorts } from "./run-shorts.ts";
@@ -68,4 +70,6 @@ export const CONTENT_KIND_STAGES: { readonly [K in ContentKind]: ContentKindStag
     ],
     run: runSlides,
   },
+  flashcards: flashcardsStages,
+  mindmap: mindMapStages,
 };

@@ -14,7 +14,8 @@ export type StageKey =
   | "render_video"
   | "render_audio"
   | "translate"
-  | "slides";
+  | "slides"
+  | "mindmap_picture";
 
 /** Seconds per unit before anything is measured (bench/content.ts on 2 shared cores). */
 const DEFAULT_SECONDS_PER_UNIT: Readonly<Record<StageKey, number>> = {
@@ -25,6 +26,8 @@ const DEFAULT_SECONDS_PER_UNIT: Readonly<Record<StageKey, number>> = {
   render_audio: 0.01,
   translate: 0.0005,
   slides: 0.05,
+  /** One mind map's SVG and its PNG (ffmpeg + librsvg). */
+  mindmap_picture: 0.6,
 };
 
 /** Weight of the newest measurement in the running average. */

@@ -1,5 +1,7 @@
 import type { ContentKind } from "../../../protocol/task.ts";
 import type { CreateForm } from "./create-form.ts";
+import { flashcardsForm } from "./flashcards.ts";
+import { mindMapForm } from "./mindmap.ts";
 import { quizVideoForm } from "./quiz-video.ts";
 import { shortsForm } from "./shorts.ts";
 import { slideForm } from "./slide.ts";
@@ -9,4 +11,6 @@ export const CREATE_FORMS: { readonly [K in ContentKind]: CreateForm<K> } = {
   shorts: shortsForm,
   quiz_video: quizVideoForm,
   slide: slideForm,
+  flashcards: flashcardsForm,
+  mindmap: mindMapForm,
 };
