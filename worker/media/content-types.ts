@@ -34,11 +34,44 @@ const DOCUMENT_TYPES = new Set([
 ]);
 
 /**
- * The type GET /media answers with: audio, video and the renderers' document types as stored,
- * anything else as octet-stream, so a stored object is never served as a page (HTML, SVG) from the
- * API's origin.
+ * The studio's text files (flashcards, mind maps): UTF-8, served as stored with `charset=utf-8` (the
+ * stored type is bare), so Vietnamese text shows as written. None of them is a type a browser renders
+ * as a page or runs script in (no HTML, no XML: a browser reads XML as a document that may carry XHTML
+ * and its scripts).
+ */
+const UTF8_TEXT_TYPES = new Set(["application/json", "text/csv", "text/markdown", "text/x-opml"]);
+
+/** Pictures the renderers make: PNG as stored; SVG as stored too, behind SANDBOXED_POLICY. */
+const PICTURE_TYPES = new Set(["image/png", "image/svg+xml"]);
+
+/**
+ * The Content-Security-Policy of a served SVG: opened as a page, it is a sandboxed document that may
+ * use its own inline style and data: fonts and pictures (the mind map embeds its face) and nothing
+ * else, so no script in it can run, whoever wrote the file.
+ */
+export const SANDBOXED_POLICY =
+  "sandbox; default-src 'none'; style-src 'unsafe-inline'; font-src data:; img-src data:; frame-ancestors 'self'";
+
+/** The Content-Security-Policy GET /media answers an object of the served `contentType` with. */
+export function servedSecurityPolicy(contentType: string): string {
+  // Framed only by this origin (the console's PDF preview); the other served types never run script.
+  return contentType.toLowerCase() === "image/svg+xml" ? SANDBOXED_POLICY : "frame-ancestors 'self'";
+}
+
+/**
+ * The type GET /media answers with: audio, video, the renderers' documents, text files and pictures as
+ * stored (text with its charset), anything else as octet-stream, so a stored object is never served as
+ * an HTML page from the API's origin, and an SVG only with SANDBOXED_POLICY.
  */
 export function servedContentType(stored: string | null): string {
-  if (!stored) return OCTET_STREAM;
-  return /^(audio|video)\//i.test(stored) || DOCUMENT_TYPES.has(stored.toLowerCase()) ? stored : OCTET_STREAM;
+  const type = stored?.toLowerCase();
+  if (!stored || !type) return OCTET_STREAM;
+  if (UTF8_TEXT_TYPES.has(type)) return `${type}; charset=utf-8`;
+  if (PICTURE_TYPES.has(type)) return type;
+  return /^(audio|video)\//.test(type) || DOCUMENT_TYPES.has(type) ? stored : OCTET_STREAM;
+}
+
+/** Whether an output of this (bare) type is stored: only what GET /media serves as what it is. */
+export function isOutputType(type: string): boolean {
+  return type === OCTET_STREAM || servedContentType(type).split(";", 1)[0] === type;
 }
