@@ -80,6 +80,8 @@ export const enStudio = {
   "studio.step.rendering_audio": "Rendering the audio",
   "studio.step.building_slides": "Building the slides",
   "studio.step.uploading": "Uploading",
+  "studio.step.building_cards": "Making the flashcards",
+  "studio.step.building_mindmap": "Drawing the mind map",
 
   "errorKey.missing_field": "A required field is missing.",
   "errorKey.unknown_voice": "That voice is not in the catalog.",
@@ -110,6 +112,8 @@ export const enStudio = {
   "errorKey.cancelled": "The task was cancelled.",
   "errorKey.queue_unavailable": "The job queue refused the task. Try again.",
   "errorKey.queue_undeliverable": "The job queue could not deliver the task. Try again.",
+  "errorKey.invalid_count": "The number of flashcards must be a whole number from 1 to 50.",
+  "errorKey.invalid_difficulty": "The difficulty must be easy, medium or hard.",
 } as const;
 
 export const viStudio: Record<keyof typeof enStudio, string> = {
@@ -191,6 +195,8 @@ export const viStudio: Record<keyof typeof enStudio, string> = {
   "studio.step.rendering_audio": "Đang dựng âm thanh",
   "studio.step.building_slides": "Đang tạo slide",
   "studio.step.uploading": "Đang tải lên",
+  "studio.step.building_cards": "Đang tạo thẻ ghi nhớ",
+  "studio.step.building_mindmap": "Đang vẽ sơ đồ tư duy",
 
   "errorKey.missing_field": "Thiếu một trường bắt buộc.",
   "errorKey.unknown_voice": "Giọng đọc này không có trong danh mục.",
@@ -220,4 +226,6 @@ export const viStudio: Record<keyof typeof enStudio, string> = {
   "errorKey.cancelled": "Công việc đã bị hủy.",
   "errorKey.queue_unavailable": "Hàng đợi đã từ chối công việc. Hãy thử lại.",
   "errorKey.queue_undeliverable": "Hàng đợi không chuyển được công việc. Hãy thử lại.",
+  "errorKey.invalid_count": "Số thẻ ghi nhớ phải là số nguyên từ 1 đến 50.",
+  "errorKey.invalid_difficulty": "Độ khó phải là easy, medium hoặc hard.",
 };
