@@ -1699,7 +1699,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateAccepted"];
                     };
                 };
-                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language */
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1820,7 +1820,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateAccepted"];
                     };
                 };
-                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language */
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1941,7 +1941,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateAccepted"];
                     };
                 };
-                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language */
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2062,7 +2062,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateAccepted"];
                     };
                 };
-                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language */
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2183,7 +2183,249 @@ export interface paths {
                         "application/json": components["schemas"]["CreateAccepted"];
                     };
                 };
-                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language */
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description no such note for this API key (note_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description a request with the same Idempotency-Key is still in progress */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the form is over 16 KB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description not a form body (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the Idempotency-Key was used with a different request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description rate limit exceeded for this API key, or (webhook_backlog) its webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the job queue is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/create/flashcards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make flashcards (JSON, CSV and an Anki .apkg) from a note */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["FlashcardsForm"];
+                };
+            };
+            responses: {
+                /** @description queued; poll GET /v1/create/tasks/{task_id}/result */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CreateAccepted"];
+                    };
+                };
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description no such note for this API key (note_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description a request with the same Idempotency-Key is still in progress */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the form is over 16 KB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description not a form body (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the Idempotency-Key was used with a different request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description rate limit exceeded for this API key, or (webhook_backlog) its webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the job queue is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/create/mindmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a mind map (JSON, OPML, Markdown, SVG and PNG) from a note */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["MindMapForm"];
+                };
+            };
+            responses: {
+                /** @description queued; poll GET /v1/create/tasks/{task_id}/result */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CreateAccepted"];
+                    };
+                };
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4215,6 +4457,51 @@ export interface components {
             /** @description its value; a credential, never shown back */
             webhook_auth_header_value?: string | null;
         };
+        FlashcardsForm: {
+            note_id: string;
+            /** @description cards wanted, 1..50 (default 10) */
+            count?: string;
+            /**
+             * @description easy: term → definition; medium (default) and hard: cloze
+             * @enum {string}
+             */
+            difficulty?: "easy" | "medium" | "hard";
+            /** @description en or vi; default the note's */
+            language?: string;
+            /** @description true: note_id may be any published community note (GET /v1/community/notes); the content is yours */
+            community?: string;
+            /**
+             * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed
+             * @example https://example.com/hooks/voxedge
+             */
+            webhook_url?: string | null;
+            /**
+             * @description a header sent as given with every delivery (with webhook_auth_header_value)
+             * @example Authorization
+             */
+            webhook_auth_header_name?: string | null;
+            /** @description its value; a credential, never shown back */
+            webhook_auth_header_value?: string | null;
+        };
+        MindMapForm: {
+            note_id: string;
+            /** @description en or vi; default the note's */
+            language?: string;
+            /** @description true: note_id may be any published community note (GET /v1/community/notes); the content is yours */
+            community?: string;
+            /**
+             * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed
+             * @example https://example.com/hooks/voxedge
+             */
+            webhook_url?: string | null;
+            /**
+             * @description a header sent as given with every delivery (with webhook_auth_header_value)
+             * @example Authorization
+             */
+            webhook_auth_header_name?: string | null;
+            /** @description its value; a credential, never shown back */
+            webhook_auth_header_value?: string | null;
+        };
         CreateTaskResult: {
             /** @enum {string} */
             status: "PENDING";
@@ -4228,7 +4515,7 @@ export interface components {
         } | {
             /** @enum {string} */
             status: "PROCESSING";
-            /** @description one of writing_script, writing_quiz, translating, synthesizing_voice, rendering_video, rendering_audio, building_slides, uploading, writing_guide */
+            /** @description one of writing_script, writing_quiz, translating, synthesizing_voice, rendering_video, rendering_audio, building_slides, uploading, writing_guide, building_cards, building_mindmap */
             step?: string;
             /** @description never goes back */
             progress?: number;

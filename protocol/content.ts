@@ -10,6 +10,8 @@ import { CONTENT_KINDS, type ContentKind, perKind, TASK_CONTRACTS, type TaskCont
 import type { TaskFailureCode } from "./task-failure.ts";
 
 export * from "./content-params.ts";
+export * from "./flashcards-params.ts";
+export * from "./mindmap-params.ts";
 export * from "./quiz-params.ts";
 export * from "./study-guide-params.ts";
 
@@ -39,6 +41,8 @@ export const CONTENT_STEPS = [
   "building_slides",
   "uploading",
   "writing_guide",
+  "building_cards",
+  "building_mindmap",
 ] as const;
 export const ContentStep = z.enum(CONTENT_STEPS);
 export type ContentStep = z.infer<typeof ContentStep>;

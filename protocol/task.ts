@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ContentTaskResult, QuizVideoParams, ShortsParams, SlideParams } from "./content-params.ts";
+import { FlashcardsParams } from "./flashcards-params.ts";
+import { MindMapParams } from "./mindmap-params.ts";
 import { QuizParams, QuizResult } from "./quiz-params.ts";
 import { StudyGuideParams, StudyGuideResult } from "./study-guide-params.ts";
 import { TaskFailureCode } from "./task-failure.ts";
@@ -51,6 +53,18 @@ export const TASK_CONTRACTS = {
     params: StudyGuideParams,
     completion: StudyGuideResult,
     result: StudyGuideResult,
+  },
+  flashcards: {
+    workClass: "render",
+    params: FlashcardsParams,
+    completion: ContentTaskResult,
+    result: ContentTaskResult,
+  },
+  mindmap: {
+    workClass: "render",
+    params: MindMapParams,
+    completion: ContentTaskResult,
+    result: ContentTaskResult,
   },
 } as const;
 

@@ -4,7 +4,8 @@
  */
 import type { ContentStep } from "../../protocol/content.ts";
 import type { ContentKind, TaskParams } from "../../protocol/task.ts";
-import { translationPlan } from "./language-stage.ts";
+import { flashcardsStages } from "./flashcards/flashcards-stages.ts";
+import { mindMapStages } from "./mindmap/mindmap-stages.ts";
 import type { ProgressTracker, StageKey } from "./progress.ts";
 import { QUIZ_FILE_COUNT, runQuiz } from "./quiz-export/run-quiz.ts";
 import { runQuizVideo } from "./run-quiz.ts";
@@ -12,6 +13,7 @@ import { runShorts } from "./run-shorts.ts";
 import { needsTranslation, runSlides } from "./run-slides.ts";
 import { runStudyGuide, STUDY_GUIDE_FILE_COUNT } from "./study-guide/run-study-guide.ts";
 import type { ContentDeps, ContentOutput } from "./task-types.ts";
+import { translationStage } from "./translation-stage.ts";
 
 /** One stage of a render as the progress tracker plans it. */
 export interface PlannedStage {
@@ -73,7 +75,7 @@ export const CONTENT_KIND_STAGES: { readonly [K in ContentKind]: ContentKindStag
   },
   quiz: {
     plan: (params, deps) => [
-      ...translationPlan(params.note, params.language),
+      ...translationStage(params.note, params.language),
       { step: "writing_quiz", key: deps.llm ? "script_llm" : "script_extractive", units: 1 },
       { step: "writing_quiz", key: "documents", units: QUIZ_FILE_COUNT },
     ],
@@ -81,10 +83,12 @@ export const CONTENT_KIND_STAGES: { readonly [K in ContentKind]: ContentKindStag
   },
   study_guide: {
     plan: (params, deps) => [
-      ...translationPlan(params.note, params.language),
+      ...translationStage(params.note, params.language),
       { step: "writing_guide", key: deps.llm ? "script_llm" : "script_extractive", units: 1 },
       { step: "writing_guide", key: "documents", units: STUDY_GUIDE_FILE_COUNT },
     ],
     run: runStudyGuide,
   },
+  flashcards: flashcardsStages,
+  mindmap: mindMapStages,
 };

@@ -15,7 +15,8 @@ export type StageKey =
   | "render_audio"
   | "translate"
   | "slides"
-  | "documents";
+  | "documents"
+  | "mindmap_picture";
 
 /** Seconds per unit before anything is measured (bench/content.ts on 2 shared cores). */
 const DEFAULT_SECONDS_PER_UNIT: Readonly<Record<StageKey, number>> = {
@@ -27,6 +28,8 @@ const DEFAULT_SECONDS_PER_UNIT: Readonly<Record<StageKey, number>> = {
   translate: 0.0005,
   slides: 0.05,
   documents: 0.1,
+  /** One mind map's files, mostly its PNG (ffmpeg + librsvg): 0.9 s at 30 nodes, 1.5 s at 100. */
+  mindmap_picture: 1.2,
 };
 
 /** Weight of the newest measurement in the running average. */

@@ -14,6 +14,8 @@ export const NODE_TASK_KINDS: { readonly [K in TaskKind]: NodeTaskKind<K> } = {
   slide: contentRenderKind<"slide">(),
   quiz: contentRenderKind<"quiz">(),
   study_guide: contentRenderKind<"study_guide">(),
+  flashcards: contentRenderKind<"flashcards">(),
+  mindmap: contentRenderKind<"mindmap">(),
 };
 
 /**

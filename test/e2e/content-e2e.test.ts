@@ -33,7 +33,7 @@ async function createNote(body: components["schemas"]["CreateNoteRequest"]): Pro
 
 /** The create forms are application/x-www-form-urlencoded (the spec's): the client encodes the fields. */
 async function create(
-  path: "shorts" | "quiz-video" | "slide" | "quiz" | "study-guide",
+  path: "shorts" | "quiz-video" | "slide" | "quiz" | "study-guide" | "flashcards" | "mindmap",
   fields: CreateFields,
 ): Promise<string> {
   const accepted = await unwrap(
@@ -166,6 +166,36 @@ describe("content generation on the local stack", () => {
     const info = probe(await download(quiz.video_url as string, "quiz.mp4"));
     expect(info.streams.find((s) => s.codec_type === "video")).toMatchObject({ width: 1080, height: 1920 });
   }, 300_000);
+
+  it("makes flashcards and a mind map of a Vietnamese note, every file linked and opened", async () => {
+    const noteId = await createNote({ title: VIETNAMESE_NOTE.title, content: VIETNAMESE_NOTE.content });
+    const cards = succeeded(await settle(await create("flashcards", { note_id: noteId, count: "5" })));
+    expect(cards).toMatchObject({ type: "flashcards", language: "vi", difficulty: "medium", card_count: 5 });
+    const cardFiles = cards.files ?? [];
+    expect(cardFiles.map((file) => file.role)).toEqual(["json", "csv", "apkg"]);
+    const set = (await (await fetch(cardFiles[0]!.url)).json()) as { cards: { back: string }[] };
+    expect(set.cards).toEqual(cards.cards);
+    const apkg = await JSZip.loadAsync(readFileSync(await download(cardFiles[2]!.url, "cards.apkg")));
+    expect(Object.keys(apkg.files).sort()).toEqual(["collection.anki2", "media"]);
+
+    const map = succeeded(await settle(await create("mindmap", { note_id: noteId })));
+    expect(map).toMatchObject({
+      type: "mindmap",
+      language: "vi",
+      source: "outline",
+      root: { label: "Sông Mê Kông" },
+    });
+    const mapFiles = map.files ?? [];
+    expect(mapFiles.map((file) => file.role)).toEqual(["json", "opml", "markdown", "svg", "png"]);
+    const markdown = await fetch(mapFiles[2]!.url);
+    expect(markdown.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
+    expect(await markdown.text()).toContain("# Sông Mê Kông");
+    const svg = await fetch(mapFiles[3]!.url);
+    expect(svg.headers.get("content-security-policy")).toContain("sandbox");
+    const png = probe(await download(mapFiles[4]!.url, "mindmap.png")).streams[0];
+    expect(png?.codec_name).toBe("png");
+    expect(png?.width).toBeGreaterThan(300);
+  }, 200_000);
 
   it("finishes a render on another node when its node is killed mid-render", async () => {
     const noteId = await createNote({ content: ENGLISH_NOTE.content });

@@ -14,13 +14,13 @@ import { flashcardsApkg, flashcardsCsv } from "../../inference-node/content/flas
 import {
   BLANK,
   type Flashcard,
-  FlashcardOptions,
   type FlashcardSet,
   generateFlashcards,
 } from "../../inference-node/content/flashcards/generate.ts";
 import { runFlashcards } from "../../inference-node/content/flashcards/run-flashcards.ts";
 import { foldForCompare, noteSections } from "../../inference-node/content/text.ts";
 import type { NoteSnapshot } from "../../protocol/content.ts";
+import { FlashcardOptions } from "../../protocol/flashcards-params.ts";
 import { ENGLISH_NOTE, VIETNAMESE_NOTE } from "./content-helpers.ts";
 import { type FakeServer, sendJson, startServer } from "./translate-fake-servers.ts";
 

@@ -311,6 +311,8 @@ describe("what API users expect besides the spec", () => {
       "/v1/realtime/client_secrets",
       "/v1/templates",
       "/v1/voices",
+      "/v2/create/flashcards",
+      "/v2/create/mindmap",
       "/v2/create/quiz",
       "/v2/create/quiz-video",
       "/v2/create/shorts",

@@ -159,7 +159,8 @@ describe("POST /v2/create/quiz", () => {
     // The Moodle XML is served as XML but always downloads: shown in place it could be XHTML of our origin.
     const xml = data.files.find((f) => f.role === "moodle_xml") as FileLink;
     const inline = await callMinted(`${xml.url}&disposition=inline`);
-    expect(inline.headers.get("content-type")).toBe("application/xml");
+    expect(inline.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+    expect(inline.headers.get("content-security-policy")).toContain("sandbox");
     expect(inline.headers.get("content-disposition")).toMatch(/^attachment;/);
     const json = data.files.find((f) => f.role === "json") as FileLink;
     expect((await callMinted(`${json.url}&disposition=inline`)).headers.get("content-disposition")).toMatch(
@@ -239,7 +240,7 @@ describe("POST /v2/create/study-guide", () => {
     expect(data).not.toHaveProperty("slide_pdf_url");
     expect(data.files.map((f) => f.role)).toEqual(["markdown", "pdf"]);
     const served = await callMinted((data.files[0] as FileLink).url);
-    expect(served.headers.get("content-type")).toBe("text/markdown");
+    expect(served.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
     expect(await served.text()).toBe(markdown);
   });
 

@@ -27,13 +27,23 @@ export function uploadContentType(value: string | null | undefined): string {
   return MEDIA_TYPE.test(type) ? type : OCTET_STREAM;
 }
 
-/** Document types the renderers produce (slide decks, quiz and study-guide files), served as stored. */
+/** Document types the renderers produce (slide decks, printable quizzes and guides), served as stored. */
 const DOCUMENT_TYPES = new Set([
   "application/pdf",
   "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+]);
+
+/**
+ * The studio's text files (flashcards, mind maps, quizzes, study guides): UTF-8, served as stored with
+ * `charset=utf-8` (the stored type is bare), so Vietnamese text shows as written. No HTML among them;
+ * XML (Moodle's quiz format) only as a download (DOWNLOAD_ONLY_TYPES).
+ */
+const UTF8_TEXT_TYPES = new Set([
   "application/json",
-  "text/plain",
+  "text/csv",
   "text/markdown",
+  "text/x-opml",
+  "text/plain",
   "application/xml",
 ]);
 
@@ -43,14 +53,42 @@ const DOCUMENT_TYPES = new Set([
  */
 const DOWNLOAD_ONLY_TYPES = new Set(["application/xml"]);
 
-export const isDownloadOnly = (type: string) => DOWNLOAD_ONLY_TYPES.has(type.toLowerCase());
+export const isDownloadOnly = (type: string) =>
+  DOWNLOAD_ONLY_TYPES.has(type.split(";", 1)[0]?.trim().toLowerCase() ?? "");
+
+/** Pictures the renderers make: PNG as stored; SVG as stored too, behind SANDBOXED_POLICY. */
+const PICTURE_TYPES = new Set(["image/png", "image/svg+xml"]);
 
 /**
- * The type GET /media answers with: audio, video and the renderers' document types as stored,
- * anything else as octet-stream, so a stored object is never served as a page (HTML, SVG) from the
- * API's origin.
+ * The Content-Security-Policy of a served SVG: opened as a page, it is a sandboxed document that may
+ * use its own inline style and data: fonts and pictures (the mind map embeds its face) and nothing
+ * else, so no script in it can run, whoever wrote the file.
+ */
+export const SANDBOXED_POLICY =
+  "sandbox; default-src 'none'; style-src 'unsafe-inline'; font-src data:; img-src data:; frame-ancestors 'self'";
+
+/** The Content-Security-Policy GET /media answers an object of the served `contentType` with. */
+export function servedSecurityPolicy(contentType: string): string {
+  // Framed only by this origin (the console's PDF preview); the other served types never run script.
+  const type = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
+  // XML downloads anyway (DOWNLOAD_ONLY_TYPES); sandboxed too, should a browser open it regardless
+  return type === "image/svg+xml" || type === "application/xml" ? SANDBOXED_POLICY : "frame-ancestors 'self'";
+}
+
+/**
+ * The type GET /media answers with: audio, video, the renderers' documents, text files and pictures as
+ * stored (text with its charset), anything else as octet-stream, so a stored object is never served as
+ * an HTML page from the API's origin, and an SVG only with SANDBOXED_POLICY.
  */
 export function servedContentType(stored: string | null): string {
-  if (!stored) return OCTET_STREAM;
-  return /^(audio|video)\//i.test(stored) || DOCUMENT_TYPES.has(stored.toLowerCase()) ? stored : OCTET_STREAM;
+  const type = stored?.toLowerCase();
+  if (!stored || !type) return OCTET_STREAM;
+  if (UTF8_TEXT_TYPES.has(type)) return `${type}; charset=utf-8`;
+  if (PICTURE_TYPES.has(type)) return type;
+  return /^(audio|video)\//.test(type) || DOCUMENT_TYPES.has(type) ? stored : OCTET_STREAM;
+}
+
+/** Whether an output of this (bare) type is stored: only what GET /media serves as what it is. */
+export function isOutputType(type: string): boolean {
+  return type === OCTET_STREAM || servedContentType(type).split(";", 1)[0] === type;
 }

@@ -2,7 +2,7 @@ import { workerConfig } from "../../platform/config.ts";
 import { ApiError } from "../errors.ts";
 import { isServableKey } from "../ingest/object-keys.ts";
 import { contentDisposition, type RequestedDisposition } from "./content-disposition.ts";
-import { servedContentType } from "./content-types.ts";
+import { servedContentType, servedSecurityPolicy } from "./content-types.ts";
 import { mediaUrlProblem } from "./media-signature.ts";
 import { streamObject } from "./r2-stream.ts";
 
@@ -50,7 +50,6 @@ export async function serveMedia(env: Env, request: MediaRequest): Promise<Respo
   response.headers.set("Content-Type", type);
   response.headers.set("Content-Disposition", contentDisposition(objectKey, type, request.disposition));
   response.headers.set("X-Content-Type-Options", "nosniff");
-  // Framed only by this origin (the console's PDF preview); the served types never run script.
-  response.headers.set("Content-Security-Policy", "frame-ancestors 'self'");
+  response.headers.set("Content-Security-Policy", servedSecurityPolicy(type));
   return response;
 }

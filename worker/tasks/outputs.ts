@@ -2,7 +2,7 @@ import type { ContentOutputFile } from "../../protocol/content.ts";
 import type { CompleteRequest } from "../../protocol/node.ts";
 import { ApiError } from "../errors.ts";
 import { outputKey, outputPrefix } from "../ingest/object-keys.ts";
-import { servedContentType, uploadContentType } from "../media/content-types.ts";
+import { isOutputType, uploadContentType } from "../media/content-types.ts";
 import { declaredLength, streamToR2 } from "../media/r2-upload.ts";
 import { workerTaskKind } from "./kinds/index.ts";
 
@@ -24,10 +24,10 @@ export async function storeOutput(
 ): Promise<{ object_key: string; bytes: number; content_type: string }> {
   const objectKey = outputKey(taskId, name);
   const contentType = uploadContentType(request.headers.get("content-type"));
-  if (servedContentType(contentType) !== contentType) {
+  if (!isOutputType(contentType)) {
     throw new ApiError(
       "bad_request",
-      `outputs are audio, video or the renderers' documents (PDF, PPTX, JSON, XML, text, Markdown), not ${contentType}`,
+      `outputs are audio, video, PDF, PPTX, the studio's text files (JSON, CSV, Markdown, OPML, text, XML) and pictures (PNG, SVG), not ${contentType}`,
     );
   }
   const { size } = await streamToR2(env.MEDIA, objectKey, request.body, {

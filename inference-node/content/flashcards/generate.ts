@@ -14,27 +14,16 @@
  */
 import { z } from "zod";
 import type { NoteSnapshot } from "../../../protocol/content.ts";
+import type { FlashcardDifficulty, FlashcardOptions } from "../../../protocol/flashcards-params.ts";
 import { ContentError } from "../errors.ts";
 import { type KeyTerm, keyTerms, rankSentences } from "../keywords.ts";
 import { chatComplete, extractJson, type LlmConfig } from "../llm.ts";
 import { LANGUAGE_NAMES } from "../script.ts";
 import { foldForCompare, noteLanguage, noteSections, splitWords, termOf } from "../text.ts";
 
-export const FLASHCARD_DIFFICULTIES = ["easy", "medium", "hard"] as const;
-export type FlashcardDifficulty = (typeof FLASHCARD_DIFFICULTIES)[number];
-
-export const DEFAULT_CARD_COUNT = 10;
-export const MAX_CARD_COUNT = 50;
 /** A sentence shorter than this says too little to be asked about. */
 export const MIN_SENTENCE_WORDS = 5;
 export const BLANK = "_____";
-
-/** What a flashcards render is asked for besides the note (the wire's `count` and `difficulty`). */
-export const FlashcardOptions = z.object({
-  count: z.number().int().min(1).max(MAX_CARD_COUNT).default(DEFAULT_CARD_COUNT),
-  difficulty: z.enum(FLASHCARD_DIFFICULTIES).default("medium"),
-});
-export type FlashcardOptions = z.infer<typeof FlashcardOptions>;
 
 export interface Flashcard {
   front: string;

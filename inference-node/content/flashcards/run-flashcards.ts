@@ -1,13 +1,14 @@
 /**
- * A flashcards task on the node: cards from the note, then the three files in the task's folder.
- * Not wired as a task kind yet: the kind's registry row calls runFlashcards and uploads `files`.
+ * A flashcards task on the node: cards from the note, then the three files in the task's folder
+ * (the kind's stages, flashcards-stages.ts, call it; the render task uploads `files`).
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { NoteSnapshot } from "../../../protocol/content.ts";
+import type { FlashcardOptions } from "../../../protocol/flashcards-params.ts";
 import type { LlmConfig } from "../llm.ts";
 import { flashcardsApkg, flashcardsCsv, flashcardsJson } from "./export.ts";
-import { type Flashcard, type FlashcardOptions, generateFlashcards } from "./generate.ts";
+import { type Flashcard, generateFlashcards } from "./generate.ts";
 
 export type FlashcardFileRole = "json" | "csv" | "apkg";
 

@@ -2,10 +2,10 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { QuizParams } from "../../../protocol/content.ts";
-import { noteInLanguageStage } from "../language-stage.ts";
 import type { ProgressTracker } from "../progress.ts";
 import { ExtractiveQuizWriter, LlmQuizWriter, type QuizWriter } from "../quiz.ts";
 import type { ContentDeps, ContentFile, ContentOutput } from "../task-types.ts";
+import { translatedNote } from "../translation-stage.ts";
 import { quizToGift } from "./gift.ts";
 import { quizToJson } from "./json.ts";
 import { quizToMoodleXml } from "./moodle-xml.ts";
@@ -26,7 +26,7 @@ export async function runQuiz(
   workDir: string,
   tracker: ProgressTracker,
 ): Promise<ContentOutput> {
-  const note = await noteInLanguageStage(params.note, params.language, deps, signal, tracker);
+  const note = await translatedNote(params.note, params.language, deps, signal, tracker);
 
   tracker.start(deps.llm ? "script_llm" : "script_extractive");
   const writer: QuizWriter = deps.llm ? new LlmQuizWriter(deps.llm) : new ExtractiveQuizWriter();

@@ -2,9 +2,9 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { StudyGuideParams } from "../../../protocol/content.ts";
-import { noteInLanguageStage } from "../language-stage.ts";
 import type { ProgressTracker } from "../progress.ts";
 import type { ContentDeps, ContentOutput } from "../task-types.ts";
+import { translatedNote } from "../translation-stage.ts";
 import { buildStudyGuide } from "./guide.ts";
 import { studyGuideMarkdown } from "./markdown.ts";
 import { writeStudyGuidePdf } from "./pdf.ts";
@@ -24,7 +24,7 @@ export async function runStudyGuide(
   workDir: string,
   tracker: ProgressTracker,
 ): Promise<ContentOutput> {
-  const note = await noteInLanguageStage(params.note, params.language, deps, signal, tracker);
+  const note = await translatedNote(params.note, params.language, deps, signal, tracker);
 
   tracker.start(deps.llm ? "script_llm" : "script_extractive");
   const guide = await buildStudyGuide(note, { llm: deps.llm }, signal);

@@ -78,6 +78,8 @@ export const enStudio = {
   "studio.step.building_slides": "Building the slides",
   "studio.step.uploading": "Uploading",
   "studio.step.writing_guide": "Writing the study guide",
+  "studio.step.building_cards": "Making the flashcards",
+  "studio.step.building_mindmap": "Drawing the mind map",
 
   "errorKey.missing_field": "A required field is missing.",
   "errorKey.unknown_voice": "That voice is not in the catalog.",
@@ -108,7 +110,7 @@ export const enStudio = {
   "errorKey.cancelled": "The task was cancelled.",
   "errorKey.queue_unavailable": "The job queue refused the task. Try again.",
   "errorKey.queue_undeliverable": "The job queue could not deliver the task. Try again.",
-  "errorKey.invalid_count": "The number of questions must be a whole number from 1 to 20.",
+  "errorKey.invalid_count": "The number is out of range: 1 to 50 flashcards, or 1 to 20 quiz questions.",
   "errorKey.invalid_difficulty": "The difficulty must be easy, medium or hard.",
 } as const;
 
@@ -189,6 +191,8 @@ export const viStudio: Record<keyof typeof enStudio, string> = {
   "studio.step.building_slides": "Đang tạo slide",
   "studio.step.uploading": "Đang tải lên",
   "studio.step.writing_guide": "Đang soạn đề cương ôn tập",
+  "studio.step.building_cards": "Đang tạo thẻ ghi nhớ",
+  "studio.step.building_mindmap": "Đang vẽ sơ đồ tư duy",
 
   "errorKey.missing_field": "Thiếu một trường bắt buộc.",
   "errorKey.unknown_voice": "Giọng đọc này không có trong danh mục.",
@@ -218,6 +222,7 @@ export const viStudio: Record<keyof typeof enStudio, string> = {
   "errorKey.cancelled": "Công việc đã bị hủy.",
   "errorKey.queue_unavailable": "Hàng đợi đã từ chối công việc. Hãy thử lại.",
   "errorKey.queue_undeliverable": "Hàng đợi không chuyển được công việc. Hãy thử lại.",
-  "errorKey.invalid_count": "Số câu hỏi phải là số nguyên từ 1 đến 20.",
+  "errorKey.invalid_count":
+    "Số lượng không hợp lệ: từ 1 đến 50 thẻ ghi nhớ, hoặc từ 1 đến 20 câu hỏi trắc nghiệm.",
   "errorKey.invalid_difficulty": "Độ khó phải là dễ (easy), vừa (medium) hoặc khó (hard).",
 };

@@ -1,5 +1,7 @@
 import type { ContentKind } from "../../../protocol/task.ts";
 import type { CreateForm } from "./create-form.ts";
+import { flashcardsForm } from "./flashcards.ts";
+import { mindMapForm } from "./mindmap.ts";
 import { quizForm } from "./quiz.ts";
 import { quizVideoForm } from "./quiz-video.ts";
 import { shortsForm } from "./shorts.ts";
@@ -13,4 +15,6 @@ export const CREATE_FORMS: { readonly [K in ContentKind]: CreateForm<K> } = {
   slide: slideForm,
   quiz: quizForm,
   study_guide: studyGuideForm,
+  flashcards: flashcardsForm,
+  mindmap: mindMapForm,
 };

@@ -11,6 +11,8 @@ export const WORKER_TASK_KINDS: { readonly [K in TaskKind]: WorkerTaskKind<K> } 
   slide: contentRenderKind<"slide">({ pptx: "slide_url", pdf: "slide_pdf_url" }),
   quiz: contentRenderKind<"quiz">({}),
   study_guide: contentRenderKind<"study_guide">({}),
+  flashcards: contentRenderKind<"flashcards">({}),
+  mindmap: contentRenderKind<"mindmap">({}),
 };
 
 /**
