@@ -1,3 +1,4 @@
+import { pcmWavHeader } from "../../../protocol/wav.ts";
 import { clipBlob, type TranslationAudio } from "./translation-audio.ts";
 
 /** Plays one clip at a time. */
@@ -107,4 +108,21 @@ export function mediaElementPlayer(audio: MediaElementLike): ClipPlayer {
       stopCurrent?.();
     },
   };
+}
+
+/**
+ * Lets `audio` play later clips without a tap each: called from the tap that turns read-aloud on, it
+ * plays a tenth of a second of silence (phones allow sound from an element first played in a gesture).
+ */
+export function unlockMediaElement(audio: MediaElementLike): void {
+  const bytes = 3_200; // 0.1 s of 16 kHz PCM16
+  const wav = new Uint8Array(44 + bytes);
+  wav.set(pcmWavHeader({ channels: 1, sampleRate: 16_000, bitsPerSample: 16 }, bytes));
+  const silence = new Blob([wav], { type: "audio/wav" });
+  const url = URL.createObjectURL(silence);
+  audio.src = url;
+  audio
+    .play()
+    .catch(() => {}) // refused or cut short by the first clip: the clips are tried anyway
+    .finally(() => URL.revokeObjectURL(url));
 }
