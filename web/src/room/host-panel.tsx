@@ -14,7 +14,8 @@ function who(participant: Participant, me: string | null): string {
 
 /**
  * The host's controls of a room, for the browser holding its host token (hostTokens): who is in it
- * with their role and language, and lock/unlock, remove, make a listener, give the floor, end. Each
+ * with their role and language, and lock/unlock, remove, make a listener, give the floor (to the others:
+ * the host changes its own role by joining again), end. Each
  * is one POST /api/v1/session/{id}/control; what changed comes back to everyone, this page included,
  * as the room's messages (system, participants, user_left), which the view is drawn from.
  */
@@ -63,27 +64,27 @@ export function HostPanel(props: { conversationId: string; hostToken: string; vi
                 {participant.role === "speaker" ? t("host.speaker") : t("host.listener")} ·{" "}
                 {languageName(participant.language)}
               </span>
-              <span class="row wrap host-actions">
-                {participant.role === "speaker" ? (
-                  <button
-                    type="button"
-                    class="button button-ghost"
-                    disabled={busy}
-                    onClick={() => act({ action: "stop_speaker", client_id })}
-                  >
-                    {t("host.stop", { name })}
-                  </button>
-                ) : (
-                  <button
-                    type="button"
-                    class="button button-ghost"
-                    disabled={busy}
-                    onClick={() => act({ action: "grant_floor", client_id })}
-                  >
-                    {t("host.grant", { name })}
-                  </button>
-                )}
-                {!isMe && (
+              {!isMe && (
+                <span class="row wrap host-actions">
+                  {participant.role === "speaker" ? (
+                    <button
+                      type="button"
+                      class="button button-ghost"
+                      disabled={busy}
+                      onClick={() => act({ action: "stop_speaker", client_id })}
+                    >
+                      {t("host.stop", { name })}
+                    </button>
+                  ) : (
+                    <button
+                      type="button"
+                      class="button button-ghost"
+                      disabled={busy}
+                      onClick={() => act({ action: "grant_floor", client_id })}
+                    >
+                      {t("host.grant", { name })}
+                    </button>
+                  )}
                   <button
                     type="button"
                     class="button button-ghost"
@@ -92,8 +93,8 @@ export function HostPanel(props: { conversationId: string; hostToken: string; vi
                   >
                     {t("host.remove", { name })}
                   </button>
-                )}
-              </span>
+                </span>
+              )}
             </li>
           );
         })}
