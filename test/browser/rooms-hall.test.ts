@@ -1,10 +1,11 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
-import { concat, quiet } from "../node/live-helpers.ts";
+import { concat, quiet, tone } from "../node/live-helpers.ts";
 import { launchChromium, screenshot, signedInPage, stackInfo, tempDir } from "./chromium.ts";
 import { decodeQr } from "./qr.ts";
 
@@ -288,4 +289,78 @@ describe("rooms for a hall", () => {
 
     for (const context of [late.context, binh.context, ana.context, host.context]) await context.close();
   }, 400_000);
+
+  it("reads aloud through the page's <audio>: clips in seq order, each played to its end before the next, their text shown", async () => {
+    const created = await fetch(`${stackInfo().url}/api/v1/session/create`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${stackInfo().key}`, "content-type": "application/json" },
+      body: JSON.stringify({ language: "en", translate_language: "es" }),
+    });
+    const { join_url: joinUrl } = (await created.json()) as { join_url: string };
+    const clipFile = (ms: number) => {
+      const file = path.join(media.dir, `clip-${ms}.wav`);
+      writeWav(file, tone(ms));
+      return readFileSync(file).toString("base64");
+    };
+    const clips = [700, 300, 500].map((ms, i) => ({
+      type: "translation_audio",
+      seq: 10 + i,
+      speaker: "speaker-0001",
+      speaker_name: "Hana",
+      language: "es",
+      text: `frase ${i + 1}`,
+      content_type: "audio/wav",
+      duration: ms / 1000,
+      audio: clipFile(ms),
+    }));
+
+    const listener = await browser.newContext({ locale: "en-US", ...PHONE });
+    // The room's socket, with the spoken translations played by a proxy in front of it: the room
+    // answers everything else; on the page's `speak` the clips follow, in one burst and out of order
+    // once (a repeat of seq 10), as a room ahead of its listener would send them.
+    await listener.routeWebSocket(/\/api\/v1\/ws\//, (socket) => {
+      const room = socket.connectToServer();
+      socket.onMessage((message) => {
+        const asked =
+          typeof message === "string" ? (JSON.parse(message) as { type?: string; enabled?: boolean }) : null;
+        if (asked?.type !== "speak") return room.send(message);
+        if (asked.enabled)
+          for (const clip of [clips[0], clips[1], clips[0], clips[2]]) socket.send(JSON.stringify(clip));
+      });
+    });
+    const page = await listener.newPage();
+    await page.goto(joinUrl);
+    await page.getByLabel("Listener: I will read and listen").check();
+    await page.getByRole("button", { name: "Join the conversation" }).click();
+    await page.getByText(/^Connected · \d+ in the conversation$/).waitFor();
+    await page.evaluate(() => {
+      const events: string[] = [];
+      (window as unknown as { audioEvents: string[] }).audioEvents = events;
+      const audio = document.querySelector(".room audio") as HTMLAudioElement;
+      for (const type of ["playing", "ended"]) {
+        audio.addEventListener(type, () => {
+          const reading = document.querySelector(".listener-reading [lang]")?.textContent ?? "-";
+          // the duration tells the clips apart (0.7, 0.3, 0.5 s) from the tap's silent unlock (0.1 s)
+          events.push(`${type} ${audio.duration.toFixed(1)} ${reading}`);
+        });
+      }
+    });
+    await page.getByRole("button", { name: "Read aloud" }).click();
+    const events = () => page.evaluate(() => (window as unknown as { audioEvents: string[] }).audioEvents);
+    const clipEvents = async () => (await events()).filter((e) => !e.includes(" 0.1 "));
+    await expect
+      .poll(async () => (await clipEvents()).filter((e) => e.startsWith("ended")).length, { timeout: 30_000 })
+      .toBe(3);
+    // After the tap's silent unlock, each clip starts only after the one before it ended, none cut short.
+    expect(await clipEvents()).toEqual([
+      "playing 0.7 frase 1",
+      "ended 0.7 frase 1",
+      "playing 0.3 frase 2",
+      "ended 0.3 frase 2",
+      "playing 0.5 frase 3",
+      "ended 0.5 frase 3",
+    ]);
+    await page.locator(".listener-reading").waitFor({ state: "detached" });
+    await listener.close();
+  });
 });
