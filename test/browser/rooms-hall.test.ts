@@ -286,6 +286,16 @@ describe("rooms for a hall", () => {
     expect(
       await page.evaluate((id) => localStorage.getItem(`voxedge.room.${id}.host`), conversationId),
     ).toBeNull();
+    // The host's ended room still offers its transcript: original and Spanish, as WebVTT.
+    expect(await page.getByLabel("Language of the transcript").inputValue()).toBe("both:es");
+    const [vtt] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download VTT" }).click(),
+    ]);
+    expect(await readFile((await vtt.path()) as string, "utf8")).toMatch(
+      /^WEBVTT\n\n[\s\S]*\d\d:\d\d\.\d{3} --> /,
+    );
+    expect(await ana.page.getByLabel("Language of the transcript").count()).toBe(0);
 
     for (const context of [late.context, binh.context, ana.context, host.context]) await context.close();
   }, 400_000);

@@ -72,10 +72,10 @@ export interface RoomConnectionOptions {
  * A participant's connection to a room (/api/v1/ws/{conversation_id}, no key: the id is the
  * capability). A drop is retried with the secret resume token of the latest welcome for as long as
  * the room keeps the place (30 s), so the others see no leave and join; a close the room chose (4xxx)
- * is final.
+ * is final. The join carries the name, role and read-aloud choice (`speak`, docs/api.md).
  *
  * @example
- * const room = new RoomConnection({ origin: location.origin, conversationId, language: "es", resumeToken: null, onResumeToken, onMessage, onState });
+ * const room = new RoomConnection({ origin: location.origin, conversationId, language: "es", name: "Ana", role: "listener", speak: true, resumeToken: null, onResumeToken, onMessage, onState });
  * mic.onChunk = (pcm) => room.send(pcm);
  * room.leave();
  */

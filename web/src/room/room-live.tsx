@@ -18,14 +18,9 @@ import { QrWall } from "./qr-wall.tsx";
 import { RoomConnection, type RoomState } from "./room-connection.ts";
 import { type JoinChoice, roomLanguageOptions } from "./room-lobby.tsx";
 import { roomStorage } from "./room-storage.ts";
-import { applyRoomMessage, type RoomView } from "./room-view.ts";
+import { applyRoomMessage, type RoomView, roomLanguages } from "./room-view.ts";
 import { mediaElementPlayer, SpeechQueue, unlockMediaElement } from "./speech-queue.ts";
 import type { TranslationAudio } from "./translation-audio.ts";
-
-/** The room's languages for its transcript: the session's two, then every participant's. */
-const roomLanguages = (session: SessionDetails, view: RoomView) => [
-  ...new Set([session.user_a_translate, session.user_a_lang, ...view.participants.map((p) => p.language)]),
-];
 
 /**
  * In a room. A speaker sees the conversation as bubbles and the microphone; a listener (ListenerView)
@@ -201,7 +196,7 @@ export function RoomLive(props: {
       </details>
       {hostToken && apiKey.value && (
         <section class="card">
-          <RoomTranscript id={conversationId} languages={roomLanguages(session, view)} />
+          <RoomTranscript id={conversationId} languages={roomLanguages(session, view.participants)} />
         </section>
       )}
     </div>

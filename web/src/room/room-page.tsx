@@ -5,7 +5,9 @@ import { useRoute } from "preact-iso";
 import { VoxedgeApiError } from "../../../client/errors.ts";
 import { translationApi } from "../api/client.ts";
 import type { LanguagesResponse, SessionDetails } from "../api/types.ts";
+import { apiKey } from "../auth/key-store.ts";
 import { t } from "../i18n/i18n.ts";
+import { RoomTranscript } from "../translate/room-transcript.tsx";
 import { loadTimeline, saveTimeline } from "../translate/timeline.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { hostTokens } from "./host-token.ts";
@@ -14,11 +16,16 @@ import { RoomEnded } from "./room-ended.tsx";
 import { RoomLive } from "./room-live.tsx";
 import { type JoinChoice, RoomLobby } from "./room-lobby.tsx";
 import { defaultRoomLanguage, roomStorage } from "./room-storage.ts";
-import { EMPTY_ROOM, type RoomView } from "./room-view.ts";
+import { EMPTY_ROOM, type RoomView, roomLanguages } from "./room-view.ts";
 
 type Loaded =
   | { kind: "loading" }
-  | { kind: "ended"; why: "gone" | "expired" | "host" }
+  | {
+      kind: "ended";
+      why: "gone" | "expired" | "host";
+      /** The room's languages, when this browser hosted it: its transcript stays downloadable. */
+      hosted?: string[];
+    }
   | { kind: "error"; error: unknown }
   | { kind: "ready"; session: SessionDetails; languages: LanguagesResponse | null };
 
@@ -106,9 +113,14 @@ export default function RoomPage() {
       ROOM_CLOSE.endedByHost,
     ];
     if (close && gone.includes(close.code)) {
+      const hosted =
+        hostTokens.get(id) !== null && loaded.kind === "ready"
+          ? roomLanguages(loaded.session, view.participants)
+          : undefined;
       // the room is over: its host token has nothing left to control
       hostTokens.forget(id);
       setLoaded({
+        hosted,
         kind: "ended",
         why:
           close.code === ROOM_CLOSE.endedByHost
@@ -121,7 +133,18 @@ export default function RoomPage() {
     setLastClose(close);
   };
 
-  if (loaded.kind === "ended") return <RoomEnded why={loaded.why} />;
+  if (loaded.kind === "ended") {
+    return (
+      <>
+        <RoomEnded why={loaded.why} />
+        {loaded.hosted && apiKey.value && (
+          <section class="card">
+            <RoomTranscript id={id} languages={loaded.hosted} />
+          </section>
+        )}
+      </>
+    );
+  }
   if (loaded.kind === "loading") {
     return (
       <>

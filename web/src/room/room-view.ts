@@ -129,3 +129,13 @@ export function latestHeard(items: readonly TimelineItem[]): Utterance | null {
   }
   return null;
 }
+
+/** A room's languages, for its transcript: the session's two (its other one first), then every participant's. */
+export function roomLanguages(
+  session: { user_a_lang: string; user_a_translate: string },
+  participants: readonly Participant[],
+): string[] {
+  return [
+    ...new Set([session.user_a_translate, session.user_a_lang, ...participants.map((p) => p.language)]),
+  ];
+}
