@@ -129,6 +129,9 @@ describe("rooms for a hall", () => {
     expect(await ana.page.getByLabel("Your language").inputValue()).toBe("es");
     await ana.page.getByRole("button", { name: "Join the conversation" }).click();
     await page.getByText("Ana joined, speaking Spanish · 2 in the conversation").waitFor();
+    // only the browser holding the host token is the host
+    await ana.page.getByText(/^Connected · 2 in the conversation$/).waitFor();
+    expect(await ana.page.getByRole("heading", { name: "Host controls" }).count()).toBe(0);
 
     // A listener on a phone in Vietnamese: the interface speaks Vietnamese; it reads in Spanish.
     const binh = await phone("vi-VN", joinUrl);
