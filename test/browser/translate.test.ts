@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
 import { concat, quiet } from "../node/live-helpers.ts";
 import { launchChromium, screenshot, signedInPage, stackInfo, tabStops, tempDir } from "./chromium.ts";
+import { decodeQr } from "./qr.ts";
 
 /**
  * Translate and the rooms in Chromium, against the stack's node translating with Apertium (en↔es).
@@ -18,7 +18,6 @@ import { launchChromium, screenshot, signedInPage, stackInfo, tabStops, tempDir 
 
 let browser: Browser;
 let media: ReturnType<typeof tempDir>;
-const require = createRequire(import.meta.url);
 
 beforeAll(async () => {
   media = tempDir();
@@ -41,35 +40,6 @@ afterAll(async () => {
 /** The select's option values, in order. */
 const optionsOf = (select: Locator) =>
   select.evaluate((el: HTMLSelectElement) => Array.from(el.options, (option) => option.value));
-
-/**
- * Decodes the QR code drawn on the page with jsQR (from node_modules: nothing fetched). The console's
- * Content-Security-Policy allows no inline script, so jsQR runs in a blank scratch page of the same
- * browser context, given the code's SVG markup.
- */
-async function decodeQr(page: Page, qr: Locator): Promise<string | null> {
-  const markup = await qr.evaluate((svg: SVGSVGElement) => new XMLSerializer().serializeToString(svg));
-  const scratch = await page.context().newPage();
-  try {
-    await scratch.addScriptTag({ path: require.resolve("jsqr/dist/jsQR.js") });
-    return await scratch.evaluate(async (svgMarkup: string) => {
-      const image = new Image();
-      image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svgMarkup)}`;
-      await image.decode();
-      const canvas = document.createElement("canvas");
-      canvas.width = 400;
-      canvas.height = 400;
-      const context = canvas.getContext("2d");
-      if (!context) return null;
-      context.drawImage(image, 0, 0, 400, 400);
-      const pixels = context.getImageData(0, 0, 400, 400);
-      type Decoder = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
-      return (window as unknown as { jsQR: Decoder }).jsQR(pixels.data, 400, 400)?.data ?? null;
-    }, markup);
-  } finally {
-    await scratch.close();
-  }
-}
 
 /** Records, inside the page, the classes of every bubble or utterance each time the list changes. */
 async function recordLines(page: Page, selector: string): Promise<void> {
@@ -248,7 +218,7 @@ describe("rooms", () => {
     // The host downloads the transcript from the translate page: both languages, as subtitles.
     const spoken = (await finalLines(mine)).originalText;
     await page.goto(`${stackInfo().url}/translate`);
-    await page.getByLabel("Language of the transcript").selectOption("both");
+    await page.getByLabel("Language of the transcript").selectOption({ label: "Original and Spanish" });
     const [srt] = await Promise.all([
       page.waitForEvent("download"),
       page.getByRole("button", { name: "Download SRT" }).click(),
@@ -296,16 +266,29 @@ describe("rooms", () => {
     await page.getByLabel("Your language").waitFor();
     expect((await tabStops(page)).map((stop) => [stop.label, stop.outline])).toEqual([
       ["Your language", "solid"],
+      ["Your name (shown to everyone)", "solid"],
+      ["Speaker: I will talk", "solid"],
       ["Join the conversation", "solid"],
     ]);
     await page.getByRole("button", { name: "Join the conversation" }).focus();
     await page.keyboard.press("Enter");
     await page.getByText(/^Connected · \d+ in the conversation$/).waitFor();
-    expect((await tabStops(page)).map((stop) => [stop.label, stop.outline])).toEqual([
-      ["Tap to speak", "solid"],
-      ["Leave", "solid"],
-      ["Invite someone", "solid"],
-    ]);
+    // This browser created the room: its host controls and the transcript follow the microphone.
+    expect((await tabStops(page)).map((stop) => [stop.label, stop.outline])).toEqual(
+      [
+        "Tap to speak",
+        "Leave",
+        "Lock the room",
+        "End the room for everyone",
+        "Invite someone",
+        "Language of the transcript",
+        "Download TXT",
+        "Download SRT",
+        "Download VTT",
+        "Download JSON",
+        "Make a note of it",
+      ].map((label) => [label, "solid"]),
+    );
     await context.close();
   });
 

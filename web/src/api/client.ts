@@ -7,6 +7,8 @@ import type {
   CreateAccepted,
   HealthResponse,
   HistoryPage,
+  HostControl,
+  HostControlResult,
   JobStatus,
   LanguagesResponse,
   ModelsResponse,
@@ -120,6 +122,14 @@ export const translationApi = {
       voxedge.POST("/api/v1/session/{conversation_id}/transcript/note", {
         params: { path: { conversation_id: conversationId } },
         body,
+      }),
+    ),
+  /** A host action on a room, with its host token (POST /api/v1/session/{id}/control): the room after it. */
+  control: (conversationId: string, hostToken: string, action: HostControl): Promise<HostControlResult> =>
+    unwrap(
+      voxedge.POST("/api/v1/session/{conversation_id}/control", {
+        params: { path: { conversation_id: conversationId }, header: { "x-host-token": hostToken } },
+        body: action,
       }),
     ),
   session: (conversationId: string, signal?: AbortSignal): Promise<SessionDetails> =>

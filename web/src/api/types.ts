@@ -14,6 +14,8 @@ export type {
   ServerMessage as LiveServerMessage,
 } from "../../../protocol/live.ts";
 export type {
+  HostControl,
+  HostControlResult,
   RoomServerMessage,
   RoomTranscript,
   SessionDetails,

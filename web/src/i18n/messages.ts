@@ -1,3 +1,4 @@
+import { enRoom, viRoom } from "./messages-room.ts";
 import { enStudio, viStudio } from "./messages-studio.ts";
 import { enStudioKinds, viStudioKinds } from "./messages-studio-kinds.ts";
 import { enTranslate, viTranslate } from "./messages-translate.ts";
@@ -11,6 +12,7 @@ export const en = {
   ...enTranslate,
   ...enStudio,
   ...enStudioKinds,
+  ...enRoom,
   "nav.label": "Main",
   "nav.skip": "Skip to content",
   "nav.transcribe": "Transcribe",
@@ -161,6 +163,7 @@ export const vi: Record<MessageKey, string> = {
   ...viTranslate,
   ...viStudio,
   ...viStudioKinds,
+  ...viRoom,
   "nav.label": "Chính",
   "nav.skip": "Bỏ qua đến nội dung",
   "nav.transcribe": "Chuyển văn bản",

@@ -4,19 +4,41 @@ import type { Notice, TimelineItem } from "../translate/timeline.ts";
 import { UtteranceLines } from "../translate/utterance-lines.tsx";
 import { languageName } from "../ui/language-name.ts";
 
+/** A room's `error` for people: the codes the console words itself, else the server's message. */
+function problemText(notice: Notice): string {
+  switch (notice.code) {
+    case "no_engine":
+      return t("room.noEngine");
+    case "tts_unavailable":
+      return t("room.ttsUnavailable");
+    case "tts_failed":
+      return t("room.ttsFailed");
+    default:
+      return notice.text ?? "";
+  }
+}
+
 function noticeText(notice: Notice): string {
+  const count = notice.count ?? 0;
   switch (notice.event) {
     case "you_joined":
       return t("room.youJoined", { language: languageName(notice.language ?? "") });
-    case "joined":
-      return t("room.someoneJoined", {
-        language: languageName(notice.language ?? ""),
-        count: notice.count ?? 0,
-      });
+    case "joined": {
+      const language = languageName(notice.language ?? "");
+      return notice.name
+        ? t("room.namedJoined", { name: notice.name, language, count })
+        : t("room.someoneJoined", { language, count });
+    }
     case "left":
-      return t("room.someoneLeft", { count: notice.count ?? 0 });
+      return notice.name
+        ? t("room.namedLeft", { name: notice.name, count })
+        : t("room.someoneLeft", { count });
     case "problem":
-      return notice.code === "no_engine" ? t("room.noEngine") : (notice.text ?? "");
+      return problemText(notice);
+    case "system": {
+      const name = notice.self ? t("room.system.you") : (notice.name ?? t("room.system.someone"));
+      return t(`room.system.${notice.action ?? "ended"}`, { name });
+    }
   }
 }
 
@@ -49,7 +71,9 @@ export function Bubbles({ items }: { items: readonly TimelineItem[] }) {
             <p class="bubble-who">
               {item.mine
                 ? t("room.you", { language: languageName(item.language) })
-                : t("room.them", { language: languageName(item.language) })}
+                : item.speakerName
+                  ? t("room.named", { name: item.speakerName, language: languageName(item.language) })
+                  : t("room.them", { language: languageName(item.language) })}
             </p>
             <UtteranceLines utterance={item} />
           </li>

@@ -15,6 +15,10 @@ export function roomCloseText(code: number, reason: string): string {
       return t("room.closed.replaced");
     case ROOM_CLOSE.full:
       return t("room.closed.full");
+    case ROOM_CLOSE.removed:
+      return t("room.closed.removed");
+    case ROOM_CLOSE.locked:
+      return t("room.closed.locked");
     case ROOM_CLOSE.tooBig:
       return t("room.closed.tooBig");
     case 1006:

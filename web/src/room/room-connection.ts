@@ -1,6 +1,13 @@
 import type { RoomClose } from "../../../protocol/rooms.ts";
 import type { RoomServerMessage } from "../api/types.ts";
 import { AudioSocket, socketUrl } from "../audio/audio-socket.ts";
+import type { TranslationAudio } from "./translation-audio.ts";
+
+/** What the room sends a participant: the spec's messages, and spoken translations for read-aloud. */
+export type RoomMessage = RoomServerMessage | TranslationAudio;
+
+/** How a participant joins: as a speaker (its audio is transcribed) or a listener (it only reads). */
+export type JoinRole = "speaker" | "listener";
 
 /** The room socket's close codes (protocol/rooms.ts RoomClose; copied: that module carries zod). */
 export const ROOM_CLOSE = {
@@ -48,11 +55,16 @@ export interface RoomConnectionOptions {
   origin: string;
   conversationId: string;
   language: string;
+  /** Display name shown to everyone; null for none. */
+  name: string | null;
+  role: JoinRole;
+  /** Read aloud: the room sends this participant its translations as speech (`translation_audio`). */
+  speak: boolean;
   /** The resume token of this participant's last welcome (a reload), or null for a first join. */
   resumeToken: string | null;
   /** Each welcome brings a fresh resume token: keep it to come back into the same place. */
   onResumeToken: (token: string) => void;
-  onMessage: (message: RoomServerMessage) => void;
+  onMessage: (message: RoomMessage) => void;
   onState: (state: RoomState) => void;
 }
 
@@ -60,23 +72,27 @@ export interface RoomConnectionOptions {
  * A participant's connection to a room (/api/v1/ws/{conversation_id}, no key: the id is the
  * capability). A drop is retried with the secret resume token of the latest welcome for as long as
  * the room keeps the place (30 s), so the others see no leave and join; a close the room chose (4xxx)
- * is final.
+ * is final. The join carries the name, role and read-aloud choice (`speak`, docs/api.md).
  *
  * @example
- * const room = new RoomConnection({ origin: location.origin, conversationId, language: "es", resumeToken: null, onResumeToken, onMessage, onState });
+ * const room = new RoomConnection({ origin: location.origin, conversationId, language: "es", name: "Ana", role: "listener", speak: true, resumeToken: null, onResumeToken, onMessage, onState });
  * mic.onChunk = (pcm) => room.send(pcm);
  * room.leave();
  */
 export class RoomConnection {
-  private socket: AudioSocket<RoomServerMessage> | null = null;
+  private socket: AudioSocket<RoomMessage> | null = null;
   private droppedAt: number | null = null;
   private attempt = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private left = false;
   private resumeToken: string | null;
+  private language: string;
+  private speak: boolean;
 
   constructor(private readonly options: RoomConnectionOptions) {
     this.resumeToken = options.resumeToken;
+    this.language = options.language;
+    this.speak = options.speak;
     options.onState({ kind: "connecting" });
     this.open();
   }
@@ -90,6 +106,28 @@ export class RoomConnection {
     this.socket?.sendJson({ type: "end" });
   }
 
+  /** Read aloud on or off, from the next final on (also asked again on every reconnect). */
+  setSpeak(enabled: boolean): void {
+    this.speak = enabled;
+    this.socket?.sendJson({ type: "speak", enabled });
+  }
+
+  /**
+   * Goes on in another language, in the same place: a new connection with the resume token and the
+   * new language takes the place over (the room closes the old one with 4409, which is let go here),
+   * so the others see no leave and join.
+   */
+  switchLanguage(language: string): void {
+    if (language === this.language) return;
+    this.language = language;
+    clearTimeout(this.timer);
+    // Without a token (no welcome yet) there is no place to take over: the old connection leaves.
+    if (this.resumeToken === null) this.socket?.close(ROOM_CLOSE.normal, "left");
+    this.socket = null;
+    this.options.onState({ kind: "connecting" });
+    this.open();
+  }
+
   /** Leaves for good (close 1000: the others see the leave at once). */
   leave(): void {
     this.left = true;
@@ -99,12 +137,15 @@ export class RoomConnection {
   }
 
   private open(): void {
-    const { origin, conversationId, language } = this.options;
+    const { origin, conversationId, name, role } = this.options;
     const url = socketUrl(origin, `/api/v1/ws/${encodeURIComponent(conversationId)}`, {
-      language,
+      language: this.language,
+      role,
+      speak: String(this.speak),
+      ...(name !== null && { name }),
       ...(this.resumeToken !== null && { resume: this.resumeToken }),
     });
-    const socket = new AudioSocket<RoomServerMessage>(url, {
+    const socket = new AudioSocket<RoomMessage>(url, {
       readyType: "welcome",
       onReady: () => {
         this.droppedAt = null;

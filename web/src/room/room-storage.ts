@@ -1,10 +1,14 @@
+import type { JoinRole } from "./room-connection.ts";
+
 /**
  * What this tab keeps about a room in sessionStorage (a reload keeps it, another tab or a closed one
  * does not): its resume token (the secret of its last welcome, to reconnect into the same place), the
- * language chosen, whether it was in.
+ * language, name and role chosen, whether it was in, whether it reads aloud.
  */
-const key = (conversationId: string, item: "resume" | "language" | "joined" | "timeline") =>
-  `voxedge.room.${conversationId}.${item}`;
+const key = (
+  conversationId: string,
+  item: "resume" | "language" | "joined" | "timeline" | "name" | "role" | "speak",
+) => `voxedge.room.${conversationId}.${item}`;
 
 function read(name: string): string | null {
   try {
@@ -33,6 +37,13 @@ export const roomStorage = {
   setJoined: (conversationId: string, joined: boolean) =>
     write(key(conversationId, "joined"), joined ? "1" : null),
   timelineKey: (conversationId: string) => key(conversationId, "timeline"),
+  name: (conversationId: string) => read(key(conversationId, "name")) ?? "",
+  setName: (conversationId: string, name: string) => write(key(conversationId, "name"), name || null),
+  role: (conversationId: string): JoinRole =>
+    read(key(conversationId, "role")) === "listener" ? "listener" : "speaker",
+  setRole: (conversationId: string, role: JoinRole) => write(key(conversationId, "role"), role),
+  readAloud: (conversationId: string) => read(key(conversationId, "speak")) === "1",
+  setReadAloud: (conversationId: string, on: boolean) => write(key(conversationId, "speak"), on ? "1" : null),
 };
 
 /**

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { consolePath } from "../../../protocol/console-routes.ts";
 import { translationApi } from "../api/client.ts";
 import { t } from "../i18n/i18n.ts";
+import { hostTokens } from "../room/host-token.ts";
 import { roomStorage } from "../room/room-storage.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { languageName } from "../ui/language-name.ts";
@@ -48,8 +49,9 @@ export function RoomCreator({ pair }: { pair: LanguagePair }) {
         language: pair.source,
         target: pair.target,
       };
-      // The creator enters the room speaking the first language of the pair.
+      // The creator enters the room speaking the first language of the pair, as its host.
       roomStorage.setLanguage(next.id, pair.source);
+      hostTokens.set(next.id, created.host_token);
       sessionStorage.setItem(STORAGE_KEY, JSON.stringify(next));
       setRoom(next);
     } catch (caught) {
@@ -82,7 +84,7 @@ export function RoomCreator({ pair }: { pair: LanguagePair }) {
               {t("rooms.enter")}
             </a>
           </div>
-          <RoomTranscript id={room.id} mine={room.language} theirs={room.target} />
+          <RoomTranscript id={room.id} languages={[room.target, room.language]} />
         </div>
       )}
     </section>

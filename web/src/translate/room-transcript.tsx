@@ -6,7 +6,6 @@ import { download } from "../ui/download.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { languageName } from "../ui/language-name.ts";
 
-type Choice = "spoken" | "theirs" | "both";
 const FORMATS = ["txt", "srt", "vtt", "json"] as const;
 const TYPES: Record<(typeof FORMATS)[number], string> = {
   txt: "text/plain",
@@ -15,23 +14,31 @@ const TYPES: Record<(typeof FORMATS)[number], string> = {
   json: "application/json",
 };
 
+/** A choice of the transcript's language: "spoken", "in:<code>" or "both:<code>" (original above it). */
+type Choice = "spoken" | `in:${string}` | `both:${string}`;
+
+/** The transcript route's query for a choice. */
+function queryOf(choice: Choice): { language?: string; bilingual?: "true" | "false" } {
+  if (choice === "spoken") return {};
+  const [how, language] = choice.split(":") as [string, string];
+  return { language, bilingual: how === "both" ? "true" : "false" };
+}
+
 /**
  * The room creator's transcript of a room (GET /api/v1/session/{id}/transcript with this console's
- * key): downloads as spoken, in the other language, or both, and a note of it for the Studio.
+ * key): downloads as spoken, in one of the room's languages, or each final's original with that
+ * language under it, and a note of it for the Studio. `languages`: the room's languages, the first
+ * one chosen at first (both ways).
  */
-export function RoomTranscript({ id, mine, theirs }: { id: string; mine: string; theirs: string }) {
-  const [choice, setChoice] = useState<Choice>("both");
+export function RoomTranscript({ id, languages }: { id: string; languages: readonly string[] }) {
+  const [choice, setChoice] = useState<Choice>(languages[0] ? `both:${languages[0]}` : "spoken");
   const [error, setError] = useState<unknown>(null);
   const [noteMade, setNoteMade] = useState(false);
-  const query =
-    choice === "spoken"
-      ? {}
-      : { language: theirs, bilingual: choice === "both" ? ("true" as const) : ("false" as const) };
 
   const save = async (format: (typeof FORMATS)[number]) => {
     setError(null);
     try {
-      const text = await translationApi.transcript(id, { format, ...query });
+      const text = await translationApi.transcript(id, { format, ...queryOf(choice) });
       download(new Blob([text], { type: TYPES[format] }), `conversation-${id.slice(0, 8)}.${format}`);
     } catch (caught) {
       setError(caught);
@@ -40,7 +47,8 @@ export function RoomTranscript({ id, mine, theirs }: { id: string; mine: string;
   const makeNote = async () => {
     setError(null);
     try {
-      await translationApi.transcriptNote(id, choice === "spoken" ? {} : { language: theirs });
+      const { language } = queryOf(choice);
+      await translationApi.transcriptNote(id, language ? { language } : {});
       setNoteMade(true);
     } catch (caught) {
       setError(caught);
@@ -58,10 +66,16 @@ export function RoomTranscript({ id, mine, theirs }: { id: string; mine: string;
         onChange={(e) => setChoice((e.target as HTMLSelectElement).value as Choice)}
       >
         <option value="spoken">{t("rooms.asSpoken")}</option>
-        <option value="theirs">{t("rooms.inLanguage", { language: languageName(theirs) })}</option>
-        <option value="both">
-          {t("rooms.bilingual", { mine: languageName(mine), theirs: languageName(theirs) })}
-        </option>
+        {languages.map((code) => (
+          <option key={`in:${code}`} value={`in:${code}`}>
+            {t("rooms.inLanguage", { language: languageName(code) })}
+          </option>
+        ))}
+        {languages.map((code) => (
+          <option key={`both:${code}`} value={`both:${code}`}>
+            {t("rooms.originalAnd", { language: languageName(code) })}
+          </option>
+        ))}
       </select>
       <div class="row wrap">
         {FORMATS.map((format) => (

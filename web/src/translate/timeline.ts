@@ -24,9 +24,11 @@ export interface Utterance {
   speaker: string | null;
   /** In a room: this participant spoke it (single-device: always). */
   mine: boolean;
+  /** In a room: the speaker's display name, when it gave one. */
+  speakerName?: string;
 }
 
-export type NoticeEvent = "you_joined" | "joined" | "left" | "problem";
+export type NoticeEvent = "you_joined" | "joined" | "left" | "problem" | "system";
 
 export interface Notice {
   kind: "notice";
@@ -39,6 +41,10 @@ export interface Notice {
   /** A problem's code (a room `error`'s) and text, as the server worded it. */
   code?: string;
   text?: string;
+  /** A room's host action (`system` message): what the host did, to whom (display name), to you. */
+  action?: "locked" | "unlocked" | "removed" | "speaker_stopped" | "floor_granted" | "ended";
+  name?: string | null;
+  self?: boolean;
 }
 
 export type TimelineItem = Utterance | Notice;
@@ -68,6 +74,7 @@ export function fromRoom(message: RoomTranscript): Utterance {
     ...fromSingle({ ...message, is_final: !message.is_interim }),
     speaker: message.speaker,
     mine: message.is_mine,
+    ...(message.speaker_name !== undefined && { speakerName: message.speaker_name }),
   };
 }
 
