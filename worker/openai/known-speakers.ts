@@ -85,11 +85,20 @@ export function parseKnownSpeakers(names: string[], references: string[], format
 }
 
 function decodeReference(url: string, index: number): Omit<ReferenceClip, "name"> {
+  return decodeAudioDataUrl(url, `known_speaker_references[${index}]`, "known_speaker_references");
+}
+
+/**
+ * An audio (or video) data URL's type and bytes; OpenAI's 400 naming `param` when it is not one, is
+ * not base64 or is empty (`where` names the value in the message).
+ *
+ * @example decodeAudioDataUrl("data:audio/wav;base64,UklGR...", "reference", "reference").contentType // "audio/wav"
+ */
+export function decodeAudioDataUrl(url: string, where: string, param: string): Omit<ReferenceClip, "name"> {
   const match = DATA_URL.exec(url);
-  const where = `known_speaker_references[${index}]`;
   if (!match) {
     throw refuse(
-      "known_speaker_references",
+      param,
       `${where} is not an audio data URL: send data:audio/wav;base64,... (any container the file field takes)`,
     );
   }
@@ -97,9 +106,9 @@ function decodeReference(url: string, index: number): Omit<ReferenceClip, "name"
   try {
     binary = atob(url.slice(match[0].length));
   } catch {
-    throw refuse("known_speaker_references", `${where} is not valid base64`);
+    throw refuse(param, `${where} is not valid base64`);
   }
-  if (binary.length === 0) throw refuse("known_speaker_references", `${where} is empty`);
+  if (binary.length === 0) throw refuse(param, `${where} is empty`);
   return {
     contentType: (match[1] ?? "").toLowerCase(),
     bytes: Uint8Array.from(binary, (c) => c.charCodeAt(0)),
