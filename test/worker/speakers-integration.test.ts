@@ -2,8 +2,9 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { db } from "../../platform/db.ts";
-import { speakers } from "../../platform/schema.ts";
+import { apiKeys, speakers } from "../../platform/schema.ts";
 import { pcmWavHeader } from "../../protocol/wav.ts";
+import { sweepRevokedKeySpeakers } from "../../worker/speakers/revoked-key-sweep.ts";
 import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 
@@ -167,6 +168,24 @@ describe("/v1/speakers", () => {
       expect(body.error.message).toMatch(message);
     }
     expect(await speakerObjects(keyId)).toEqual([]);
+  });
+
+  it("deletes a revoked key's speakers, clips and rows, on the cron sweep, and keeps a live key's", async () => {
+    const revoked = await createKey("revoked");
+    const live = await createKey("live");
+    await enrolled(revoked.key, "agent");
+    await enrolled(revoked.key, "customer");
+    await enrolled(live.key, "agent");
+    await db(env).update(apiKeys).set({ revokedAt: Date.now() }).where(eq(apiKeys.id, revoked.id));
+    await sweepRevokedKeySpeakers(env);
+    expect(await speakerObjects(revoked.id)).toEqual([]);
+    expect(await db(env).select().from(speakers).where(eq(speakers.owner_key_id, revoked.id)).all()).toEqual(
+      [],
+    );
+    expect(await speakerObjects(live.id)).toHaveLength(1);
+    expect(
+      await db(env).select().from(speakers).where(eq(speakers.owner_key_id, live.id)).all(),
+    ).toHaveLength(1);
   });
 
   it("refuses a call without a key in OpenAI's envelope", async () => {
