@@ -19,6 +19,7 @@ import { saveToTempFile } from "../media/download.ts";
 import { MediaError } from "../media/media-error.ts";
 import { openPcm, SAMPLE_RATE } from "../media/pcm-stream.ts";
 import { TaskFailureError } from "../task-failure.ts";
+import { SourceMissingError } from "../worker-client.ts";
 import type { MediaSourceOptions } from "./fetch-media.ts";
 
 /**
@@ -56,7 +57,13 @@ export async function loadKnownVoices(
   for (const [index, speaker] of known.entries()) {
     const rules = clipRules(speaker, index);
     const path = `/internal/v1/leases/${lease.lease_id}/speakers/${index}`;
-    const response = await options.client.source(path, lease.lease_id, options.signal);
+    const response = await options.client.source(path, lease.lease_id, options.signal).catch((error) => {
+      if (!(error instanceof SourceMissingError)) throw error;
+      throw new TaskFailureError(
+        "speaker_reference_invalid",
+        `${rules.where} was deleted after this job was queued`,
+      );
+    });
     const file = await saveToTempFile(response, rules.limits.maxBytes, {
       dir: options.tempDir,
       signal: options.signal,
