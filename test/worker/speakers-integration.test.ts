@@ -261,3 +261,69 @@ describe("known_speakers on async jobs", () => {
     expect((await env.MEDIA.list({ prefix: "uploads/" })).objects.length).toBe(before);
   });
 });
+
+describe("known_speakers on the compatible endpoint (Voxedge extension)", () => {
+  function transcribe(key: string, fields: Record<string, string>) {
+    const form = new FormData();
+    form.set("file", new File([wav(5)], "call.wav", { type: "audio/wav" }));
+    form.set("model", "gpt-4o-transcribe-diarize");
+    for (const [name, value] of Object.entries(fields)) form.set(name, value);
+    return call("/v1/audio/transcriptions", { method: "POST", headers: bearer(key), body: form });
+  }
+
+  it("names a diarized_json speaker after an enrolled voice", async () => {
+    const { key } = await createKey();
+    await enrolled(key, "agent");
+    const node = new TestNode();
+    const [response, lease] = await Promise.all([
+      transcribe(key, { response_format: "diarized_json", known_speakers: "agent" }),
+      (async () => {
+        const [leased] = await node.lease(1, 10_000);
+        if (leased?.kind !== "transcribe") throw new Error("no transcription lease");
+        const segments = [
+          {
+            start: 0,
+            end: 1,
+            start_fmt: "00:00.000",
+            end_fmt: "00:01.000",
+            text: "Hi.",
+            speaker: "SPEAKER_00",
+          },
+          {
+            start: 1,
+            end: 2,
+            start_fmt: "00:01.000",
+            end_fmt: "00:02.000",
+            text: "Hello.",
+            speaker: "SPEAKER_01",
+            speaker_name: "agent",
+          },
+        ];
+        await node.complete(leased.lease_id, { ...sampleResult("Hi. Hello."), segments, segment_count: 2 });
+        return leased;
+      })(),
+    ]);
+    expect(lease.params.known_speakers).toEqual([
+      { name: "agent", object_key: expect.stringMatching(/^speakers\//), enrolled: true },
+    ]);
+    expect(response.status).toBe(200);
+    const diarized = (await response.json()) as { segments: { speaker: string }[] };
+    expect(diarized.segments.map((segment) => segment.speaker)).toEqual(["A", "agent"]);
+  });
+
+  it("refuses a name not enrolled, and known_speakers without diarized_json, in OpenAI's envelope", async () => {
+    const { key } = await createKey();
+    const unknown = await transcribe(key, { response_format: "diarized_json", known_speakers: "nobody" });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as OpenAIErrorBody).error).toMatchObject({
+      param: "known_speakers",
+      message: expect.stringMatching(/"nobody"/),
+    });
+    const plain = await transcribe(key, { response_format: "json", known_speakers: "all" });
+    expect(plain.status).toBe(400);
+    expect(((await plain.json()) as OpenAIErrorBody).error).toMatchObject({
+      param: "known_speakers",
+      code: "unsupported_value",
+    });
+  });
+});
