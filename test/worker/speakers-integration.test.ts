@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { db } from "../../platform/db.ts";
 import { apiKeys, speakers } from "../../platform/schema.ts";
 import { pcmWavHeader } from "../../protocol/wav.ts";
+import { generateServiceKey } from "../../worker/auth/key-material.ts";
 import { sweepRevokedKeySpeakers } from "../../worker/speakers/revoked-key-sweep.ts";
 import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
@@ -47,7 +48,7 @@ type OpenAIErrorBody = {
 };
 
 async function speakerObjects(ownerId: string) {
-  return (await env.MEDIA.list({ prefix: `speakers/${ownerId}/` })).objects;
+  return (await env.MEDIA.list({ prefix: `speakers/${encodeURIComponent(ownerId)}/` })).objects;
 }
 
 describe("/v1/speakers", () => {
@@ -186,6 +187,29 @@ describe("/v1/speakers", () => {
     expect(
       await db(env).select().from(speakers).where(eq(speakers.owner_key_id, live.id)).all(),
     ).toHaveLength(1);
+  });
+
+  it("keeps a user's speakers apart from the service key acting for them and from other users", async () => {
+    const made = await generateServiceKey();
+    await db(env).insert(apiKeys).values({
+      id: made.id,
+      name: "backend",
+      keyHash: made.hash,
+      prefix: made.prefix,
+      createdAt: Date.now(),
+      kind: "service",
+    });
+    const as = (user?: string) => ({ ...bearer(made.secret), ...(user && { "x-voxedge-user": user }) });
+    const form = new FormData();
+    form.set("name", "agent");
+    form.set("file", new File([wav(3)], "agent.wav", { type: "audio/wav" }));
+    const created = await call("/v1/speakers", { method: "POST", headers: as("alice"), body: form });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    expect(await speakerObjects("user:alice")).toHaveLength(1);
+    expect((await call(`/v1/speakers/${id}`, { headers: as("alice") })).status).toBe(200);
+    expect((await call(`/v1/speakers/${id}`, { headers: as("bob") })).status).toBe(404);
+    expect((await call(`/v1/speakers/${id}`, { headers: as() })).status).toBe(404);
   });
 
   it("refuses a call without a key in OpenAI's envelope", async () => {
