@@ -1,3 +1,4 @@
+import { enSpeakers, viSpeakers } from "./messages-speakers.ts";
 import { enStudio, viStudio } from "./messages-studio.ts";
 import { enTranslate, viTranslate } from "./messages-translate.ts";
 
@@ -9,6 +10,7 @@ import { enTranslate, viTranslate } from "./messages-translate.ts";
 export const en = {
   ...enTranslate,
   ...enStudio,
+  ...enSpeakers,
   "nav.label": "Main",
   "nav.skip": "Skip to content",
   "nav.transcribe": "Transcribe",
@@ -158,6 +160,7 @@ export type MessageKey = keyof typeof en;
 export const vi: Record<MessageKey, string> = {
   ...viTranslate,
   ...viStudio,
+  ...viSpeakers,
   "nav.label": "Chính",
   "nav.skip": "Bỏ qua đến nội dung",
   "nav.transcribe": "Chuyển văn bản",
