@@ -3817,6 +3817,226 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/speakers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every enrolled speaker of the key (at most SPEAKERS_MAX_PER_KEY), oldest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the speakers */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SpeakerList"];
+                    };
+                };
+                /** @description missing or invalid API key, service key or user JWT */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Enrol a speaker: a name and a 2-30 s reference clip of their voice */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "multipart/form-data": components["schemas"]["EnrolSpeakerForm"];
+                    "application/json": components["schemas"]["EnrolSpeakerJson"];
+                };
+            };
+            responses: {
+                /** @description the speaker */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Speaker"];
+                    };
+                };
+                /** @description no name or an unusable one, no clip, a clip that is not audio, or a WAV outside 2-30 s (each naming its param) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description missing or invalid API key, service key or user JWT */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description the name is taken for this key (code speaker_name_taken), or the key has SPEAKERS_MAX_PER_KEY speakers (speaker_limit_reached) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description the body is over 12582912 bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description a body that is neither multipart/form-data, JSON nor a urlencoded form */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description rate limit exceeded for this API key (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/speakers/{speaker_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One enrolled speaker */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    speaker_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the speaker */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Speaker"];
+                    };
+                };
+                /** @description missing or invalid API key, service key or user JWT */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description no speaker with this id for this API key (another key's is 404 too) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a speaker: its clip and its record (no voice profile is kept anywhere) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    speaker_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SpeakerDeleted"];
+                    };
+                };
+                /** @description missing or invalid API key, service key or user JWT */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+                /** @description no speaker with this id for this API key (another key's is 404 too) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAIError"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3843,6 +4063,11 @@ export interface components {
             webhook_auth_header_name?: string | null;
             /** @description its value; a credential, never shown back */
             webhook_auth_header_value?: string | null;
+            /**
+             * @description Voxedge extension: enrolled speakers (POST /v1/speakers) to name diarized speakers after, comma-separated, or `all`; at most 16 voices. A segment spoken by one of them carries `speaker_name` beside its SPEAKER_nn label. A name the key has not enrolled is a 400
+             * @example agent,customer
+             */
+            known_speakers?: string | null;
             /**
              * Format: binary
              * @description audio or video file, at most 2 GB
@@ -3885,6 +4110,8 @@ export interface components {
              * @enum {string}
              */
             stream?: "true" | "false";
+            /** @description Voxedge extension, diarized_json only: enrolled speakers (POST /v1/speakers) to name speakers after, comma-separated or `all`, beside any known_speaker_names[]; at most 16 voices in all */
+            known_speakers?: string;
             /**
              * Format: binary
              * @description audio or video file, at most 2 GB
@@ -3922,6 +4149,27 @@ export interface components {
              * @description audio or video file, at most 2 GB
              */
             file: string;
+        };
+        EnrolSpeakerForm: {
+            /**
+             * @description 1-64 characters once trimmed, no comma, not `all` and not a SPEAKER_nn label; unique per API key
+             * @example agent
+             */
+            name: string;
+            /**
+             * Format: binary
+             * @description the reference clip (WAV, MP3, M4A, OGG, FLAC, WebM...): 2-30 s of one voice, at most 8 MiB
+             */
+            file: string;
+        };
+        EnrolSpeakerJson: {
+            /**
+             * @description 1-64 characters once trimmed, no comma, not `all` and not a SPEAKER_nn label; unique per API key
+             * @example agent
+             */
+            name: string;
+            /** @description the reference clip as a data URL (data:audio/wav;base64,...): 2-30 s of one voice, at most 8 MiB */
+            reference: string;
         };
         ApiRoot: {
             name: string;
@@ -4022,6 +4270,11 @@ export interface components {
             webhook_auth_header_name?: string | null;
             /** @description its value; a credential, never shown back */
             webhook_auth_header_value?: string | null;
+            /**
+             * @description Voxedge extension: enrolled speakers (POST /v1/speakers) to name diarized speakers after, comma-separated, or `all`; at most 16 voices. A segment spoken by one of them carries `speaker_name` beside its SPEAKER_nn label. A name the key has not enrolled is a 400
+             * @example agent,customer
+             */
+            known_speakers?: string | null;
         };
         TranscribeObjectRequest: {
             /** @description object_key from POST /uploads/presign, once the PUT to upload_url has completed */
@@ -4047,6 +4300,11 @@ export interface components {
             webhook_auth_header_name?: string | null;
             /** @description its value; a credential, never shown back */
             webhook_auth_header_value?: string | null;
+            /**
+             * @description Voxedge extension: enrolled speakers (POST /v1/speakers) to name diarized speakers after, comma-separated, or `all`; at most 16 voices. A segment spoken by one of them carries `speaker_name` beside its SPEAKER_nn label. A name the key has not enrolled is a 400
+             * @example agent,customer
+             */
+            known_speakers?: string | null;
         };
         TaskStatusResponse: {
             task_id: string;
@@ -4106,11 +4364,13 @@ export interface components {
             text: string;
             /** @default null */
             speaker: string | null;
+            speaker_name?: string;
         };
         SpeakerTurn: {
             start: number;
             end: number;
             speaker: string;
+            speaker_name?: string;
         };
         QueueStats: {
             /** @description jobs waiting for a worker slot, whole deployment */
@@ -4189,6 +4449,7 @@ export interface components {
             known_speakers?: {
                 name: string;
                 object_key: string;
+                enrolled?: boolean;
             }[];
         } | null;
         /** @enum {string|null} */
@@ -4758,6 +5019,46 @@ export interface components {
             /** @enum {string} */
             action: "remove" | "stop_speaker" | "grant_floor";
             client_id: string;
+        };
+        Speaker: {
+            /** @example spk_0f8e4a6b2c1d4e5f9a7b3c2d1e0f4a5b */
+            id: string;
+            /** @enum {string} */
+            object: "speaker";
+            /**
+             * @description unique per API key; what known_speakers names and what results carry as speaker_name
+             * @example agent
+             */
+            name: string;
+            /** @description Unix seconds */
+            created_at: number;
+            /** @description size of the stored reference clip */
+            bytes: number;
+            /**
+             * @description the clip's container, from its first bytes
+             * @example audio/wav
+             */
+            content_type: string;
+            /** @description the clip's length when the Worker could read it (a PCM or float WAV); null for other containers */
+            duration_sec: number | null;
+        };
+        SpeakerList: {
+            /** @enum {string} */
+            object: "list";
+            /** @description every enrolled speaker of the key, oldest first */
+            data: components["schemas"]["Speaker"][];
+            /**
+             * @description always false: a key keeps at most SPEAKERS_MAX_PER_KEY
+             * @enum {boolean}
+             */
+            has_more: false;
+        };
+        SpeakerDeleted: {
+            id: string;
+            /** @enum {string} */
+            object: "speaker.deleted";
+            /** @enum {boolean} */
+            deleted: true;
         };
     };
     responses: never;

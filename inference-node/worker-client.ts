@@ -27,6 +27,14 @@ export class LeaseGoneError extends Error {
   }
 }
 
+/** A leased task's source is not stored (404): an enrolled speaker deleted after the job was queued. */
+export class SourceMissingError extends Error {
+  constructor(sourcePath: string, detail: string) {
+    super(`source: HTTP 404 ${detail} (${sourcePath})`);
+    this.name = "SourceMissingError";
+  }
+}
+
 /** The Worker does not know this node's token (wrong, or revoked): no call can succeed. */
 export class NodeTokenRefusedError extends Error {
   constructor() {
@@ -167,6 +175,7 @@ export class WorkerClient {
   /** Streams a leased task's stored media (the lease's `source_path`). */
   async source(sourcePath: string, leaseId: string, signal?: AbortSignal): Promise<Response> {
     const response = await this.request(sourcePath, { signal });
+    if (response.status === 404) throw new SourceMissingError(sourcePath, await response.text());
     return this.expectOk(response, "source", leaseId);
   }
 }

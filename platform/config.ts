@@ -109,6 +109,8 @@ const WorkerEnv = z.object({
    * delivered or given up); at the cap a new task asking for a webhook is refused with 429.
    */
   WEBHOOK_MAX_PENDING_PER_KEY: z.preprocess(absentIfEmpty, z.coerce.number().int().positive().default(1000)),
+  /** Enrolled speakers (/v1/speakers) one owner may keep; at the cap a new enrolment is refused with 409. */
+  SPEAKERS_MAX_PER_KEY: z.preprocess(absentIfEmpty, z.coerce.number().int().positive().default(100)),
   NODE_TOKEN: optionalText,
   UPLOAD_SIGNING_SECRET: optionalText,
   R2_ACCESS_KEY_ID: optionalText,
@@ -175,6 +177,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_SEC * 1000,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_SEC * 1000,
     webhookMaxPendingPerKey: v.WEBHOOK_MAX_PENDING_PER_KEY,
+    speakersMaxPerKey: v.SPEAKERS_MAX_PER_KEY,
     nodeToken: v.NODE_TOKEN ?? null,
     /** The HMAC key of the Worker's own signed PUT route; null when the deployment has none. */
     uploadSigningSecret: v.UPLOAD_SIGNING_SECRET ?? null,

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import {
   LANES,
   TASK_KINDS,
@@ -290,3 +290,31 @@ export const sweepCursors = sqliteTable("sweep_cursors", {
   created_at: integer("created_at").notNull(),
   task_id: text("task_id").notNull(),
 });
+
+/**
+ * Enrolled speakers (`/v1/speakers`): a named voice of one owner (an API key, or a user), whose
+ * reference clip is the R2 object `object_key` (`speakers/<owner>/<id>`). Async transcriptions name
+ * diarized speakers after them (`known_speakers`); the voice profile is computed from the clip when a
+ * job uses it, so the row and the clip are all there is: deleting both leaves nothing. Names are unique
+ * per owner. Timestamps are Unix milliseconds.
+ */
+export const speakers = sqliteTable(
+  "speakers",
+  {
+    id: text("id").primaryKey(),
+    owner_key_id: text("owner_key_id")
+      .notNull()
+      .references(() => apiKeys.id),
+    name: text("name").notNull(),
+    object_key: text("object_key").notNull(),
+    content_type: text("content_type").notNull(),
+    bytes: integer("bytes").notNull(),
+    /** Seconds of audio when the Worker could read them (a PCM or float WAV); null for other containers. */
+    duration_sec: real("duration_sec"),
+    created_at: integer("created_at").notNull(),
+  },
+  (table) => [
+    uniqueIndex("speakers_owner_name_idx").on(table.owner_key_id, table.name),
+    index("speakers_owner_created_idx").on(table.owner_key_id, table.created_at),
+  ],
+);

@@ -15,6 +15,8 @@ export const CONSOLE_PAGES = {
   studio: "/studio",
   /** A translation room; also what a second person opens from its QR code (join_url). */
   room: "/join/:id",
+  /** Enrolled speakers (/v1/speakers): voices async jobs name their speakers after. */
+  speakers: "/speakers",
 } as const;
 
 export type ConsolePage = keyof typeof CONSOLE_PAGES;

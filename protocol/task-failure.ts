@@ -28,7 +28,7 @@ export const TASK_FAILURES = {
   speaker_reference_invalid: {
     retryable: false,
     meaning:
-      "a known speaker's reference clip cannot be decoded, is not 2-10 s long, or holds no voice (known_speaker_references[])",
+      "a known speaker's reference clip cannot be decoded, is not 2-10 s long (an enrolled speaker's 2-30 s), holds no voice, or was deleted (known_speaker_references[], known_speakers)",
   },
   unsupported_language: { retryable: false, meaning: "the requested language is not one the model knows" },
   language_required: {

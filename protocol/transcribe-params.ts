@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_KNOWN_SPEAKERS_PER_JOB } from "./speakers.ts";
 
 /** Speech to text in its own language, or whisper's own speech → English. */
 export const SPEECH_TASKS = ["transcribe", "translate"] as const;
@@ -10,7 +11,12 @@ export type SpeechTask = z.infer<typeof SpeechTask>;
  * the clip is in R2 under `object_key`, which the node reads through its lease
  * (`/internal/v1/leases/{lease_id}/speakers/{index}`).
  */
-export const KnownSpeaker = z.object({ name: z.string().min(1).max(256), object_key: z.string() });
+export const KnownSpeaker = z.object({
+  name: z.string().min(1).max(256),
+  object_key: z.string(),
+  /** An enrolled voice's clip (/v1/speakers): 2-30 s (protocol/speakers.ts) rather than OpenAI's 2-10 s. */
+  enrolled: z.boolean().optional(),
+});
 export type KnownSpeaker = z.infer<typeof KnownSpeaker>;
 
 /** The most languages `languages[]` may restrict detection to. */
@@ -56,8 +62,11 @@ export const TranscribeParams = z
     detect_languages: z.array(z.string().min(2).max(3)).min(2).max(MAX_DETECT_LANGUAGES).optional(),
     /** The decoder's per-token log probabilities in the detail (the compatible `include[]=logprobs`). */
     logprobs: z.boolean().optional(),
-    /** Voices to name speakers after, in the order given (at most 4); absent for anonymous labels. */
-    known_speakers: z.array(KnownSpeaker).max(4).optional(),
+    /**
+     * Voices to name speakers after, in the order given (a compatible call's at most 4, an async job's
+     * enrolled voices at most MAX_KNOWN_SPEAKERS_PER_JOB); absent for anonymous labels.
+     */
+    known_speakers: z.array(KnownSpeaker).max(MAX_KNOWN_SPEAKERS_PER_JOB).optional(),
   })
   .meta({ id: "HistoryEntryParams" });
 export type TranscribeParams = z.infer<typeof TranscribeParams>;

@@ -9,12 +9,23 @@ export const Segment = z
     end_fmt: z.string(),
     text: z.string(),
     speaker: z.string().nullable().default(null),
+    /**
+     * Voxedge extension: the enrolled speaker (/v1/speakers, a job's `known_speakers`) whose voice
+     * `speaker`'s cluster matched; absent when none did.
+     */
+    speaker_name: z.string().optional(),
   })
   .meta({ id: "Segment" });
 export type Segment = z.infer<typeof Segment>;
 
 export const SpeakerTurn = z
-  .object({ start: z.number(), end: z.number(), speaker: z.string() })
+  .object({
+    start: z.number(),
+    end: z.number(),
+    speaker: z.string(),
+    /** The enrolled speaker whose voice this turn's cluster matched (as on Segment); absent when none did. */
+    speaker_name: z.string().optional(),
+  })
   .meta({ id: "SpeakerTurn" });
 export type SpeakerTurn = z.infer<typeof SpeakerTurn>;
 

@@ -18,6 +18,7 @@ import { mediaRoutes } from "./routes/media.ts";
 import { communityRoutes, noteRoutes } from "./routes/notes.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { realtimeRoutes } from "./routes/realtime.ts";
+import { speakerRoutes } from "./routes/speakers.ts";
 import { transcribeRoutes } from "./routes/transcribe.ts";
 import { translationRoutes } from "./routes/translation.ts";
 import { uploadRoutes } from "./routes/uploads.ts";
@@ -78,6 +79,7 @@ export const MOUNTS: readonly (readonly [prefix: string, router: AppRouter])[] =
   ["/api/v1", translationRoutes], // real-time translation: languages, sessions, sockets
   ["/internal/v1", internalRoutes], // nodes: leases
   ["/internal/v1/live", liveNodeRoutes], // nodes: live sockets
+  ["/v1/speakers", speakerRoutes], // enrolled speakers (OpenAI's envelope)
 ];
 for (const [prefix, router] of MOUNTS) app.route(prefix, router);
 mountDocs(app); // GET /openapi.json, /docs

@@ -2,6 +2,7 @@ import { app } from "./app.ts";
 import { sweepUnusedUploads } from "./ingest/unused-uploads.ts";
 import { consumeTasks } from "./queue-consumer.ts";
 import { kickRemoteTier } from "./remote/remote-kick.ts";
+import { sweepRevokedKeySpeakers } from "./speakers/revoked-key-sweep.ts";
 import { finishMarkedDeletes } from "./tasks/delete.ts";
 import { pruneIdempotencyKeys } from "./tasks/idempotency.ts";
 import { recoverOrphanedTasks } from "./tasks/recover.ts";
@@ -30,5 +31,6 @@ export default {
     ctx.waitUntil(sweepExpiredMedia(env));
     ctx.waitUntil(sweepUnusedUploads(env));
     ctx.waitUntil(sweepWebhooks(env));
+    ctx.waitUntil(sweepRevokedKeySpeakers(env));
   },
 } satisfies ExportedHandler<Env>;

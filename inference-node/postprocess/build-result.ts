@@ -92,6 +92,10 @@ export function buildTranscriptionResult(input: BuildResultInput): Transcription
     if (input.assignSpeaker) return input.assignSpeaker(seg.start, seg.end);
     return turns ? speakerByOverlap(seg.start, seg.end, turns) : null;
   };
+  // an enrolled voice's name stays beside its cluster's label (known-speakers.ts)
+  const names = new Map(
+    (turns ?? []).flatMap((turn) => (turn.speaker_name ? [[turn.speaker, turn.speaker_name] as const] : [])),
+  );
   const { downloadMs, decodeMs = 0, asrMs, diarizeMs = 0, postMs } = input.timings;
   const duration = input.durationSec;
   return {
@@ -104,17 +108,29 @@ export function buildTranscriptionResult(input: BuildResultInput): Transcription
     diarize_ms: diarizeMs,
     total_ms: downloadMs + decodeMs + Math.max(asrMs, diarizeMs) + postMs,
     rtf: duration > 0 && Number.isFinite(duration) ? asrMs / 1000 / duration : 0,
-    segments: segments.map((seg) => ({
-      start: seg.start,
-      end: seg.end,
-      start_fmt: formatTimestamp(seg.start),
-      end_fmt: formatTimestamp(seg.end),
-      text: seg.text,
-      speaker: speakerOf(seg),
-    })),
+    segments: segments.map((seg) => {
+      const speaker = speakerOf(seg);
+      const name = speaker === null ? undefined : names.get(speaker);
+      return {
+        start: seg.start,
+        end: seg.end,
+        start_fmt: formatTimestamp(seg.start),
+        end_fmt: formatTimestamp(seg.end),
+        text: seg.text,
+        speaker,
+        ...(name && { speaker_name: name }),
+      };
+    }),
     segment_count: segments.length,
     has_timestamps: segments.length > 0,
-    speaker_turns: turns ? turns.map((t) => ({ start: t.start, end: t.end, speaker: t.speaker })) : null,
+    speaker_turns: turns
+      ? turns.map((t) => ({
+          start: t.start,
+          end: t.end,
+          speaker: t.speaker,
+          ...(t.speaker_name && { speaker_name: t.speaker_name }),
+        }))
+      : null,
     speakers_pending: false,
     translation: input.translation ?? null,
     audio_url: null,

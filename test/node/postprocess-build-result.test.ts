@@ -179,6 +179,24 @@ describe("buildTranscriptionResult", () => {
     expect(TranscriptionResult.parse(result).speaker_turns).toEqual(turns);
   });
 
+  it("carries an enrolled speaker's name beside the label, on its turns and its segments", () => {
+    const turns = [
+      { start: 0, end: 5, speaker: "SPEAKER_00", speaker_name: "agent" },
+      { start: 5, end: 12, speaker: "SPEAKER_01" },
+    ];
+    const result = buildTranscriptionResult({
+      ...base,
+      segments: [seg(0, 4, " một"), seg(4, 9, " hai")],
+      speakerTurns: turns,
+    });
+    const parsed = TranscriptionResult.parse(result);
+    expect(parsed.segments.map((s) => [s.speaker, s.speaker_name])).toEqual([
+      ["SPEAKER_00", "agent"],
+      ["SPEAKER_01", undefined],
+    ]);
+    expect(parsed.speaker_turns).toEqual(turns);
+  });
+
   it("prefers labels given on segments, then an assignment function", () => {
     const turns = [{ start: 0, end: 10, speaker: "SPEAKER_00" }];
     const given = buildTranscriptionResult({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Evidence } from "../../inference-node/diarize/evidence.ts";
 import { nameSpeakers, profileDistance } from "../../inference-node/diarize/voice-profile.ts";
+import { nameTurns } from "../../inference-node/pipeline/known-speakers.ts";
 
 /** A one-feature profile of the given block values. */
 const profile = (...values: number[]): Evidence => ({
@@ -25,5 +26,25 @@ describe("known speaker naming", () => {
     ]);
     const names = nameSpeakers(clusters, [{ name: "agent", profile: profile(1.2, 2.2, 1.2, 2.2) }], 1);
     expect([...names]).toEqual([["SPEAKER_01", "agent"]]);
+  });
+
+  it("renames a compatible call's match, and puts an enrolled voice's name beside the label", () => {
+    const clusters = new Map([
+      ["SPEAKER_00", profile(1, 2, 1, 2)],
+      ["SPEAKER_01", profile(9, 10, 9, 10)],
+    ]);
+    const turns = [
+      { start: 0, end: 2, speaker: "SPEAKER_00" },
+      { start: 2, end: 4, speaker: "SPEAKER_01" },
+    ];
+    const voice = { name: "agent", profile: profile(1, 2, 1, 2) };
+    expect(nameTurns(turns, clusters, [{ ...voice, enrolled: false }])).toEqual([
+      { start: 0, end: 2, speaker: "agent" },
+      { start: 2, end: 4, speaker: "SPEAKER_01" },
+    ]);
+    expect(nameTurns(turns, clusters, [{ ...voice, enrolled: true }])).toEqual([
+      { start: 0, end: 2, speaker: "SPEAKER_00", speaker_name: "agent" },
+      { start: 2, end: 4, speaker: "SPEAKER_01" },
+    ]);
   });
 });

@@ -5,7 +5,7 @@ import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import { RateMeter } from "../../web/src/api/upload.ts";
 import { LIVE_RATE, levelOf, Pcm16Encoder } from "../../web/src/audio/pcm16.ts";
 import { exportFile, exportText } from "../../web/src/job/exports.ts";
-import { speakersOf } from "../../web/src/job/speakers.ts";
+import { enrolledNames, speakersOf } from "../../web/src/job/speakers.ts";
 import { segmentAt, wordsOf } from "../../web/src/job/sync.ts";
 import { estimateJob, processingRatioOf } from "../../web/src/jobs/estimate.ts";
 import { inlinePreviewUrl } from "../../web/src/studio/task-view.ts";
@@ -83,6 +83,17 @@ describe("transcript files", () => {
         { speaker: "SPEAKER_01" },
       ]),
     ).toEqual(["SPEAKER_01", "SPEAKER_00"]);
+  });
+
+  it("names a speaker after its enrolled voice until the user renames it", () => {
+    expect(
+      enrolledNames([
+        { speaker: "SPEAKER_00", speaker_name: "agent" },
+        { speaker: "SPEAKER_01" },
+        { speaker: null },
+        { speaker: "SPEAKER_00", speaker_name: "agent" },
+      ]),
+    ).toEqual({ SPEAKER_00: "agent" });
   });
 });
 
@@ -297,7 +308,16 @@ describe("PDF preview links", () => {
 
 describe("console paths", () => {
   it("knows the console's pages", () => {
-    for (const path of ["/", "/history", "/jobs/abc-123", "/live", "/translate", "/studio", "/join/2b7e"])
+    for (const path of [
+      "/",
+      "/history",
+      "/jobs/abc-123",
+      "/live",
+      "/translate",
+      "/studio",
+      "/join/2b7e",
+      "/speakers",
+    ])
       expect(isConsolePath(path), path).toBe(true);
     for (const path of [
       "/docs",

@@ -309,6 +309,8 @@ describe("what API users expect besides the spec", () => {
       "/v1/notes/{note_id}/unpublish",
       "/v1/realtime",
       "/v1/realtime/client_secrets",
+      "/v1/speakers",
+      "/v1/speakers/{speaker_id}",
       "/v1/templates",
       "/v1/voices",
       "/v2/create/flashcards",

@@ -140,6 +140,22 @@ describe("OpenAI response formats", () => {
     ).toEqual(diarized);
   });
 
+  it("diarized_json names an enrolled speaker's segments by speaker_name, the others by letter", () => {
+    const named = {
+      ...result,
+      segments: [
+        { ...result.segments[0]!, speaker: "SPEAKER_00", speaker_name: "A" },
+        { ...result.segments[1]!, speaker: "SPEAKER_01" },
+      ],
+    };
+    expect(toDiarizedJson(named).segments.map((s) => s.speaker)).toEqual(["A", "B"]);
+    const agent = {
+      ...named,
+      segments: [{ ...named.segments[0]!, speaker_name: "agent" }, named.segments[1]!],
+    };
+    expect(toDiarizedJson(agent).segments.map((s) => s.speaker)).toEqual(["agent", "A"]);
+  });
+
   it("speaker letters: unlabelled segments keep the speaker before them; past Z come AA, AB", () => {
     expect(speakerLetters([null, "SPEAKER_03", null, "SPEAKER_00", "SPEAKER_03"])).toEqual([
       "A",

@@ -24,6 +24,7 @@ const LivePage = lazy(() => import("./live/live-page.tsx"));
 const TranslatePage = lazy(() => import("./translate/translate-page.tsx"));
 const RoomPage = lazy(() => import("./room/room-page.tsx"));
 const StudioPage = lazy(() => import("./studio/studio-page.tsx"));
+const SpeakersPage = lazy(() => import("./speakers/speakers-page.tsx"));
 
 const NAV: readonly { page: ConsolePage; label: MessageKey }[] = [
   { page: "transcribe", label: "nav.transcribe" },
@@ -31,6 +32,7 @@ const NAV: readonly { page: ConsolePage; label: MessageKey }[] = [
   { page: "live", label: "nav.live" },
   { page: "translate", label: "nav.translate" },
   { page: "studio", label: "nav.studio" },
+  { page: "speakers", label: "nav.speakers" },
 ];
 
 /** Links the client-side router takes over: console pages only (/docs and /media are the server's). */
@@ -71,6 +73,7 @@ function Pages() {
         <Route path={CONSOLE_PAGES.translate} component={TranslatePage} />
         <Route path={CONSOLE_PAGES.room} component={RoomPage} />
         <Route path={CONSOLE_PAGES.studio} component={StudioPage} />
+        <Route path={CONSOLE_PAGES.speakers} component={SpeakersPage} />
         <Route default component={NotFound} />
       </Router>
     </Boundary>

@@ -2,11 +2,13 @@ import { workerConfig } from "../../platform/config.ts";
 import type { NewTask } from "../../platform/task-store.ts";
 import { MAX_MEDIA_BYTES } from "../../protocol/media-limits.ts";
 import type { TaskSource } from "../../protocol/task.ts";
+import type { KnownSpeaker } from "../../protocol/transcribe-params.ts";
 import { ApiError } from "../errors.ts";
 import { tooLarge } from "../media/r2-upload.ts";
 import { outboundFetch } from "../outbound-fetch.ts";
 import type { TaskAccepted } from "../schemas/tasks.ts";
 import type { TranscribeObjectRequest, TranscribeUrlRequest } from "../schemas/transcribe.ts";
+import { jobSpeakers } from "../speakers/job-speakers.ts";
 import { idempotent } from "../tasks/idempotency.ts";
 import { submitTask } from "../tasks/submit.ts";
 import { WEBHOOK_BACKLOG_RETRY_SEC, webhookBacklogRefusal } from "../webhooks/backlog.ts";
@@ -58,7 +60,10 @@ export async function requestedWebhook(
 async function submitTranscription(
   env: Env,
   ownerKeyId: string,
-  params: ResolvedTranscribeParams & ({ file_url: string } | { object_key: string }),
+  params: ResolvedTranscribeParams & { known_speakers?: KnownSpeaker[] } & (
+      | { file_url: string }
+      | { object_key: string }
+    ),
   source: TaskSource,
   webhook: NewTask["webhook"],
 ): Promise<string> {
@@ -99,6 +104,7 @@ export async function enqueueFromUrl(
 ): Promise<Enqueued> {
   return enqueueOnce(env, caller, `url:${JSON.stringify(request)}`, async () => {
     const params = resolveTranscribeParams(env, request);
+    const known_speakers = await jobSpeakers(env, caller.ownerKeyId, request.known_speakers);
     const webhook = await requestedWebhook(env, caller, request);
     await probeMediaUrl(request.file_url, {
       allowlist: workerConfig(env).urlAllowlist,
@@ -108,7 +114,7 @@ export async function enqueueFromUrl(
     return submitTranscription(
       env,
       caller.ownerKeyId,
-      { ...params, file_url: request.file_url },
+      { ...params, known_speakers, file_url: request.file_url },
       { type: "url", url: request.file_url },
       webhook,
     );
@@ -126,6 +132,7 @@ export async function enqueueFromObject(
 ): Promise<Enqueued> {
   return enqueueOnce(env, caller, `object:${JSON.stringify(request)}`, async () => {
     const params = resolveTranscribeParams(env, request);
+    const known_speakers = await jobSpeakers(env, caller.ownerKeyId, request.known_speakers);
     const webhook = await requestedWebhook(env, caller, request);
     const upload = await findOwnUpload(env, request.object_key, caller.ownerKeyId);
     if (!upload) throw new ApiError("not_found", "no upload with this object_key for this API key");
@@ -136,7 +143,7 @@ export async function enqueueFromObject(
     return submitTranscription(
       env,
       caller.ownerKeyId,
-      { ...params, object_key: upload.objectKey },
+      { ...params, known_speakers, object_key: upload.objectKey },
       { type: "object", object_key: upload.objectKey },
       webhook,
     );
@@ -158,6 +165,7 @@ export async function enqueueFromUpload(
     const upload = await receiveUploadForm(env, request, caller.ownerKeyId);
     try {
       const params = resolveTranscribeParams(env, upload.fields);
+      const known_speakers = await jobSpeakers(env, caller.ownerKeyId, upload.fields.known_speakers);
       const webhook = await requestedWebhook(env, caller, upload.fields);
       await recordUpload(env, {
         objectKey: upload.objectKey,
@@ -167,7 +175,7 @@ export async function enqueueFromUpload(
       return await submitTranscription(
         env,
         caller.ownerKeyId,
-        { ...params, object_key: upload.objectKey },
+        { ...params, known_speakers, object_key: upload.objectKey },
         { type: "object", object_key: upload.objectKey },
         webhook,
       );

@@ -130,12 +130,12 @@ export function durationUsage(result: TranscriptionResult): OpenAIDurationUsage 
 
 /**
  * `diarized_json`: OpenAI's TranscriptionDiarized. Segment ids are `seg_0`, `seg_1`, …; texts are
- * trimmed; speakers are named by {@link speakerLetters}.
+ * trimmed; speakers are named by {@link speakerLetters}, an enrolled voice by its `speaker_name`.
  *
  * @example toDiarizedJson(result).segments[0] // { type: "transcript.text.segment", id: "seg_0", start: 0, end: 2.5, text: "Hello world.", speaker: "A" }
  */
 export function toDiarizedJson(result: TranscriptionResult): OpenAITranscriptionDiarized {
-  const speakers = speakerLetters(result.segments.map((segment) => segment.speaker));
+  const speakers = speakerLetters(result.segments.map((segment) => segment.speaker_name ?? segment.speaker));
   const segments = result.segments.map(
     (segment, index): OpenAIDiarizedSegment => ({
       type: "transcript.text.segment",

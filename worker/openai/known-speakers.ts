@@ -1,6 +1,9 @@
+import { MAX_KNOWN_SPEAKERS_PER_JOB } from "../../protocol/speakers.ts";
 import type { KnownSpeaker } from "../../protocol/transcribe-params.ts";
+import { ApiError } from "../errors.ts";
 import { knownSpeakerPrefix } from "../ingest/object-keys.ts";
 import type { LargeFields } from "../ingest/streamed-form.ts";
+import { jobSpeakers } from "../speakers/job-speakers.ts";
 import { OpenAIError } from "./errors.ts";
 
 /**
@@ -85,11 +88,20 @@ export function parseKnownSpeakers(names: string[], references: string[], format
 }
 
 function decodeReference(url: string, index: number): Omit<ReferenceClip, "name"> {
+  return decodeAudioDataUrl(url, `known_speaker_references[${index}]`, "known_speaker_references");
+}
+
+/**
+ * An audio (or video) data URL's type and bytes; OpenAI's 400 naming `param` when it is not one, is
+ * not base64 or is empty (`where` names the value in the message).
+ *
+ * @example decodeAudioDataUrl("data:audio/wav;base64,UklGR...", "reference", "reference").contentType // "audio/wav"
+ */
+export function decodeAudioDataUrl(url: string, where: string, param: string): Omit<ReferenceClip, "name"> {
   const match = DATA_URL.exec(url);
-  const where = `known_speaker_references[${index}]`;
   if (!match) {
     throw refuse(
-      "known_speaker_references",
+      param,
       `${where} is not an audio data URL: send data:audio/wav;base64,... (any container the file field takes)`,
     );
   }
@@ -97,9 +109,9 @@ function decodeReference(url: string, index: number): Omit<ReferenceClip, "name"
   try {
     binary = atob(url.slice(match[0].length));
   } catch {
-    throw refuse("known_speaker_references", `${where} is not valid base64`);
+    throw refuse(param, `${where} is not valid base64`);
   }
-  if (binary.length === 0) throw refuse("known_speaker_references", `${where} is empty`);
+  if (binary.length === 0) throw refuse(param, `${where} is empty`);
   return {
     contentType: (match[1] ?? "").toLowerCase(),
     bytes: Uint8Array.from(binary, (c) => c.charCodeAt(0)),
@@ -129,4 +141,38 @@ export async function storeKnownSpeakers(
       return { name: clip.name, object_key: objectKey };
     }),
   );
+}
+
+/**
+ * The Voxedge extension `known_speakers` on the compatible endpoint: the key's enrolled voices it names,
+ * after the request's own reference clips (`references`); none when it is absent. OpenAI's 400 naming
+ * `known_speakers` for a name not enrolled, one a reference already takes, or more than
+ * MAX_KNOWN_SPEAKERS_PER_JOB voices in all.
+ *
+ * @example await enrolledKnownSpeakers(env, "key_1", "agent", []) // [{ name: "agent", object_key: "speakers/key_1/spk_…", enrolled: true }]
+ */
+export async function enrolledKnownSpeakers(
+  env: Env,
+  ownerKeyId: string,
+  value: string | undefined,
+  references: readonly ReferenceClip[],
+): Promise<KnownSpeaker[]> {
+  const refuse = (message: string) =>
+    new OpenAIError("bad_request", message, { param: "known_speakers", openaiCode: "invalid_value" });
+  let enrolled: KnownSpeaker[];
+  try {
+    enrolled = (await jobSpeakers(env, ownerKeyId, value)) ?? [];
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "bad_request") throw refuse(error.message);
+    throw error;
+  }
+  const twice = enrolled.find((speaker) => references.some((clip) => clip.name === speaker.name));
+  if (twice)
+    throw refuse(`"${twice.name}" is both in known_speaker_names and in known_speakers: name it once`);
+  if (enrolled.length + references.length > MAX_KNOWN_SPEAKERS_PER_JOB) {
+    throw refuse(
+      `at most ${MAX_KNOWN_SPEAKERS_PER_JOB} known speakers in all (got ${enrolled.length + references.length})`,
+    );
+  }
+  return enrolled;
 }

@@ -28,6 +28,8 @@ export interface SyncRequest {
   params: Omit<TranscribeParams, "object_key" | "file_url" | "known_speakers">;
   /** Known speakers' reference clips, decoded; stored beside the upload before the task is made. */
   references: ReferenceClip[];
+  /** The Voxedge extension `known_speakers` (enrolled names or `all`), resolved against the key's voices. */
+  enrolledSpeakers: string | undefined;
 }
 
 /** The formats whose content streams as OpenAI's transcript events (the others are documents). */
@@ -41,6 +43,7 @@ const SINGLE_FIELDS = [
   "temperature",
   "stream",
   "target_language",
+  "known_speakers",
 ] as const;
 const LIST_FIELDS = [
   "include",
@@ -111,11 +114,20 @@ export function parseSyncRequest(env: Env, fields: FormFields, task: SpeechTask)
   const references = transcription
     ? parseKnownSpeakers(transcription.known_speaker_names, transcription.known_speaker_references, format)
     : [];
+  const enrolledSpeakers = transcription?.known_speakers?.trim() || undefined;
+  if (enrolledSpeakers && format !== "diarized_json") {
+    throw new OpenAIError(
+      "bad_request",
+      `known_speakers needs response_format diarized_json (got ${format})`,
+      { param: "known_speakers", openaiCode: "unsupported_value" },
+    );
+  }
   return {
     format,
     granularities,
     stream,
     references,
+    enrolledSpeakers,
     params: {
       ...base,
       task,

@@ -13,7 +13,12 @@ import { cancelTask } from "../tasks/leasing.ts";
 import { submitTask } from "../tasks/submit.ts";
 import { missingFileError, OpenAIError } from "./errors.ts";
 import { type RenderedBody, renderTranscript } from "./formats.ts";
-import { knownSpeakerKeys, REFERENCE_FIELDS, storeKnownSpeakers } from "./known-speakers.ts";
+import {
+  enrolledKnownSpeakers,
+  knownSpeakerKeys,
+  REFERENCE_FIELDS,
+  storeKnownSpeakers,
+} from "./known-speakers.ts";
 import { parseSyncRequest, type SyncRequest } from "./request.ts";
 import { transcriptStream } from "./transcript-stream.ts";
 import { checkTranslationTarget } from "./translation-target.ts";
@@ -102,12 +107,21 @@ async function startTask(env: Env, call: SyncCall): Promise<{ taskId: string; re
     request = parseSyncRequest(env, form.fields, call.task);
     const target = request.params.target_language;
     if (target) await checkTranslationTarget(env, target);
+    const enrolled = await enrolledKnownSpeakers(
+      env,
+      call.ownerKeyId,
+      request.enrolledSpeakers,
+      request.references,
+    );
     await recordUpload(env, {
       objectKey: form.objectKey,
       ownerKeyId: call.ownerKeyId,
       contentType: form.contentType,
     });
-    const knownSpeakers = await storeKnownSpeakers(env, form.objectKey, request.references);
+    const knownSpeakers = [
+      ...(await storeKnownSpeakers(env, form.objectKey, request.references)),
+      ...enrolled,
+    ];
     const record = await submitTask(env, {
       ownerKeyId: call.ownerKeyId,
       kind: "transcribe",

@@ -103,6 +103,15 @@ export const TranscriptionFormFields = z.object({
   stream: z.enum(["true", "false"]).default("false").openapi({
     description: "`false` (default); `true` is a 400: the transcript comes in one response",
   }),
+  known_speakers: z
+    .string()
+    .max(2048)
+    .optional()
+    .openapi({
+      description:
+        "Voxedge extension, diarized_json only: enrolled speakers (POST /v1/speakers) to name speakers after, " +
+        "comma-separated or `all`, beside any known_speaker_names[]; at most 16 voices in all",
+    }),
 });
 export type TranscriptionFormFields = z.infer<typeof TranscriptionFormFields>;
 

@@ -26,6 +26,19 @@ const context = z.string().max(MAX_CONTEXT_CHARS).default("").openapi({
   description: "context or hotword hint, given to decoding as its prompt",
 });
 
+const known_speakers = z
+  .string()
+  .max(2048)
+  .nullable()
+  .optional()
+  .openapi({
+    description:
+      "Voxedge extension: enrolled speakers (POST /v1/speakers) to name diarized speakers after, comma-separated, " +
+      "or `all`; at most 16 voices. A segment spoken by one of them carries `speaker_name` beside its SPEAKER_nn " +
+      "label. A name the key has not enrolled is a 400",
+    example: "agent,customer",
+  });
+
 /** The optional webhook of a task (docs/api.md "Webhooks"); checked further by worker/webhooks/target.ts. */
 export const webhookFields = {
   webhook_url: z.string().min(1).max(MAX_WEBHOOK_URL_CHARS).nullable().optional().openapi({
@@ -52,6 +65,7 @@ export const TranscribeUrlRequest = z
     model,
     context,
     ...webhookFields,
+    known_speakers,
   })
   .meta({ id: "TranscribeUrlRequest" });
 export type TranscribeUrlRequest = z.infer<typeof TranscribeUrlRequest>;
@@ -65,12 +79,13 @@ export const TranscribeObjectRequest = z
     model,
     context,
     ...webhookFields,
+    known_speakers,
   })
   .meta({ id: "TranscribeObjectRequest" });
 export type TranscribeObjectRequest = z.infer<typeof TranscribeObjectRequest>;
 
 /** The text fields of the upload form, checked once the whole form is read (other fields are ignored). */
-export const UploadFormFields = z.object({ language, model, context, ...webhookFields });
+export const UploadFormFields = z.object({ language, model, context, ...webhookFields, known_speakers });
 export type UploadFormFields = z.infer<typeof UploadFormFields>;
 
 /**

@@ -18,6 +18,8 @@ import type {
   SessionCreated,
   SessionDetails,
   SocketToken,
+  Speaker,
+  SpeakerList,
   TaskAccepted,
   TaskStatusResponse,
   Template,
@@ -182,5 +184,30 @@ export const contentApi = {
   /** Cancels the task if it is still running and deletes it with its outputs (204). */
   deleteTask: async (taskId: string): Promise<void> => {
     await voxedge.DELETE("/v1/create/tasks/{task_id}", { params: { path: { task_id: taskId } } });
+  },
+};
+
+/** The file as a data URL (`data:audio/…;base64,…`), what POST /v1/speakers takes as `reference`. */
+function dataUrl(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+/** Enrolled speakers (/v1/speakers): the voices async jobs name their speakers after. */
+export const speakersApi = {
+  list: (): Promise<SpeakerList> => unwrap(voxedge.GET("/v1/speakers")),
+  enrol: async (name: string, file: File): Promise<Speaker> => {
+    // a recording of a type the browser leaves blank still reads as audio to the API (it sniffs the bytes)
+    const reference = (await dataUrl(file)).replace(/^data:(application\/octet-stream|);/, "data:audio/wav;");
+    return unwrap(voxedge.POST("/v1/speakers", { body: { name, reference } }));
+  },
+  delete: async (speakerId: string): Promise<void> => {
+    await unwrap(
+      voxedge.DELETE("/v1/speakers/{speaker_id}", { params: { path: { speaker_id: speakerId } } }),
+    );
   },
 };

@@ -52,3 +52,4 @@ export type SocketToken = z.infer<typeof SocketTokenResponse>;
 export type Voice = z.infer<typeof VoiceList>["voices"][number];
 export type Background = z.infer<typeof BackgroundList>["backgrounds"][number];
 export type Template = z.infer<typeof TemplateList>["templates"][number];
+export type { Speaker, SpeakerList } from "../../../worker/schemas/speakers.ts";

@@ -1,4 +1,5 @@
 import { enRoom, viRoom } from "./messages-room.ts";
+import { enSpeakers, viSpeakers } from "./messages-speakers.ts";
 import { enStudio, viStudio } from "./messages-studio.ts";
 import { enStudioKinds, viStudioKinds } from "./messages-studio-kinds.ts";
 import { enTranslate, viTranslate } from "./messages-translate.ts";
@@ -13,6 +14,7 @@ export const en = {
   ...enStudio,
   ...enStudioKinds,
   ...enRoom,
+  ...enSpeakers,
   "nav.label": "Main",
   "nav.skip": "Skip to content",
   "nav.transcribe": "Transcribe",
@@ -164,6 +166,7 @@ export const vi: Record<MessageKey, string> = {
   ...viStudio,
   ...viStudioKinds,
   ...viRoom,
+  ...viSpeakers,
   "nav.label": "Chính",
   "nav.skip": "Bỏ qua đến nội dung",
   "nav.transcribe": "Chuyển văn bản",

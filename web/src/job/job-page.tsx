@@ -13,7 +13,7 @@ import { formatClock, sourceName } from "../ui/format.ts";
 import { CurlSnippet } from "./curl-snippet.tsx";
 import { Downloads } from "./downloads.tsx";
 import { SpeakerNames } from "./speaker-names.tsx";
-import { speakersOf, useSpeakerNames } from "./speakers.ts";
+import { enrolledNames, speakersOf, useSpeakerNames } from "./speakers.ts";
 import { Transcript } from "./transcript.tsx";
 
 /** /jobs/:id — a job's live state until it is done, then its transcript, player, downloads and curl. */
@@ -76,7 +76,9 @@ function baseName(source: string | undefined, taskId: string): string {
 
 function JobResult(props: { status: TaskStatusResponse; result: TranscriptionResult; baseName: string }) {
   const { result } = props;
-  const [names, rename] = useSpeakerNames(props.status.task_id);
+  const [given, rename] = useSpeakerNames(props.status.task_id);
+  // an enrolled voice's name (known_speakers) until the user gives the speaker another
+  const names = { ...enrolledNames(result.segments), ...given };
   const speakers = speakersOf(result.segments);
   return (
     <>

@@ -15,6 +15,21 @@ export function speakersOf(segments: readonly Pick<Segment, "speaker">[]): strin
   return seen;
 }
 
+/**
+ * The enrolled speaker's name (`speaker_name`, a job's known_speakers) of each label that has one: the
+ * names a transcript shows before the user renames anyone.
+ *
+ * @example enrolledNames([{ speaker: "SPEAKER_00", speaker_name: "agent" }]) // { SPEAKER_00: "agent" }
+ */
+export function enrolledNames(
+  segments: readonly Pick<Segment, "speaker" | "speaker_name">[],
+): Record<string, string> {
+  const names: Record<string, string> = {};
+  for (const { speaker, speaker_name } of segments)
+    if (speaker && speaker_name) names[speaker] = speaker_name;
+  return names;
+}
+
 export function speakerColor(speakers: readonly string[], label: string): string {
   const index = Math.max(0, speakers.indexOf(label));
   return PALETTE[index % PALETTE.length] ?? "#2563eb";

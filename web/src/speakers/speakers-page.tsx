@@ -1,0 +1,120 @@
+import { useEffect, useState } from "preact/hooks";
+import { speakersApi } from "../api/client.ts";
+import type { Speaker } from "../api/types.ts";
+import { t } from "../i18n/i18n.ts";
+import { DeleteButton } from "../ui/delete-button.tsx";
+import { ErrorNote } from "../ui/error-note.tsx";
+import { formatClock, formatDateTime } from "../ui/format.ts";
+
+/** /speakers — enrol a voice from a recording, and list or delete this key's enrolled speakers. */
+export default function SpeakersPage() {
+  const [speakers, setSpeakers] = useState<Speaker[] | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  // Bumped after an enrolment or a delete: the list is read again.
+  const [reloads, setReloads] = useState(0);
+
+  useEffect(() => {
+    setLoadError(null);
+    speakersApi.list().then(
+      (list) => setSpeakers(list.data),
+      (caught: unknown) => setLoadError(caught),
+    );
+  }, [reloads]);
+
+  return (
+    <>
+      <h1>{t("speakers.title")}</h1>
+      <p class="muted">{t("speakers.intro")}</p>
+      <EnrolForm onEnrolled={() => setReloads((n) => n + 1)} />
+      <h2>{t("speakers.list")}</h2>
+      <ErrorNote error={loadError} />
+      {speakers === null && !loadError && <p class="muted">{t("speakers.loading")}</p>}
+      {speakers?.length === 0 && <p class="note">{t("speakers.empty")}</p>}
+      {speakers && speakers.length > 0 && (
+        <ul class="plain-list">
+          {speakers.map((speaker) => (
+            <li key={speaker.id} class="history-item">
+              <span class="history-name">{speaker.name}</span>
+              <p class="muted small">
+                {t("speakers.details", {
+                  duration:
+                    speaker.duration_sec === null
+                      ? t("speakers.unknownLength")
+                      : formatClock(speaker.duration_sec),
+                  date: formatDateTime(speaker.created_at),
+                })}
+              </p>
+              <div class="row wrap">
+                <DeleteButton
+                  label={t("speakers.deleteSpeaker")}
+                  onDelete={() => speakersApi.delete(speaker.id)}
+                  onDeleted={() => setReloads((n) => n + 1)}
+                />
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function EnrolForm(props: { onEnrolled: () => void }) {
+  const [name, setName] = useState("");
+  const [file, setFile] = useState<File | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (!file) return;
+    setBusy(true);
+    setError(null);
+    setDone(null);
+    try {
+      const speaker = await speakersApi.enrol(name.trim(), file);
+      setDone(speaker.name);
+      setName("");
+      props.onEnrolled();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={submit} class="card">
+      <div class="field">
+        <label for="speaker-name">{t("speakers.name")}</label>
+        <input
+          id="speaker-name"
+          value={name}
+          maxLength={64}
+          required
+          onInput={(event) => setName((event.target as HTMLInputElement).value)}
+        />
+      </div>
+      <div class="field">
+        <label for="speaker-file">{t("speakers.file")}</label>
+        <input
+          id="speaker-file"
+          type="file"
+          accept="audio/*,video/*"
+          required
+          onChange={(event) => setFile((event.target as HTMLInputElement).files?.[0] ?? null)}
+        />
+      </div>
+      <button type="submit" class="button" disabled={busy || !file || name.trim() === ""}>
+        {busy ? t("speakers.enrolling") : t("speakers.enrol")}
+      </button>
+      <ErrorNote error={error} />
+      {done && (
+        <p class="note" role="status">
+          {t("speakers.enrolled", { name: done })}
+        </p>
+      )}
+    </form>
+  );
+}
