@@ -10,6 +10,9 @@ import { CONTENT_KINDS, type ContentKind, perKind, TASK_CONTRACTS, type TaskCont
 import type { TaskFailureCode } from "./task-failure.ts";
 
 export * from "./content-params.ts";
+export * from "./narration-voices.ts";
+export * from "./podcast-params.ts";
+export * from "./video-overview-params.ts";
 
 /** One content kind's job schema, with that kind's params. */
 type JobVariant = {

@@ -4,11 +4,13 @@
  */
 import type { ContentStep } from "../../protocol/content.ts";
 import type { ContentKind, TaskParams } from "../../protocol/task.ts";
+import { podcastPlan, runPodcast } from "./podcast/run-podcast.ts";
 import type { ProgressTracker, StageKey } from "./progress.ts";
 import { runQuizVideo } from "./run-quiz.ts";
 import { runShorts } from "./run-shorts.ts";
 import { needsTranslation, runSlides } from "./run-slides.ts";
 import type { ContentDeps, ContentOutput } from "./task-types.ts";
+import { runVideoOverview, videoOverviewPlan } from "./video-overview/run-video-overview.ts";
 
 /** One stage of a render as the progress tracker plans it. */
 export interface PlannedStage {
@@ -68,4 +70,6 @@ export const CONTENT_KIND_STAGES: { readonly [K in ContentKind]: ContentKindStag
     ],
     run: runSlides,
   },
+  podcast: { plan: podcastPlan, run: runPodcast },
+  video_overview: { plan: videoOverviewPlan, run: runVideoOverview },
 };

@@ -14,7 +14,10 @@ export type StageKey =
   | "render_video"
   | "render_audio"
   | "translate"
-  | "slides";
+  | "slides"
+  | "podcast_audio"
+  | "overview_slides"
+  | "overview_video";
 
 /** Seconds per unit before anything is measured (bench/content.ts on 2 shared cores). */
 const DEFAULT_SECONDS_PER_UNIT: Readonly<Record<StageKey, number>> = {
@@ -25,6 +28,12 @@ const DEFAULT_SECONDS_PER_UNIT: Readonly<Record<StageKey, number>> = {
   render_audio: 0.01,
   translate: 0.0005,
   slides: 0.05,
+  /** Per second of an audio overview: its M4A and its MP3. */
+  podcast_audio: 0.02,
+  /** Per slide of a video overview: its PDF page and the page drawn at 1920x1080. */
+  overview_slides: 0.3,
+  /** Per second of a video overview (1920x1080, 15 fps, captions burned in). */
+  overview_video: 0.3,
 };
 
 /** Weight of the newest measurement in the running average. */

@@ -12,6 +12,8 @@ export const NODE_TASK_KINDS: { readonly [K in TaskKind]: NodeTaskKind<K> } = {
   shorts: contentRenderKind<"shorts">(),
   quiz_video: contentRenderKind<"quiz_video">(),
   slide: contentRenderKind<"slide">(),
+  podcast: contentRenderKind<"podcast">(),
+  video_overview: contentRenderKind<"video_overview">(),
 };
 
 /**
