@@ -27,10 +27,17 @@ export function uploadContentType(value: string | null | undefined): string {
   return MEDIA_TYPE.test(type) ? type : OCTET_STREAM;
 }
 
-/** Document types the renderers produce (slide decks), served as stored. */
+/**
+ * Document types the renderers produce (slide decks; an overview's script and caption sidecars: a
+ * player's <track> needs text/vtt), served as stored. None is a type a browser runs as a page.
+ */
 const DOCUMENT_TYPES = new Set([
   "application/pdf",
   "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  "application/json",
+  "text/plain",
+  "text/vtt",
+  "application/x-subrip",
 ]);
 
 /**

@@ -74,7 +74,8 @@ const createResponses = {
   200: { description: "queued; poll GET /v1/create/tasks/{task_id}/result", content: json(CreateAccepted) },
   400: contentError(
     "a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, " +
-      "invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language",
+      "invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, " +
+      "invalid_format, invalid_length, voice_language_mismatch, duplicate_voice",
   ),
   ...unauthorized,
   404: contentError("no such note for this API key (note_not_found)"),

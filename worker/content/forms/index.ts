@@ -1,12 +1,16 @@
 import type { ContentKind } from "../../../protocol/task.ts";
 import type { CreateForm } from "./create-form.ts";
+import { podcastForm } from "./podcast.ts";
 import { quizVideoForm } from "./quiz-video.ts";
 import { shortsForm } from "./shorts.ts";
 import { slideForm } from "./slide.ts";
+import { videoOverviewForm } from "./video-overview.ts";
 
 /** The create endpoints, one row per content kind of the protocol's table (the type insists). */
 export const CREATE_FORMS: { readonly [K in ContentKind]: CreateForm<K> } = {
   shorts: shortsForm,
   quiz_video: quizVideoForm,
   slide: slideForm,
+  podcast: podcastForm,
+  video_overview: videoOverviewForm,
 };

@@ -9,6 +9,8 @@ export const WORKER_TASK_KINDS: { readonly [K in TaskKind]: WorkerTaskKind<K> } 
   shorts: contentRenderKind<"shorts">(),
   quiz_video: contentRenderKind<"quiz_video">(),
   slide: contentRenderKind<"slide">({ pptx: "slide_url", pdf: "slide_pdf_url" }),
+  podcast: contentRenderKind<"podcast">({ audio: "audio_url" }),
+  video_overview: contentRenderKind<"video_overview">({ video: "video_url" }),
 };
 
 /**
