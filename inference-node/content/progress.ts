@@ -29,11 +29,11 @@ const DEFAULT_SECONDS_PER_UNIT: Readonly<Record<StageKey, number>> = {
   translate: 0.0005,
   slides: 0.05,
   /** Per second of an audio overview: its M4A and its MP3. */
-  podcast_audio: 0.02,
-  /** Per slide of a video overview: its PDF page and the page drawn at 1920x1080. */
-  overview_slides: 0.3,
+  podcast_audio: 0.05,
+  /** Per slide of a video overview: its outline, PDF page and the page drawn at 1920x1080. */
+  overview_slides: 1,
   /** Per second of a video overview (1920x1080, 15 fps, captions burned in). */
-  overview_video: 0.3,
+  overview_video: 2,
 };
 
 /** Weight of the newest measurement in the running average. */

@@ -7,6 +7,7 @@ import type { PlannedStage } from "../content-kinds.ts";
 import { noteForArtifact, translationStage } from "../note-language-stage.ts";
 import type { ProgressTracker } from "../progress.ts";
 import type { ContentDeps, ContentOutput } from "../task-types.ts";
+import { noteLanguage } from "../text.ts";
 import { podcastVoices, renderPodcast } from "./render.ts";
 import { extractivePodcastScript, llmPodcastScript, type PodcastRequest } from "./script.ts";
 
@@ -15,8 +16,8 @@ import { extractivePodcastScript, llmPodcastScript, type PodcastRequest } from "
  * then resizes the stages); a brief's are its targets with their pauses.
  */
 const PLANNED_SECONDS: Record<PodcastFormat, Record<PodcastLength, number>> = {
-  deep_dive: { short: 70, default: 110, long: 160 },
-  brief: { short: 45, default: 75, long: 100 },
+  deep_dive: { short: 60, default: 80, long: 100 },
+  brief: { short: 45, default: 60, long: 75 },
 };
 /** Characters spoken per second of audio, to size the voice stage before the script exists. */
 const CHARS_PER_SEC = 15;
@@ -43,8 +44,10 @@ export async function runPodcast(
   workDir: string,
   tracker: ProgressTracker,
 ): Promise<ContentOutput> {
+  // the voices first: a wrong one fails before anything is translated or written
+  const language = params.language ?? noteLanguage(params.note.language, params.note.content);
+  const voices = podcastVoices(language, params, params.format === "deep_dive");
   const note = await noteForArtifact(params.note, params.language, deps, signal, tracker);
-  const voices = podcastVoices(note.language, params, params.format === "deep_dive");
 
   tracker.start(deps.llm ? "script_llm" : "script_extractive");
   const request: PodcastRequest = {

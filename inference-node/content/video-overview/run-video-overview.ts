@@ -8,6 +8,7 @@ import { ContentError } from "../errors.ts";
 import { noteForArtifact, translationStage } from "../note-language-stage.ts";
 import type { ProgressTracker } from "../progress.ts";
 import type { ContentDeps, ContentOutput } from "../task-types.ts";
+import { noteLanguage } from "../text.ts";
 import { renderVideoOverview } from "./render.ts";
 
 /** Slides planned before the deck is outlined (its most); the outline then resizes the stages. */
@@ -40,9 +41,11 @@ export async function runVideoOverview(
   workDir: string,
   tracker: ProgressTracker,
 ): Promise<ContentOutput> {
-  const note = await noteForArtifact(params.note, params.language, deps, signal, tracker);
-  const voices = narrationVoices(note.language, { voice_id: params.voice_id }, false);
+  // the voice first: a wrong one fails before anything is translated or drawn
+  const language = params.language ?? noteLanguage(params.note.language, params.note.content);
+  const voices = narrationVoices(language, { voice_id: params.voice_id }, false);
   if (!voices.ok) throw new ContentError("invalid_params", voices.message);
+  const note = await noteForArtifact(params.note, params.language, deps, signal, tracker);
 
   tracker.start("overview_slides");
   const next = { slides: "tts", narration: "overview_video" } as const;
