@@ -17,6 +17,7 @@ import { type ContentDeps, runContentTask } from "../inference-node/content/run-
 import { EspeakSynthesizer } from "../inference-node/content/tts/espeak.ts";
 import type { ContentJob } from "../protocol/content.ts";
 import { ENGLISH_NOTE } from "../test/node/content-helpers.ts";
+import { overviewBench } from "./content-audio.ts";
 import { median, timeMs } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
 
@@ -204,6 +205,7 @@ export const content: BenchGroup = async () => {
       ),
     );
     await deck.cleanup();
+    results.push(...(await overviewBench(deps)));
 
     // The final render alone: current settings against the replaced ones, interleaved.
     const ours: number[] = [];
