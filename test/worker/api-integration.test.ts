@@ -311,9 +311,11 @@ describe("what API users expect besides the spec", () => {
       "/v1/realtime/client_secrets",
       "/v1/templates",
       "/v1/voices",
+      "/v2/create/podcast",
       "/v2/create/quiz-video",
       "/v2/create/shorts",
       "/v2/create/slide",
+      "/v2/create/video-overview",
       "/ws",
     ]);
     for (const name of [
