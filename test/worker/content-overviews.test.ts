@@ -139,6 +139,8 @@ describe("POST /v2/create/podcast", () => {
     expect(data).not.toHaveProperty("video_url");
     const script = await callMinted(data.files[2]!.url);
     expect(script.headers.get("content-type")).toBe("application/json");
+    expect(script.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(script.headers.get("content-disposition")).toMatch(/^attachment; filename="overview\.json"$/);
     expect((await callMinted(data.audio_url)).headers.get("content-type")).toBe("audio/mp4");
   });
 
@@ -194,6 +196,19 @@ describe("POST /v2/create/podcast", () => {
       .bind(id)
       .all();
     expect(results[0]).toEqual({ n: 1 });
+  });
+});
+
+describe("a render's files", () => {
+  it("may be JSON, text, SRT or VTT besides media and documents, never a type a browser runs as a page", async () => {
+    const { key } = await createKey();
+    const taskId = await created(await createForm("podcast", key, { note_id: (await note(key)).note_id }));
+    const node = new TestNode();
+    const lease = await leaseTask(node, taskId);
+    for (const type of ["text/html", "image/svg+xml", "application/javascript", "application/xhtml+xml"]) {
+      const refused = await node.uploadOutput(lease.lease_id, "page.html", bytes(10, 1), type);
+      expect(refused.status, type).toBe(400);
+    }
   });
 });
 
