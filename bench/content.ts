@@ -17,6 +17,7 @@ import { type ContentDeps, runContentTask } from "../inference-node/content/run-
 import { EspeakSynthesizer } from "../inference-node/content/tts/espeak.ts";
 import type { ContentJob } from "../protocol/content.ts";
 import { ENGLISH_NOTE } from "../test/node/content-helpers.ts";
+import { overviewBench } from "./content-audio.ts";
 import { studyCardsBench } from "./content-cards.ts";
 import { quizAndGuideBench } from "./content-quiz.ts";
 import { median, timeMs } from "./stats.ts";
@@ -208,6 +209,7 @@ export const content: BenchGroup = async () => {
     await deck.cleanup();
     results.push(...(await quizAndGuideBench(deps)));
     results.push(...(await studyCardsBench(deps)));
+    results.push(...(await overviewBench(deps)));
 
     // The final render alone: current settings against the replaced ones, interleaved.
     const ours: number[] = [];

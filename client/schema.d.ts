@@ -1699,7 +1699,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateAccepted"];
                     };
                 };
-                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty, invalid_format, invalid_length, voice_language_mismatch, duplicate_voice */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1820,7 +1820,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateAccepted"];
                     };
                 };
-                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty, invalid_format, invalid_length, voice_language_mismatch, duplicate_voice */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1941,7 +1941,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateAccepted"];
                     };
                 };
-                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty, invalid_format, invalid_length, voice_language_mismatch, duplicate_voice */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2062,7 +2062,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateAccepted"];
                     };
                 };
-                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty, invalid_format, invalid_length, voice_language_mismatch, duplicate_voice */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2183,7 +2183,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateAccepted"];
                     };
                 };
-                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty, invalid_format, invalid_length, voice_language_mismatch, duplicate_voice */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2304,7 +2304,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateAccepted"];
                     };
                 };
-                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty, invalid_format, invalid_length, voice_language_mismatch, duplicate_voice */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2425,7 +2425,249 @@ export interface paths {
                         "application/json": components["schemas"]["CreateAccepted"];
                     };
                 };
-                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty */
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty, invalid_format, invalid_length, voice_language_mismatch, duplicate_voice */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description no such note for this API key (note_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description a request with the same Idempotency-Key is still in progress */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the form is over 16 KB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description not a form body (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the Idempotency-Key was used with a different request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description rate limit exceeded for this API key, or (webhook_backlog) its webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the job queue is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/create/podcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make an audio overview (podcast) of a note: M4A, MP3 and its timed script */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["PodcastForm"];
+                };
+            };
+            responses: {
+                /** @description queued; poll GET /v1/create/tasks/{task_id}/result */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CreateAccepted"];
+                    };
+                };
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty, invalid_format, invalid_length, voice_language_mismatch, duplicate_voice */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description no such note for this API key (note_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description a request with the same Idempotency-Key is still in progress */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the form is over 16 KB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description not a form body (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the Idempotency-Key was used with a different request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description rate limit exceeded for this API key, or (webhook_backlog) its webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the job queue is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/create/video-overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a video overview of a note: its slides narrated, with captions (MP4, SRT, VTT, PDF) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["VideoOverviewForm"];
+                };
+            };
+            responses: {
+                /** @description queued; poll GET /v1/create/tasks/{task_id}/result */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CreateAccepted"];
+                    };
+                };
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty, invalid_format, invalid_length, voice_language_mismatch, duplicate_voice */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4749,6 +4991,62 @@ export interface components {
             /** @description en or vi; default the note's */
             language?: string;
             /** @description true: note_id may be any published community note (GET /v1/community/notes); the content is yours */
+            community?: string;
+            /**
+             * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed
+             * @example https://example.com/hooks/voxedge
+             */
+            webhook_url?: string | null;
+            /**
+             * @description a header sent as given with every delivery (with webhook_auth_header_value)
+             * @example Authorization
+             */
+            webhook_auth_header_name?: string | null;
+            /** @description its value; a credential, never shown back */
+            webhook_auth_header_value?: string | null;
+        };
+        PodcastForm: {
+            note_id: string;
+            /**
+             * @description deep_dive (two hosts, default) or brief (one voice, under two minutes)
+             * @enum {string}
+             */
+            format?: "deep_dive" | "brief";
+            /**
+             * @description short, default or long: 3/5/8 key points, or 45/75/100 s for a brief
+             * @enum {string}
+             */
+            length?: "short" | "default" | "long";
+            /** @description host A, from GET /v1/voices (default the language's female voice) */
+            voice_id?: string;
+            /** @description host B of a deep dive, from GET /v1/voices (default the other gender than host A) */
+            voice_id_2?: string;
+            /** @description en or vi; default the note's */
+            language?: string;
+            /** @description true, false, 1 or 0: note_id may be a published community note */
+            community?: string;
+            /**
+             * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed
+             * @example https://example.com/hooks/voxedge
+             */
+            webhook_url?: string | null;
+            /**
+             * @description a header sent as given with every delivery (with webhook_auth_header_value)
+             * @example Authorization
+             */
+            webhook_auth_header_name?: string | null;
+            /** @description its value; a credential, never shown back */
+            webhook_auth_header_value?: string | null;
+        };
+        VideoOverviewForm: {
+            note_id: string;
+            /** @description a slide template from GET /v1/templates (default slide-clean) */
+            template_id?: string;
+            /** @description the narrator, from GET /v1/voices (default the language's female voice) */
+            voice_id?: string;
+            /** @description en or vi; default the note's */
+            language?: string;
+            /** @description true, false, 1 or 0: note_id may be a published community note */
             community?: string;
             /**
              * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed

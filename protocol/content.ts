@@ -12,8 +12,11 @@ import type { TaskFailureCode } from "./task-failure.ts";
 export * from "./content-params.ts";
 export * from "./flashcards-params.ts";
 export * from "./mindmap-params.ts";
+export * from "./narration-voices.ts";
+export * from "./podcast-params.ts";
 export * from "./quiz-params.ts";
 export * from "./study-guide-params.ts";
+export * from "./video-overview-params.ts";
 
 /** One content kind's job schema, with that kind's params. */
 type JobVariant = {

@@ -2,12 +2,14 @@ import { z } from "zod";
 import { ContentTaskResult, QuizVideoParams, ShortsParams, SlideParams } from "./content-params.ts";
 import { FlashcardsParams } from "./flashcards-params.ts";
 import { MindMapParams } from "./mindmap-params.ts";
+import { PodcastParams } from "./podcast-params.ts";
 import { QuizParams, QuizResult } from "./quiz-params.ts";
 import { StudyGuideParams, StudyGuideResult } from "./study-guide-params.ts";
 import { TaskFailureCode } from "./task-failure.ts";
 import { TranscribeParams } from "./transcribe-params.ts";
 import { TranscriptionResult } from "./transcription.ts";
 import { DetailedTranscriptionResult } from "./transcription-detail.ts";
+import { VideoOverviewParams } from "./video-overview-params.ts";
 
 /**
  * The task-kind table, the one place a kind's wire contract is declared: every asynchronous operation
@@ -63,6 +65,18 @@ export const TASK_CONTRACTS = {
   mindmap: {
     workClass: "render",
     params: MindMapParams,
+    completion: ContentTaskResult,
+    result: ContentTaskResult,
+  },
+  podcast: {
+    workClass: "render",
+    params: PodcastParams,
+    completion: ContentTaskResult,
+    result: ContentTaskResult,
+  },
+  video_overview: {
+    workClass: "render",
+    params: VideoOverviewParams,
     completion: ContentTaskResult,
     result: ContentTaskResult,
   },

@@ -6,6 +6,7 @@ import type { ContentStep } from "../../protocol/content.ts";
 import type { ContentKind, TaskParams } from "../../protocol/task.ts";
 import { flashcardsStages } from "./flashcards/flashcards-stages.ts";
 import { mindMapStages } from "./mindmap/mindmap-stages.ts";
+import { podcastPlan, runPodcast } from "./podcast/run-podcast.ts";
 import type { ProgressTracker, StageKey } from "./progress.ts";
 import { QUIZ_FILE_COUNT, runQuiz } from "./quiz-export/run-quiz.ts";
 import { runQuizVideo } from "./run-quiz.ts";
@@ -14,6 +15,7 @@ import { needsTranslation, runSlides } from "./run-slides.ts";
 import { runStudyGuide, STUDY_GUIDE_FILE_COUNT } from "./study-guide/run-study-guide.ts";
 import type { ContentDeps, ContentOutput } from "./task-types.ts";
 import { translationStage } from "./translation-stage.ts";
+import { runVideoOverview, videoOverviewPlan } from "./video-overview/run-video-overview.ts";
 
 /** One stage of a render as the progress tracker plans it. */
 export interface PlannedStage {
@@ -91,4 +93,6 @@ export const CONTENT_KIND_STAGES: { readonly [K in ContentKind]: ContentKindStag
   },
   flashcards: flashcardsStages,
   mindmap: mindMapStages,
+  podcast: { plan: podcastPlan, run: runPodcast },
+  video_overview: { plan: videoOverviewPlan, run: runVideoOverview },
 };

@@ -16,7 +16,10 @@ export type StageKey =
   | "translate"
   | "slides"
   | "documents"
-  | "mindmap_picture";
+  | "mindmap_picture"
+  | "podcast_audio"
+  | "overview_slides"
+  | "overview_video";
 
 /** Seconds per unit before anything is measured (bench/content.ts on 2 shared cores). */
 const DEFAULT_SECONDS_PER_UNIT: Readonly<Record<StageKey, number>> = {
@@ -30,6 +33,12 @@ const DEFAULT_SECONDS_PER_UNIT: Readonly<Record<StageKey, number>> = {
   documents: 0.1,
   /** One mind map's files, mostly its PNG (ffmpeg + librsvg): 0.9 s at 30 nodes, 1.5 s at 100. */
   mindmap_picture: 1.2,
+  /** Per second of an audio overview: its M4A and its MP3. */
+  podcast_audio: 0.05,
+  /** Per slide of a video overview: its outline, PDF page and the page drawn at 1920x1080. */
+  overview_slides: 1,
+  /** Per second of a video overview (1920x1080, 15 fps, captions burned in). */
+  overview_video: 2,
 };
 
 /** Weight of the newest measurement in the running average. */

@@ -16,6 +16,8 @@ export const NODE_TASK_KINDS: { readonly [K in TaskKind]: NodeTaskKind<K> } = {
   study_guide: contentRenderKind<"study_guide">(),
   flashcards: contentRenderKind<"flashcards">(),
   mindmap: contentRenderKind<"mindmap">(),
+  podcast: contentRenderKind<"podcast">(),
+  video_overview: contentRenderKind<"video_overview">(),
 };
 
 /**

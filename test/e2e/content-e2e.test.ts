@@ -33,7 +33,7 @@ async function createNote(body: components["schemas"]["CreateNoteRequest"]): Pro
 
 /** The create forms are application/x-www-form-urlencoded (the spec's): the client encodes the fields. */
 async function create(
-  path: "shorts" | "quiz-video" | "slide" | "quiz" | "study-guide" | "flashcards" | "mindmap",
+  path: "shorts" | "quiz-video" | "slide" | "quiz" | "study-guide" | "flashcards" | "mindmap" | "podcast",
   fields: CreateFields,
 ): Promise<string> {
   const accepted = await unwrap(
@@ -237,4 +237,23 @@ describe("content generation on the local stack", () => {
     const markdown = guide.files?.find((f) => f.role === "markdown")?.url ?? "";
     expect(readFileSync(await download(markdown, "guide.md"), "utf8")).toContain("## Tóm tắt");
   }, 120_000);
+
+  it("renders an audio overview whose M4A plays and whose script lists every line it speaks", async () => {
+    const noteId = await createNote({ title: ENGLISH_NOTE.title, content: ENGLISH_NOTE.content });
+    const done = succeeded(
+      await settle(await create("podcast", { note_id: noteId, format: "brief", length: "short" })),
+    );
+    expect(done).toMatchObject({ type: "podcast", format: "brief", voices: { A: "en-female" } });
+    const sound = probe(await download(done.audio_url as string, "overview.m4a"));
+    expect(Math.abs(sound.duration - (done.duration ?? 0))).toBeLessThan(0.3);
+    const files = done.files ?? [];
+    expect(files.map((file) => file.role)).toEqual(["audio", "audio_mp3", "json", "txt"]);
+    const script = JSON.parse(readFileSync(await download(files[2]!.url, "script.json"), "utf8")) as {
+      lines: { text: string }[];
+    };
+    expect(script.lines.length).toBeGreaterThan(2);
+    expect(readFileSync(await download(files[3]!.url, "script.txt"), "utf8")).toContain(
+      script.lines[1]!.text,
+    );
+  }, 200_000);
 });

@@ -17,8 +17,7 @@ import {
   type PodcastRequest,
 } from "../../inference-node/content/podcast/script.ts";
 import { EspeakSynthesizer } from "../../inference-node/content/tts/espeak.ts";
-import { parseWav } from "../../inference-node/content/tts/wav.ts";
-import { PitchTracker } from "../../inference-node/diarize/pitch.ts";
+import { medianPitch } from "./audio-pitch.ts";
 import { ENGLISH_NOTE, probe, VIETNAMESE_NOTE } from "./content-helpers.ts";
 import { type FakeServer, sendJson, startServer } from "./translate-fake-servers.ts";
 
@@ -53,41 +52,6 @@ async function render(request: PodcastRequest, asked: { voice_id?: string; voice
     signal,
   });
   return { script, audio, workDir };
-}
-
-/** Median pitch (Hz) of a stretch of the overview's audio, decoded by ffmpeg to 16 kHz. */
-function medianPitch(path: string, start: number, end: number): number {
-  const wav = execFileSync(
-    "ffmpeg",
-    [
-      "-v",
-      "error",
-      "-ss",
-      String(start),
-      "-to",
-      String(end),
-      "-i",
-      path,
-      "-ac",
-      "1",
-      "-ar",
-      "16000",
-      "-f",
-      "wav",
-      "pipe:1",
-    ],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
-  const pcm = parseWav(wav);
-  const tracker = new PitchTracker();
-  tracker.feed(Float32Array.from(pcm.samples, (v) => v / 32768));
-  const f0: number[] = [];
-  for (let frame = 0; frame < Math.floor((pcm.samples.length / 16_000) * 100) - 3; frame++) {
-    const log = tracker.logF0(frame);
-    if (Number.isFinite(log)) f0.push(Math.exp(log));
-  }
-  f0.sort((a, b) => a - b);
-  return f0[Math.floor(f0.length / 2)] ?? 0;
 }
 
 function chaptersOf(path: string): { title: string; start: number }[] {

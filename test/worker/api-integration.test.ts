@@ -315,11 +315,13 @@ describe("what API users expect besides the spec", () => {
       "/v1/voices",
       "/v2/create/flashcards",
       "/v2/create/mindmap",
+      "/v2/create/podcast",
       "/v2/create/quiz",
       "/v2/create/quiz-video",
       "/v2/create/shorts",
       "/v2/create/slide",
       "/v2/create/study-guide",
+      "/v2/create/video-overview",
       "/ws",
     ]);
     for (const name of [

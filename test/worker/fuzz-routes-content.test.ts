@@ -150,6 +150,9 @@ describe("content service (fuzzed)", { timeout: 60_000 }, () => {
           nastyString,
         ),
         junk: nastyString,
+        voice_id_2: pick(() => catalog.voices),
+        format: fc.oneof({ weight: 3, arbitrary: fc.constantFrom("deep_dive", "brief") }, nastyString),
+        length: fc.oneof({ weight: 3, arbitrary: fc.constantFrom("short", "default", "long") }, nastyString),
       },
       { requiredKeys: ["note_id"] },
     );
@@ -160,7 +163,7 @@ describe("content service (fuzzed)", { timeout: 60_000 }, () => {
     const seen = new Set<number>();
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom("shorts", "quiz-video", "slide"),
+        fc.constantFrom("shorts", "quiz-video", "slide", "podcast", "video-overview"),
         fields,
         encoding,
         idempotencyHeader,

@@ -80,6 +80,7 @@ export async function createContentTask(
         content: row.content,
         language: row.language,
       };
+      CREATE_FORMS[kind].checkNote?.(fields, note);
       const record = await submitTask(env, {
         ownerKeyId: caller.ownerKeyId,
         kind,

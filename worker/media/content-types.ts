@@ -34,7 +34,8 @@ const DOCUMENT_TYPES = new Set([
 ]);
 
 /**
- * The studio's text files (flashcards, mind maps, quizzes, study guides): UTF-8, served as stored with
+ * The studio's text files (flashcards, mind maps, quizzes, study guides, scripts, caption sidecars: a
+ * player's <track> needs text/vtt): UTF-8, served as stored with
  * `charset=utf-8` (the stored type is bare), so Vietnamese text shows as written. No HTML among them;
  * XML (Moodle's quiz format) only as a download (DOWNLOAD_ONLY_TYPES).
  */
@@ -45,6 +46,8 @@ const UTF8_TEXT_TYPES = new Set([
   "text/x-opml",
   "text/plain",
   "application/xml",
+  "text/vtt",
+  "application/x-subrip",
 ]);
 
 /**

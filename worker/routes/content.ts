@@ -75,7 +75,7 @@ const createResponses = {
   400: contentError(
     "a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, " +
       "invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, " +
-      "invalid_count, invalid_difficulty",
+      "invalid_count, invalid_difficulty, invalid_format, invalid_length, voice_language_mismatch, duplicate_voice",
   ),
   ...unauthorized,
   404: contentError("no such note for this API key (note_not_found)"),

@@ -27,7 +27,7 @@ export async function storeOutput(
   if (!isOutputType(contentType)) {
     throw new ApiError(
       "bad_request",
-      `outputs are audio, video, PDF, PPTX, the studio's text files (JSON, CSV, Markdown, OPML, text, XML) and pictures (PNG, SVG), not ${contentType}`,
+      `outputs are audio, video, PDF, PPTX, the studio's text files (JSON, CSV, Markdown, OPML, text, XML, SRT, VTT) and pictures (PNG, SVG), not ${contentType}`,
     );
   }
   const { size } = await streamToR2(env.MEDIA, objectKey, request.body, {

@@ -6,7 +6,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { VOICES, type Voice } from "../../../protocol/content.ts";
+import { narrationVoices, type Voice } from "../../../protocol/content.ts";
 import { ContentError } from "../errors.ts";
 import { type RenderTools, runFfmpeg } from "../ffmpeg.ts";
 import type { ContentLanguage } from "../script.ts";
@@ -46,37 +46,17 @@ export interface PodcastAudio {
 }
 
 /**
- * The hosts' voices: those asked for, else the language's female voice for A and male for B. A voice
- * of another language than the script's is refused: it would read the script with the wrong phonemes.
+ * The hosts' voices: those asked for, else the language's female voice for A and male for B
+ * (protocol's narrationVoices, the rule the create form checks too); any problem is invalid_params.
  */
 export function podcastVoices(
   language: ContentLanguage,
   asked: { voice_id?: string | null; voice_id_2?: string | null },
   twoHosts: boolean,
 ): Partial<Record<Host, Voice>> {
-  const pick = (id: string | null | undefined, gender: Voice["gender"], field: string): Voice => {
-    const voice = id
-      ? VOICES.find((v) => v.voice_id === id)
-      : VOICES.find((v) => v.language === language && v.gender === gender);
-    if (!voice) throw new ContentError("invalid_params", `unknown ${field} "${id}"`);
-    if (voice.language !== language) {
-      throw new ContentError(
-        "invalid_params",
-        `${field} "${voice.voice_id}" speaks ${voice.language}, the overview is in ${language}`,
-      );
-    }
-    return voice;
-  };
-  const a = pick(asked.voice_id, "female", "voice_id");
-  if (!twoHosts) return { A: a };
-  const b = pick(asked.voice_id_2, a.gender === "female" ? "male" : "female", "voice_id_2");
-  if (b.voice_id === a.voice_id) {
-    throw new ContentError(
-      "invalid_params",
-      "voice_id and voice_id_2 are the same voice: a deep dive has two hosts",
-    );
-  }
-  return { A: a, B: b };
+  const voices = narrationVoices(language, asked, twoHosts);
+  if (!voices.ok) throw new ContentError("invalid_params", voices.message);
+  return voices.second ? { A: voices.first, B: voices.second } : { A: voices.first };
 }
 
 export interface PodcastRender {
@@ -87,7 +67,8 @@ export interface PodcastRender {
   tools: RenderTools;
   workDir: string;
   signal: AbortSignal;
-  onProgress?: (fraction: number) => void;
+  /** How far each phase is (0..1): the lines spoken, then the two encodings. */
+  onProgress?: (phase: "speaking" | "encoding", fraction: number) => void;
 }
 
 /**
@@ -127,7 +108,7 @@ export async function renderPodcast(input: PodcastRender): Promise<PodcastAudio>
     });
     pieces.push(pcm.samples);
     at += seconds;
-    input.onProgress?.(((index + 1) / script.lines.length) * 0.8);
+    input.onProgress?.("speaking", (index + 1) / script.lines.length);
   }
   const durationSec = round(at);
   const chapters = chaptersOf(script, lines, durationSec);
@@ -147,9 +128,9 @@ export async function renderPodcast(input: PodcastRender): Promise<PodcastAudio>
       run,
     );
   await encode(["-map_chapters", "1", "-c:a", "aac", "-movflags", "+faststart"], m4aPath);
-  input.onProgress?.(0.9);
+  input.onProgress?.("encoding", 0.5);
   await encode(["-c:a", "libmp3lame"], mp3Path);
-  input.onProgress?.(1);
+  input.onProgress?.("encoding", 1);
 
   const voiceIds = Object.fromEntries(Object.entries(voices).map(([host, voice]) => [host, voice?.voice_id]));
   const scriptJsonPath = join(input.workDir, "script.json");

@@ -6,17 +6,12 @@
  * one. Either way every line names its host and every key point opens a chapter.
  */
 import { z } from "zod";
-import type { NoteSnapshot } from "../../../protocol/content.ts";
+import type { NoteSnapshot, PodcastFormat, PodcastLength } from "../../../protocol/content.ts";
 import { ContentError } from "../errors.ts";
 import { keyTerms, rankSentences } from "../keywords.ts";
 import { chatComplete, extractJson, type LlmConfig } from "../llm.ts";
 import { type ContentLanguage, DEFAULT_WORDS_PER_SEC, LANGUAGE_NAMES, MIN_NOTE_WORDS } from "../script.ts";
 import { noteSections, splitWords } from "../text.ts";
-
-export const PODCAST_FORMATS = ["deep_dive", "brief"] as const;
-export type PodcastFormat = (typeof PODCAST_FORMATS)[number];
-export const PODCAST_LENGTHS = ["short", "default", "long"] as const;
-export type PodcastLength = (typeof PODCAST_LENGTHS)[number];
 
 /** Host A leads (asks, introduces, closes); host B explains. A brief has host A alone. */
 export type Host = "A" | "B";

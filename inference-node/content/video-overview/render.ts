@@ -41,10 +41,17 @@ export interface VideoOverviewRender {
   synthesizer: SpeechSynthesizer;
   tools: RenderTools & { pdftoppm?: string };
   translate?: TranslateFn;
+  /** Made from a published community note: the title slide says so. */
+  community?: boolean;
   workDir: string;
   signal: AbortSignal;
-  onProgress?: (fraction: number) => void;
+  /** The deck's size once it is outlined: its slides and the characters its narration has. */
+  onOutline?: (size: { slides: number; narrationChars: number }) => void;
+  /** How far each phase is (0..1): the deck's pages drawn, the slides narrated, the video encoded. */
+  onProgress?: (phase: OverviewPhase, fraction: number) => void;
 }
+
+export type OverviewPhase = "slides" | "narration" | "video";
 
 export interface VideoOverview {
   videoPath: string;
@@ -71,10 +78,15 @@ export async function renderVideoOverview(input: VideoOverviewRender): Promise<V
     );
   }
   const outline = await overviewOutline(input);
+  input.onOutline?.({
+    slides: outline.slides.length,
+    narrationChars: outline.slides.reduce((sum, slide) => sum + slide.narration.length, 0),
+  });
   const layouts = layoutDeck(outline, slideTheme(input.templateId));
   const pdfPath = join(input.workDir, "slides.pdf");
   await writePdf(layouts, { title: input.note.title, language: input.language }, pdfPath);
   const images = await slideImages(input, pdfPath, layouts.length);
+  input.onProgress?.("slides", 1);
 
   const pieces: (Int16Array | number)[] = [];
   const slides: VideoOverview["slides"] = [];
@@ -94,7 +106,7 @@ export async function renderVideoOverview(input: VideoOverviewRender): Promise<V
     const end = at + LEAD_SEC + spoken + TAIL_SEC;
     slides.push({ start: round(at), end: round(end), narration: slide.narration });
     at = end;
-    input.onProgress?.(((index + 1) / outline.slides.length) * 0.4);
+    input.onProgress?.("narration", (index + 1) / outline.slides.length);
   }
   const durationSec = round(at);
   const wavPath = join(input.workDir, "narration.wav");
@@ -142,14 +154,14 @@ export async function renderVideoOverview(input: VideoOverviewRender): Promise<V
     {
       signal: input.signal,
       durationSec,
-      onProgress: (fraction) => input.onProgress?.(0.4 + fraction * 0.6),
+      onProgress: (fraction) => input.onProgress?.("video", fraction),
     },
   );
   return { videoPath, srtPath, vttPath, pdfPath, durationSec, slides, cues };
 }
 
 async function overviewOutline(input: VideoOverviewRender): Promise<DeckOutline> {
-  const outline = outlineDeck(input.note, SLIDE_RANGE, false);
+  const outline = outlineDeck(input.note, SLIDE_RANGE, input.community ?? false);
   if (outline.language === input.language) return outline;
   return translateOutline(outline, input.language, input.translate, input.signal);
 }

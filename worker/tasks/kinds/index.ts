@@ -13,6 +13,8 @@ export const WORKER_TASK_KINDS: { readonly [K in TaskKind]: WorkerTaskKind<K> } 
   study_guide: contentRenderKind<"study_guide">({}),
   flashcards: contentRenderKind<"flashcards">({}),
   mindmap: contentRenderKind<"mindmap">({}),
+  podcast: contentRenderKind<"podcast">({ audio: "audio_url" }),
+  video_overview: contentRenderKind<"video_overview">({ video: "video_url" }),
 };
 
 /**
