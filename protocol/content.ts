@@ -10,6 +10,7 @@ import { CONTENT_KINDS, type ContentKind, perKind, TASK_CONTRACTS, type TaskCont
 import type { TaskFailureCode } from "./task-failure.ts";
 
 export * from "./content-params.ts";
+export * from "./note-translation-params.ts";
 
 /** One content kind's job schema, with that kind's params. */
 type JobVariant = {

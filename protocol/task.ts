@@ -1,5 +1,10 @@
 import { z } from "zod";
 import { ContentTaskResult, QuizVideoParams, ShortsParams, SlideParams } from "./content-params.ts";
+import {
+  NoteTranslationCompletion,
+  NoteTranslationParams,
+  NoteTranslationResult,
+} from "./note-translation-params.ts";
 import { TaskFailureCode } from "./task-failure.ts";
 import { TranscribeParams } from "./transcribe-params.ts";
 import { TranscriptionResult } from "./transcription.ts";
@@ -37,6 +42,12 @@ export const TASK_CONTRACTS = {
     params: SlideParams,
     completion: ContentTaskResult,
     result: ContentTaskResult,
+  },
+  note_translation: {
+    workClass: "render",
+    params: NoteTranslationParams,
+    completion: NoteTranslationCompletion,
+    result: NoteTranslationResult,
   },
 } as const;
 

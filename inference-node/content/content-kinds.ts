@@ -4,6 +4,7 @@
  */
 import type { ContentStep } from "../../protocol/content.ts";
 import type { ContentKind, TaskParams } from "../../protocol/task.ts";
+import { runNoteTranslation } from "./note-translation/run-note-translation.ts";
 import type { ProgressTracker, StageKey } from "./progress.ts";
 import { runQuizVideo } from "./run-quiz.ts";
 import { runShorts } from "./run-shorts.ts";
@@ -67,5 +68,9 @@ export const CONTENT_KIND_STAGES: { readonly [K in ContentKind]: ContentKindStag
       { step: "building_slides", key: "slides", units: params.slide_count.max },
     ],
     run: runSlides,
+  },
+  note_translation: {
+    plan: (params) => [{ step: "translating", key: "translate", units: params.note.content.length }],
+    run: runNoteTranslation,
   },
 };

@@ -12,6 +12,7 @@ export const NODE_TASK_KINDS: { readonly [K in TaskKind]: NodeTaskKind<K> } = {
   shorts: contentRenderKind<"shorts">(),
   quiz_video: contentRenderKind<"quiz_video">(),
   slide: contentRenderKind<"slide">(),
+  note_translation: contentRenderKind<"note_translation">(),
 };
 
 /**

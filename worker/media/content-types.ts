@@ -27,10 +27,17 @@ export function uploadContentType(value: string | null | undefined): string {
   return MEDIA_TYPE.test(type) ? type : OCTET_STREAM;
 }
 
-/** Document types the renderers produce (slide decks), served as stored. */
+/**
+ * Document types the renderers produce (slide decks, notes, caption sidecars), served as stored: none
+ * is drawn as a page by a browser, and GET /media sends them as attachments with nosniff.
+ */
 const DOCUMENT_TYPES = new Set([
   "application/pdf",
   "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  "text/markdown",
+  "application/json",
+  "application/x-subrip",
+  "text/vtt",
 ]);
 
 /**

@@ -110,7 +110,7 @@ export type TaskResultResponse = z.infer<typeof TaskResultResponse>;
 
 const boolText = z.string().openapi({ description: "true, false, 1 or 0" });
 /** `community`: the spec's on /v2/create/slide; on shorts and quiz videos a Voxedge addition. */
-const communityField = boolText.optional().openapi({
+export const communityField = boolText.optional().openapi({
   description:
     "true: note_id may be any published community note (GET /v1/community/notes); the content is yours",
 });

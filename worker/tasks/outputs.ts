@@ -25,7 +25,10 @@ export async function storeOutput(
   const objectKey = outputKey(taskId, name);
   const contentType = uploadContentType(request.headers.get("content-type"));
   if (servedContentType(contentType) !== contentType) {
-    throw new ApiError("bad_request", `outputs are audio, video, PDF or PPTX, not ${contentType}`);
+    throw new ApiError(
+      "bad_request",
+      `outputs are audio, video or a renderer's document type (PDF, PPTX, Markdown, JSON, SRT, VTT), not ${contentType}`,
+    );
   }
   const { size } = await streamToR2(env.MEDIA, objectKey, request.body, {
     length: declaredLength(request.headers),

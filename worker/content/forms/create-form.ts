@@ -1,4 +1,5 @@
 import type { z } from "@hono/zod-openapi";
+import type { NoteSnapshot } from "../../../protocol/content.ts";
 import type { ContentKind, TaskContract } from "../../../protocol/task.ts";
 import type { FormFields } from "../form-fields.ts";
 
@@ -13,4 +14,6 @@ export interface CreateForm<K extends ContentKind> {
   /** The form as the API document shows it (fields are read by `params`, not by this schema). */
   form: z.ZodObject;
   params(fields: FormFields): Omit<z.input<TaskContract<K>["params"]>, "note">;
+  /** A check of the params against the note, once it is found (e.g. a translation into its own language). */
+  checkNote?(params: Omit<z.input<TaskContract<K>["params"]>, "note">, note: NoteSnapshot): void;
 }

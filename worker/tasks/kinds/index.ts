@@ -1,5 +1,6 @@
 import type { TaskKind } from "../../../protocol/task.ts";
 import { contentRenderKind } from "./content-render.ts";
+import { noteTranslationKind } from "./note-translation.ts";
 import { transcribeKind } from "./transcribe.ts";
 import type { WorkerTaskKind } from "./worker-task-kind.ts";
 
@@ -9,6 +10,7 @@ export const WORKER_TASK_KINDS: { readonly [K in TaskKind]: WorkerTaskKind<K> } 
   shorts: contentRenderKind<"shorts">(),
   quiz_video: contentRenderKind<"quiz_video">(),
   slide: contentRenderKind<"slide">({ pptx: "slide_url", pdf: "slide_pdf_url" }),
+  note_translation: noteTranslationKind,
 };
 
 /**
