@@ -146,6 +146,7 @@ export const content: BenchGroup = async () => {
           clip_duration: 30,
           is_audio_only: false,
           bg_id: "sunset",
+          aspect: "9:16",
         },
       },
       deps,
