@@ -17,6 +17,7 @@ import { type ContentDeps, runContentTask } from "../inference-node/content/run-
 import { EspeakSynthesizer } from "../inference-node/content/tts/espeak.ts";
 import type { ContentJob } from "../protocol/content.ts";
 import { ENGLISH_NOTE } from "../test/node/content-helpers.ts";
+import { notetrContentBench } from "./content-notetr.ts";
 import { median, timeMs } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
 
@@ -205,6 +206,7 @@ export const content: BenchGroup = async () => {
       ),
     );
     await deck.cleanup();
+    results.push(...(await notetrContentBench(deps, BENCH_NOTE)));
 
     // The final render alone: current settings against the replaced ones, interleaved.
     const ours: number[] = [];
