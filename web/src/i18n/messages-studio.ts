@@ -110,6 +110,8 @@ export const enStudio = {
   "errorKey.cancelled": "The task was cancelled.",
   "errorKey.queue_unavailable": "The job queue refused the task. Try again.",
   "errorKey.queue_undeliverable": "The job queue could not deliver the task. Try again.",
+  "errorKey.same_language": "The note is already in that language: pick the other one to translate it.",
+  "errorKey.invalid_aspect": "The shape must be 9:16 (vertical), 16:9 (landscape) or 1:1 (square).",
 } as const;
 
 export const viStudio: Record<keyof typeof enStudio, string> = {
@@ -220,4 +222,6 @@ export const viStudio: Record<keyof typeof enStudio, string> = {
   "errorKey.cancelled": "Công việc đã bị hủy.",
   "errorKey.queue_unavailable": "Hàng đợi đã từ chối công việc. Hãy thử lại.",
   "errorKey.queue_undeliverable": "Hàng đợi không chuyển được công việc. Hãy thử lại.",
+  "errorKey.same_language": "Ghi chú đã ở ngôn ngữ này: hãy chọn ngôn ngữ kia để dịch.",
+  "errorKey.invalid_aspect": "Khung hình phải là 9:16 (dọc), 16:9 (ngang) hoặc 1:1 (vuông).",
 };
