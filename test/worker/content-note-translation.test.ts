@@ -97,14 +97,15 @@ describe("POST /v2/create/translation", () => {
       sentence_count: 3,
       outputs: files,
     };
-    expect((await node.complete(lease.lease_id, completion, "note_translation")).status).toBe(204);
-    // The node retries a completion whose answer it lost: the lease is spent, nothing more is made.
-    expect((await node.complete(lease.lease_id, completion, "note_translation")).status).toBe(410);
-    // And the kind itself keeps one note however often a completion is stored (a crash between the
-    // note and the task's status, then the retry).
+    // A first attempt stored the note, then the Worker died before the task's status was written
+    // (the kind's own step, as completeLease runs it) ...
     const kind = workerTaskKind("note_translation");
-    const again = await kind.storedResult(env, taskId, { kind: "note_translation", result: completion });
-    expect(again).toMatchObject({ note_id: taskId, source_note_id: source.note_id });
+    const first = await kind.storedResult(env, taskId, { kind: "note_translation", result: completion });
+    expect(first).toMatchObject({ note_id: taskId, source_note_id: source.note_id });
+    // ... so the node posts the completion again, which is kept, and finds the note already there.
+    expect((await node.complete(lease.lease_id, completion, "note_translation")).status).toBe(204);
+    // A retry whose answer was lost: the lease is spent, nothing more is made.
+    expect((await node.complete(lease.lease_id, completion, "note_translation")).status).toBe(410);
 
     const page = await listNotes(key);
     expect(page.total).toBe(2);
@@ -151,6 +152,38 @@ describe("POST /v2/create/translation", () => {
         body: new URLSearchParams({ note_id: taskId, voice_id: "vi-female" }).toString(),
       }),
     );
+  });
+
+  it("makes no note for a task deleted (or ended) before its completion is kept", async () => {
+    const { key } = await createKey();
+    const source = await note(key);
+    const taskId = await created(await createTranslation(key, { note_id: source.note_id, language: "vi" }));
+    const lease = await leaseTask(new TestNode(), taskId);
+    // The completion passed its lease check, then the owner deleted the task before it was kept.
+    expect(
+      (await call(`/v1/create/tasks/${taskId}`, { method: "DELETE", headers: bearer(key) })).status,
+    ).toBe(204);
+    const completion = {
+      note_id: source.note_id,
+      title: "Mê Kông",
+      language: "vi",
+      content: TRANSLATED,
+      sentence_count: 2,
+      outputs: [
+        {
+          role: "markdown" as const,
+          object_key: `outputs/${taskId}/x/a.md`,
+          content_type: "text/markdown",
+          bytes: 1,
+        },
+      ],
+    };
+    await workerTaskKind("note_translation").storedResult(env, taskId, {
+      kind: "note_translation",
+      result: completion,
+    });
+    expect((await listNotes(key)).notes.map((n) => n.note_id)).toEqual([source.note_id]);
+    expect(lease.kind).toBe("note_translation");
   });
 
   it("answers every request error with its error_key and creates no task", async () => {

@@ -9,22 +9,25 @@ const render = contentRenderKind<"note_translation">({});
  * A note translation: its files are checked and linked like any render's, and keeping its completion
  * makes the translated note a new note of the task's owner. The note's id is the task's, so a
  * completion stored again (a retry after a lost answer) finds its note and makes no second one. The
- * stored result names that note and leaves its text to it.
+ * stored result names that note and leaves its text to it. (A note made just before the task is
+ * deleted stays: it is the owner's, like any other.)
  */
 export const noteTranslationKind: WorkerTaskKind<"note_translation"> = {
   ...render,
   async storedResult(env, taskId, completion) {
-    const task = await readTask(env, taskId);
-    // A create route always records the owner; a task without one has no one to keep a note for.
-    if (!task?.owner_key_id) throw new Error(`task ${taskId} has no owner to keep its note for`);
     const { content, note_id: sourceNoteId, ...result } = completion.result;
-    await insertNote(env, task.owner_key_id, taskId, {
-      title: result.title,
-      content,
-      language: result.language,
-      duration_sec: null,
-      source_task_id: taskId,
-    });
+    const task = await readTask(env, taskId);
+    // A task deleted or ended meanwhile keeps no result (the status write refuses it, and the node is
+    // told its lease is gone), so it makes no note either.
+    if (task?.owner_key_id && (task.status === "queued" || task.status === "processing")) {
+      await insertNote(env, task.owner_key_id, taskId, {
+        title: result.title,
+        content,
+        language: result.language,
+        duration_sec: null,
+        source_task_id: taskId,
+      });
+    }
     return { ...result, note_id: taskId, source_note_id: sourceNoteId };
   },
 };
