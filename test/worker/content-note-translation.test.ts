@@ -1,7 +1,10 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { db } from "../../platform/db.ts";
+import { apiKeys } from "../../platform/schema.ts";
 import { readTask } from "../../platform/task-store.ts";
 import type { Lease } from "../../protocol/node.ts";
+import { generateServiceKey } from "../../worker/auth/key-material.ts";
 import type { Note, NotePage } from "../../worker/schemas/notes.ts";
 import { workerTaskKind } from "../../worker/tasks/kinds/index.ts";
 import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
@@ -152,6 +155,59 @@ describe("POST /v2/create/translation", () => {
         body: new URLSearchParams({ note_id: taskId, voice_id: "vi-female" }).toString(),
       }),
     );
+  });
+
+  it("keeps a user's translation as that user's note (a service key acting for the user)", async () => {
+    const made = await generateServiceKey();
+    await db(env).insert(apiKeys).values({
+      id: made.id,
+      name: "backend",
+      keyHash: made.hash,
+      prefix: made.prefix,
+      createdAt: Date.now(),
+      kind: "service",
+    });
+    const asDana = { ...bearer(made.secret), "x-voxedge-user": "dana" };
+    const written = await call("/v1/notes", {
+      method: "POST",
+      headers: { ...asDana, "content-type": "application/json" },
+      body: JSON.stringify({ content: ENGLISH }),
+    });
+    const source = (await written.json()) as Note;
+    const taskId = await created(
+      await call("/v2/create/translation", {
+        method: "POST",
+        headers: { ...asDana, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ note_id: source.note_id, language: "vi" }).toString(),
+      }),
+    );
+    const node = new TestNode();
+    const lease = await leaseTask(node, taskId);
+    const stored = await node.uploadOutput(
+      lease.lease_id,
+      "a.md",
+      new TextEncoder().encode(TRANSLATED),
+      "text/markdown",
+    );
+    const output = (await stored.json()) as { object_key: string; bytes: number; content_type: string };
+    const completion = {
+      note_id: source.note_id,
+      title: "Mê Kông",
+      language: "vi",
+      content: TRANSLATED,
+      sentence_count: 2,
+      outputs: [{ role: "markdown", ...output }],
+    };
+    expect((await node.complete(lease.lease_id, completion, "note_translation")).status).toBe(204);
+    const dana = (await (await call("/v1/notes", { headers: asDana })).json()) as NotePage;
+    expect(dana.notes.map((n) => n.note_id).sort()).toEqual([source.note_id, taskId].sort());
+    // the service key itself, or another user, does not see it
+    const itself = (await (await call("/v1/notes", { headers: bearer(made.secret) })).json()) as NotePage;
+    expect(itself.total).toBe(0);
+    const erin = await call(`/v1/notes/${taskId}`, {
+      headers: { ...bearer(made.secret), "x-voxedge-user": "erin" },
+    });
+    expect(erin.status).toBe(404);
   });
 
   it("makes no note for a task deleted (or ended) before its completion is kept", async () => {
