@@ -19,6 +19,7 @@ import type { ContentJob } from "../protocol/content.ts";
 import { ENGLISH_NOTE } from "../test/node/content-helpers.ts";
 import { overviewBench } from "./content-audio.ts";
 import { studyCardsBench } from "./content-cards.ts";
+import { notetrContentBench } from "./content-notetr.ts";
 import { quizAndGuideBench } from "./content-quiz.ts";
 import { median, timeMs } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
@@ -149,6 +150,7 @@ export const content: BenchGroup = async () => {
           clip_duration: 30,
           is_audio_only: false,
           bg_id: "sunset",
+          aspect: "9:16",
         },
       },
       deps,
@@ -210,6 +212,7 @@ export const content: BenchGroup = async () => {
     results.push(...(await quizAndGuideBench(deps)));
     results.push(...(await studyCardsBench(deps)));
     results.push(...(await overviewBench(deps)));
+    results.push(...(await notetrContentBench(deps, BENCH_NOTE)));
 
     // The final render alone: current settings against the replaced ones, interleaved.
     const ours: number[] = [];

@@ -1676,7 +1676,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make a narrated vertical short (or its audio) from a note */
+        /** Make a narrated short (9:16, 16:9 or 1:1) or its audio from a note */
         post: {
             parameters: {
                 query?: never;
@@ -2655,6 +2655,127 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/x-www-form-urlencoded": components["schemas"]["VideoOverviewForm"];
+                };
+            };
+            responses: {
+                /** @description queued; poll GET /v1/create/tasks/{task_id}/result */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CreateAccepted"];
+                    };
+                };
+                /** @description a field is missing or wrong: missing_field, unknown_voice, unknown_background, unknown_template, invalid_clip_duration, invalid_boolean, invalid_slide_count_range, unsupported_language, invalid_count, invalid_difficulty, invalid_format, invalid_length, voice_language_mismatch, duplicate_voice */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description missing or invalid credentials: an API key, a service key or a user JWT (error_key says which check failed) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description no such note for this API key (note_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description a request with the same Idempotency-Key is still in progress */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the form is over 16 KB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description not a form body (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the Idempotency-Key was used with a different request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description rate limit exceeded for this API key, or (webhook_backlog) its webhook deliveries waiting on their receiver are at WEBHOOK_MAX_PENDING_PER_KEY (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+                /** @description the job queue is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/create/translation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Translate a note into a new note (en or vi) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["NoteTranslationForm"];
                 };
             };
             responses: {
@@ -4856,6 +4977,8 @@ export interface components {
             is_audio_only?: string;
             /** @description from GET /v1/backgrounds */
             bg_id?: string;
+            /** @description 9:16 (1080x1920, default), 16:9 (1920x1080) or 1:1 (1080x1080) */
+            aspect?: string;
             /** @description true: note_id may be any published community note (GET /v1/community/notes); the content is yours */
             community?: string;
             /**
@@ -5047,6 +5170,25 @@ export interface components {
             /** @description en or vi; default the note's */
             language?: string;
             /** @description true, false, 1 or 0: note_id may be a published community note */
+            community?: string;
+            /**
+             * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed
+             * @example https://example.com/hooks/voxedge
+             */
+            webhook_url?: string | null;
+            /**
+             * @description a header sent as given with every delivery (with webhook_auth_header_value)
+             * @example Authorization
+             */
+            webhook_auth_header_name?: string | null;
+            /** @description its value; a credential, never shown back */
+            webhook_auth_header_value?: string | null;
+        };
+        NoteTranslationForm: {
+            note_id: string;
+            /** @description the translation's language: en or vi (not the note's own) */
+            language: string;
+            /** @description true: note_id may be any published community note (GET /v1/community/notes); the content is yours */
             community?: string;
             /**
              * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed

@@ -118,13 +118,19 @@ const templateOf = (kind: Template["kind"]) =>
     `${kind} template_id`,
   );
 
-/** POST /v2/create/shorts, resolved: a narrated vertical short, or its audio alone. */
+/** A short's frame shape: vertical (1080x1920, the default), landscape (1920x1080) or square (1080x1080). */
+export const SHORT_ASPECTS = ["9:16", "16:9", "1:1"] as const;
+export type ShortAspect = (typeof SHORT_ASPECTS)[number];
+
+/** POST /v2/create/shorts, resolved: a narrated short (vertical unless `aspect` says), or its audio alone. */
 export const ShortsParams = z.object({
   note: NoteSnapshot,
   voice_id: voiceId,
   clip_duration: z.number().int().min(5).max(180).default(30),
   is_audio_only: z.boolean().default(false),
   bg_id: bgId.default(DEFAULT_BG_ID),
+  /** Tasks stored before the field parse as the vertical short they were. */
+  aspect: z.enum(SHORT_ASPECTS).default("9:16"),
 });
 export type ShortsParams = z.infer<typeof ShortsParams>;
 

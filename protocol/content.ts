@@ -13,6 +13,7 @@ export * from "./content-params.ts";
 export * from "./flashcards-params.ts";
 export * from "./mindmap-params.ts";
 export * from "./narration-voices.ts";
+export * from "./note-translation-params.ts";
 export * from "./podcast-params.ts";
 export * from "./quiz-params.ts";
 export * from "./study-guide-params.ts";

@@ -2,6 +2,11 @@ import { z } from "zod";
 import { ContentTaskResult, QuizVideoParams, ShortsParams, SlideParams } from "./content-params.ts";
 import { FlashcardsParams } from "./flashcards-params.ts";
 import { MindMapParams } from "./mindmap-params.ts";
+import {
+  NoteTranslationCompletion,
+  NoteTranslationParams,
+  NoteTranslationResult,
+} from "./note-translation-params.ts";
 import { PodcastParams } from "./podcast-params.ts";
 import { QuizParams, QuizResult } from "./quiz-params.ts";
 import { StudyGuideParams, StudyGuideResult } from "./study-guide-params.ts";
@@ -79,6 +84,12 @@ export const TASK_CONTRACTS = {
     params: VideoOverviewParams,
     completion: ContentTaskResult,
     result: ContentTaskResult,
+  },
+  note_translation: {
+    workClass: "render",
+    params: NoteTranslationParams,
+    completion: NoteTranslationCompletion,
+    result: NoteTranslationResult,
   },
 } as const;
 

@@ -6,6 +6,7 @@ import type { ContentStep } from "../../protocol/content.ts";
 import type { ContentKind, TaskParams } from "../../protocol/task.ts";
 import { flashcardsStages } from "./flashcards/flashcards-stages.ts";
 import { mindMapStages } from "./mindmap/mindmap-stages.ts";
+import { runNoteTranslation } from "./note-translation/run-note-translation.ts";
 import { podcastPlan, runPodcast } from "./podcast/run-podcast.ts";
 import type { ProgressTracker, StageKey } from "./progress.ts";
 import { QUIZ_FILE_COUNT, runQuiz } from "./quiz-export/run-quiz.ts";
@@ -95,4 +96,8 @@ export const CONTENT_KIND_STAGES: { readonly [K in ContentKind]: ContentKindStag
   mindmap: mindMapStages,
   podcast: { plan: podcastPlan, run: runPodcast },
   video_overview: { plan: videoOverviewPlan, run: runVideoOverview },
+  note_translation: {
+    plan: (params) => [{ step: "translating", key: "translate", units: params.note.content.length }],
+    run: runNoteTranslation,
+  },
 };

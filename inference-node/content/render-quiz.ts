@@ -6,6 +6,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Voice } from "../../protocol/content.ts";
+import type { Cue } from "../../protocol/subtitles.ts";
 import { backgroundGraph } from "./backgrounds.ts";
 import { cardBoxFilters } from "./card-boxes.ts";
 import { compositionArgs, type RenderTools, runFfmpeg, VIDEO_FPS } from "./ffmpeg.ts";
@@ -14,8 +15,9 @@ import { LETTERS, QUIZ_HEIGHT, QUIZ_WIDTH, type QuizTimeline, quizOverlay } from
 import type { RenderedMedia } from "./render-short.ts";
 import type { ContentLanguage } from "./script.ts";
 import type { QuizTheme } from "./themes.ts";
-import type { SpeechSynthesizer } from "./tts/synthesizer.ts";
+import type { SpeechSynthesizer, WordTiming } from "./tts/synthesizer.ts";
 import { type Pcm, readWav, resample, writeWav } from "./tts/wav.ts";
+import { narrationCues } from "./video-overview/cues.ts";
 
 const COUNTDOWN_SEC = 3;
 const AFTER_SPEECH_SEC = 0.4;
@@ -71,13 +73,14 @@ export interface QuizRender {
   onRenderProgress?: (fraction: number) => void;
 }
 
-/** Synthesizes the segments and returns the timeline and the mixed WAV. */
+/** Synthesizes the segments and returns the timeline, the mixed WAV and the narration's caption cues. */
 async function narrate(
   input: QuizRender,
-): Promise<{ timeline: QuizTimeline; wavPath: string; characters: number }> {
+): Promise<{ timeline: QuizTimeline; wavPath: string; characters: number; cues: Cue[] }> {
   const texts = quizNarration(input.title, input.questions, input.language);
   const pieces: Pcm[] = [];
   const durations: number[] = [];
+  const words: WordTiming[][] = [];
   for (const [i, text] of texts.entries()) {
     const speech = await input.synthesizer.synthesize(
       text,
@@ -86,6 +89,7 @@ async function narrate(
       join(input.workDir, `quiz-${i}.wav`),
     );
     durations.push(speech.durationSec);
+    words.push(speech.words);
     pieces.push(await readWav(speech.wavPath));
     input.onSpeechProgress?.((i + 1) / texts.length);
   }
@@ -113,7 +117,8 @@ async function narrate(
   }
   const wavPath = join(input.workDir, "quiz.wav");
   await writeWav(wavPath, { sampleRate: SAMPLE_RATE, samples });
-  return { timeline, wavPath, characters: texts.join(" ").length };
+  const cues = words.flatMap((spoken, i) => narrationCues(spoken, starts[i] ?? 0));
+  return { timeline, wavPath, characters: texts.join(" ").length, cues };
 }
 
 /**
@@ -124,8 +129,8 @@ async function narrate(
  */
 export async function renderQuiz(
   input: QuizRender,
-): Promise<RenderedMedia & { timeline: QuizTimeline; characters: number }> {
-  const { timeline, wavPath, characters } = await narrate(input);
+): Promise<RenderedMedia & { timeline: QuizTimeline; characters: number; cues: Cue[] }> {
+  const { timeline, wavPath, characters, cues } = await narrate(input);
   input.signal.throwIfAborted();
   const assPath = join(input.workDir, "quiz.ass");
   const overlay = quizOverlay(input.title, input.questions, timeline, input.theme);
@@ -146,5 +151,5 @@ export async function renderQuiz(
       ...(input.onRenderProgress ? { onProgress: input.onRenderProgress } : {}),
     },
   );
-  return { path, contentType: "video/mp4", durationSec: duration, assPath, timeline, characters };
+  return { path, contentType: "video/mp4", durationSec: duration, assPath, timeline, characters, cues };
 }

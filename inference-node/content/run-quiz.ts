@@ -1,5 +1,6 @@
-/** A quiz-video task: questions → narrated, counted-down, revealed video. */
+/** A quiz-video task: questions → narrated, counted-down, revealed video, with its narration's SRT/VTT. */
 import { type QuizVideoParams, VOICES } from "../../protocol/content.ts";
+import { writeCaptionSidecars } from "./caption-sidecars.ts";
 import { ContentError } from "./errors.ts";
 import type { ProgressTracker } from "./progress.ts";
 import { ExtractiveQuizWriter, LlmQuizWriter, type QuizWriter } from "./quiz.ts";
@@ -80,6 +81,9 @@ export async function runQuizVideo(
       voice_id: voice.voice_id,
       text_source: deps.llm ? "llm" : "extractive",
     },
-    files: [{ role: "video", path: media.path, contentType: media.contentType }],
+    files: [
+      { role: "video", path: media.path, contentType: media.contentType },
+      ...(await writeCaptionSidecars(media.cues, media.durationSec, workDir)),
+    ],
   };
 }

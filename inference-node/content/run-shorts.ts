@@ -1,6 +1,7 @@
-/** A shorts task: script → narration → video (or audio only). */
+/** A shorts task: script → narration → video with its caption sidecars (or audio only). */
 import { join } from "node:path";
 import { type ShortsParams, VOICES } from "../../protocol/content.ts";
+import { writeCaptionSidecars } from "./caption-sidecars.ts";
 import { ContentError } from "./errors.ts";
 import { type ProgressTracker, processSpeeds } from "./progress.ts";
 import { END_PAD_SEC, renderShort } from "./render-short.ts";
@@ -72,6 +73,7 @@ export async function runShorts(
     bgId: params.bg_id,
     clipDurationSec: params.clip_duration,
     audioOnly: params.is_audio_only,
+    aspect: params.aspect,
     workDir,
     tools: deps.tools,
     signal,
@@ -87,12 +89,14 @@ export async function runShorts(
       duration: Math.round(media.durationSec * 100) / 100,
       voice_id: voice.voice_id,
       is_audio_only: params.is_audio_only,
+      ...(params.is_audio_only ? {} : { aspect: params.aspect }),
       text_source: script.source,
       script: narration,
       word_timing: speech.timing,
     },
     files: [
       { role: params.is_audio_only ? "audio" : "video", path: media.path, contentType: media.contentType },
+      ...(media.cues ? await writeCaptionSidecars(media.cues, media.durationSec, workDir) : []),
     ],
   };
 }

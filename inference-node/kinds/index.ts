@@ -18,6 +18,7 @@ export const NODE_TASK_KINDS: { readonly [K in TaskKind]: NodeTaskKind<K> } = {
   mindmap: contentRenderKind<"mindmap">(),
   podcast: contentRenderKind<"podcast">(),
   video_overview: contentRenderKind<"video_overview">(),
+  note_translation: contentRenderKind<"note_translation">(),
 };
 
 /**

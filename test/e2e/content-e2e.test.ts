@@ -10,6 +10,7 @@ import { type components, unwrap } from "../../client/index.ts";
 import { LocalPlatform } from "../helpers/local-platform.ts";
 import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
+import { sidecarCues } from "../node/caption-sidecar-helpers.ts";
 import { ENGLISH_NOTE, pdfPages, pdfText, probe, VIETNAMESE_NOTE } from "../node/content-helpers.ts";
 
 /**
@@ -106,6 +107,16 @@ describe("content generation on the local stack", () => {
     expect(video).toMatchObject({ codec_name: "h264", width: 1080, height: 1920 });
     expect(info.streams.some((s) => s.codec_type === "audio" && s.codec_name === "aac")).toBe(true);
     expect(info.duration).toBeLessThanOrEqual(10.05);
+    // Its captions beside it, as the node uploaded them: SRT and VTT that ffmpeg reads, within the video.
+    const files = done.files ?? [];
+    expect(files.map((f) => [f.role, f.content_type])).toEqual([
+      ["video", "video/mp4"],
+      ["srt", "application/x-subrip"],
+      ["vtt", "text/vtt"],
+    ]);
+    const cues = sidecarCues(await download(files[2]?.url ?? "", "short.vtt"));
+    expect(cues.length).toBeGreaterThan(2);
+    expect(cues.at(-1)!.end).toBeLessThanOrEqual(info.duration + 0.01);
   }, 200_000);
 
   it("makes an audio-only short from a Vietnamese note, and a deck with its PDF", async () => {

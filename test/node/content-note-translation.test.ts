@@ -3,11 +3,16 @@
  * against a local LibreTranslate-compatible server): the Markdown structure survives line for line,
  * each sentence is one request, code and links are kept, and every failure has its error_key.
  */
+import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { translateNote } from "../../inference-node/content/note-translation/translate-note.ts";
+import { StageSpeeds } from "../../inference-node/content/progress.ts";
+import { runContentTask } from "../../inference-node/content/run-content-task.ts";
 import type { TranslateFn } from "../../inference-node/content/script.ts";
+import { EspeakSynthesizer } from "../../inference-node/content/tts/espeak.ts";
 import { createTranslator } from "../../inference-node/translate/config.ts";
-import { ENGLISH_NOTE } from "./content-helpers.ts";
+import { NoteTranslationCompletion } from "../../protocol/content.ts";
+import { ENGLISH_NOTE, recordingContext } from "./content-helpers.ts";
 import { type FakeServer, libreTranslateHandler, sendJson, startServer } from "./translate-fake-servers.ts";
 
 let libre: FakeServer;
@@ -104,5 +109,89 @@ describe("note translation", () => {
     ).rejects.toMatchObject({
       code: "note_too_short",
     });
+  });
+});
+
+describe("note_translation tasks", () => {
+  it("run through runContentTask: the translated note as Markdown and JSON, and a completion the Worker accepts", async () => {
+    libre.requests.length = 0;
+    const { reports, ctx } = recordingContext();
+    const deps = {
+      synthesizer: new EspeakSynthesizer(),
+      tools: { ffmpeg: "ffmpeg" },
+      llm: null,
+      speeds: new StageSpeeds(),
+      translate: through(libre.url),
+    };
+    const result = await runContentTask(
+      { kind: "note_translation", params: { note: NOTE, language: "vi" } },
+      deps,
+      ctx,
+    );
+    try {
+      expect(result.files.map((f) => [f.role, f.contentType])).toEqual([
+        ["markdown", "text/markdown"],
+        ["json", "application/json"],
+      ]);
+      const markdown = await readFile(result.files[0]?.path ?? "", "utf8");
+      // the title as the heading, then the note line for line
+      expect(markdown.split("\n").slice(0, 3)).toEqual([
+        "# <vi>River notes</vi>",
+        "",
+        "# <vi>The Mekong</vi>",
+      ]);
+      expect(markdown).toContain("- [ ] <vi>A task item.</vi>");
+      expect(markdown).toContain("```\ncode stays as written.\n```");
+      const json = JSON.parse(await readFile(result.files[1]?.path ?? "", "utf8"));
+      expect(json).toMatchObject({
+        format: "voxedge.note_translation",
+        version: 1,
+        source_note_id: "n1",
+        source_language: "en",
+        language: "vi",
+        title: "<vi>River notes</vi>",
+        sentence_count: result.data.sentence_count,
+      });
+      expect(markdown).toContain(json.content);
+      expect(result.data).toMatchObject({ note_id: "n1", language: "vi", title: "<vi>River notes</vi>" });
+      expect(result.data.sentence_count).toBe(libre.requests.filter((r) => r.path === "/translate").length);
+      // what renderTask sends once the files are uploaded parses as the kind's completion
+      const completion = NoteTranslationCompletion.parse({
+        ...result.data,
+        outputs: result.files.map((f) => ({
+          role: f.role,
+          object_key: `outputs/t/${f.role}`,
+          content_type: f.contentType,
+          bytes: 1,
+        })),
+      });
+      expect(completion.content).toBe(json.content);
+      expect(reports.map((r) => r.step)).toContain("translating");
+    } finally {
+      await result.cleanup();
+    }
+  });
+
+  it("fails translation_unavailable without a backend, invalid_params for the note's own language", async () => {
+    const deps = {
+      synthesizer: new EspeakSynthesizer(),
+      tools: { ffmpeg: "ffmpeg" },
+      llm: null,
+      speeds: new StageSpeeds(),
+    };
+    await expect(
+      runContentTask(
+        { kind: "note_translation", params: { note: NOTE, language: "vi" } },
+        deps,
+        recordingContext().ctx,
+      ),
+    ).rejects.toMatchObject({ code: "translation_unavailable" });
+    await expect(
+      runContentTask(
+        { kind: "note_translation", params: { note: NOTE, language: "en" } },
+        { ...deps, translate: through(libre.url) },
+        recordingContext().ctx,
+      ),
+    ).rejects.toMatchObject({ code: "invalid_params" });
   });
 });

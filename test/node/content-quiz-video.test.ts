@@ -6,10 +6,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StageSpeeds } from "../../inference-node/content/progress.ts";
 import type { QuizQuestion } from "../../inference-node/content/quiz.ts";
+import { quizNarration } from "../../inference-node/content/render-quiz.ts";
 import { type ContentDeps, runContentTask } from "../../inference-node/content/run-content-task.ts";
 import { foldForCompare } from "../../inference-node/content/text.ts";
 import { quizTheme } from "../../inference-node/content/themes.ts";
 import { EspeakSynthesizer } from "../../inference-node/content/tts/espeak.ts";
+import { sidecarCues, spokenWords } from "./caption-sidecar-helpers.ts";
 import { assEvents, ENGLISH_NOTE, probe, recordingContext } from "./content-helpers.ts";
 
 let root: string;
@@ -112,6 +114,23 @@ describe("quiz video", () => {
       const after = pixel(result.files[0]!.path, reveal.start + 0.6, x, y - 90);
       expect(colorDistance(after, quizTheme("quiz-neon").correct)).toBeLessThan(40);
       expect(colorDistance(before, quizTheme("quiz-neon").option)).toBeLessThan(40);
+
+      // The narration's captions beside the video: ffmpeg parses them, every cue within the video,
+      // and together they say what was narrated, in order.
+      expect(result.files.map((f) => [f.role, f.contentType])).toEqual([
+        ["video", "video/mp4"],
+        ["srt", "application/x-subrip"],
+        ["vtt", "text/vtt"],
+      ]);
+      const cues = sidecarCues(result.files[2]!.path);
+      expect(sidecarCues(result.files[1]!.path)).toEqual(cues);
+      for (const cue of cues) {
+        expect(cue.end).toBeGreaterThan(cue.start);
+        expect(cue.end).toBeLessThanOrEqual(media.duration + 0.01);
+      }
+      expect(spokenWords(cues.map((cue) => cue.text).join(" "))).toEqual(
+        spokenWords(quizNarration(String(result.data.title), questions, "en").join(" ")),
+      );
 
       const progress = reports.map((r) => r.progress);
       expect(progress).toEqual([...progress].sort((a, b) => a - b));

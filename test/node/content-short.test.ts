@@ -46,7 +46,8 @@ describe("shorts", () => {
       ctx,
     );
     try {
-      expect(result.files).toHaveLength(1);
+      // the video, then its captions as SRT and VTT (content-short-aspect.test.ts reads them)
+      expect(result.files.map((f) => f.role)).toEqual(["video", "srt", "vtt"]);
       const [file] = result.files;
       expect(file).toMatchObject({ role: "video", contentType: "video/mp4" });
       const media = probe(file!.path);
@@ -96,6 +97,7 @@ describe("shorts", () => {
       bgId: "grid",
       clipDurationSec: 12,
       audioOnly: false,
+      aspect: "9:16",
       workDir,
       tools: { ffmpeg: "ffmpeg" },
       signal: new AbortController().signal,

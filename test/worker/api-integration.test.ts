@@ -321,6 +321,7 @@ describe("what API users expect besides the spec", () => {
       "/v2/create/shorts",
       "/v2/create/slide",
       "/v2/create/study-guide",
+      "/v2/create/translation",
       "/v2/create/video-overview",
       "/ws",
     ]);

@@ -256,7 +256,9 @@ describe("POST /v2/create/video-overview", () => {
     expect(data.video_url).toBe(data.files[0]?.url);
     // the deck's PDF is in files only: slide_pdf_url is a slide deck's field
     expect(data).not.toHaveProperty("slide_pdf_url");
-    expect((await callMinted(data.files[2]!.url)).headers.get("content-type")).toBe("text/vtt; charset=utf-8");
+    expect((await callMinted(data.files[2]!.url)).headers.get("content-type")).toBe(
+      "text/vtt; charset=utf-8",
+    );
   });
 
   it("answers every wrong field with its own error_key, another key's note with 404", async () => {

@@ -11,6 +11,7 @@ import { checkWebhookFields } from "../webhooks/target.ts";
 import { findPublishedNote } from "./community-notes.ts";
 import { ContentApiError } from "./errors.ts";
 import { badField, type FormFields, flag, required } from "./form-fields.ts";
+import type { CreateForm } from "./forms/create-form.ts";
 import { CREATE_FORMS } from "./forms/index.ts";
 import { findOwnNote } from "./notes.ts";
 
@@ -32,7 +33,8 @@ export async function createContentTask(
   fields: FormFields,
 ): Promise<{ accepted: CreateAccepted; replayed: boolean }> {
   const noteId = required(fields, "note_id");
-  const params = CREATE_FORMS[kind].params(fields);
+  const form = CREATE_FORMS[kind] as CreateForm<ContentKind>;
+  const params = form.params(fields);
   const community = flag(fields, "community");
   const webhook = checkWebhookFields(
     {
@@ -80,7 +82,7 @@ export async function createContentTask(
         content: row.content,
         language: row.language,
       };
-      CREATE_FORMS[kind].checkNote?.(fields, note);
+      form.checkNote?.(params, note, fields);
       const record = await submitTask(env, {
         ownerKeyId: caller.ownerKeyId,
         kind,

@@ -89,12 +89,29 @@ async function noteSource(env: Env, ownerKeyId: string, request: CreateNoteReque
   };
 }
 
+/** What a new note is made of. */
+export type NoteSource = Pick<NoteRow, "title" | "content" | "language" | "duration_sec" | "source_task_id">;
+
 /** Creates a note for `ownerKeyId`. */
 export async function createNote(env: Env, ownerKeyId: string, request: CreateNoteRequest): Promise<Note> {
-  const source = await noteSource(env, ownerKeyId, request);
+  return toNote(
+    await insertNote(env, ownerKeyId, crypto.randomUUID(), await noteSource(env, ownerKeyId, request)),
+  );
+}
+
+/**
+ * Stores a note of `ownerKeyId` under `id`; a note already stored under that id is kept as it is, so a
+ * caller that derives the id from what made the note (a task) may call again without a second note.
+ */
+export async function insertNote(
+  env: Env,
+  ownerKeyId: string,
+  id: string,
+  source: NoteSource,
+): Promise<NoteRow> {
   const now = Date.now();
   const row: NoteRow = {
-    id: crypto.randomUUID(),
+    id,
     owner_key_id: ownerKeyId,
     created_at: now,
     updated_at: now,
@@ -102,8 +119,8 @@ export async function createNote(env: Env, ownerKeyId: string, request: CreateNo
     publisher_name: null,
     ...source,
   };
-  await db(env).insert(notes).values(row);
-  return toNote(row);
+  await db(env).insert(notes).values(row).onConflictDoNothing({ target: notes.id });
+  return row;
 }
 
 /** A note of this key, as stored; null for an unknown note or another key's. */

@@ -31,6 +31,10 @@ export function uploadContentType(value: string | null | undefined): string {
 const DOCUMENT_TYPES = new Set([
   "application/pdf",
   "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  "text/markdown",
+  "application/json",
+  "application/x-subrip",
+  "text/vtt",
 ]);
 
 /**

@@ -122,6 +122,10 @@ export const ShortsForm = z
     clip_duration: z.string().optional().openapi({ description: "seconds, 5..180 (default 30)" }),
     is_audio_only: boolText.optional(),
     bg_id: z.string().optional().openapi({ description: "from GET /v1/backgrounds" }),
+    aspect: z
+      .string()
+      .optional()
+      .openapi({ description: "9:16 (1080x1920, default), 16:9 (1920x1080) or 1:1 (1080x1080)" }),
     community: communityField,
     ...webhookFields,
   })

@@ -112,6 +112,8 @@ export const enStudio = {
   "errorKey.queue_undeliverable": "The job queue could not deliver the task. Try again.",
   "errorKey.invalid_count": "The number is out of range: 1 to 50 flashcards, or 1 to 20 quiz questions.",
   "errorKey.invalid_difficulty": "The difficulty must be easy, medium or hard.",
+  "errorKey.same_language": "The note is already in that language: pick the other one to translate it.",
+  "errorKey.invalid_aspect": "The shape must be 9:16 (vertical), 16:9 (landscape) or 1:1 (square).",
 } as const;
 
 export const viStudio: Record<keyof typeof enStudio, string> = {
@@ -225,4 +227,6 @@ export const viStudio: Record<keyof typeof enStudio, string> = {
   "errorKey.invalid_count":
     "Số lượng không hợp lệ: từ 1 đến 50 thẻ ghi nhớ, hoặc từ 1 đến 20 câu hỏi trắc nghiệm.",
   "errorKey.invalid_difficulty": "Độ khó phải là dễ (easy), vừa (medium) hoặc khó (hard).",
+  "errorKey.same_language": "Ghi chú đã ở ngôn ngữ này: hãy chọn ngôn ngữ kia để dịch.",
+  "errorKey.invalid_aspect": "Khung hình phải là 9:16 (dọc), 16:9 (ngang) hoặc 1:1 (vuông).",
 };

@@ -14,6 +14,13 @@ export interface CreateForm<K extends ContentKind> {
   /** The form as the API document shows it (fields are read by `params`, not by this schema). */
   form: z.ZodObject;
   params(fields: FormFields): Omit<z.input<TaskContract<K>["params"]>, "note">;
-  /** Checks what only the note tells (the language a voice must speak); a wrong field throws as `params` does. */
-  checkNote?(fields: FormFields, note: NoteSnapshot): void;
+  /**
+   * Checks what only the note tells (the language a voice must speak, a translation into the note's own
+   * language), once the note is found; a wrong field throws as `params` does.
+   */
+  checkNote?(
+    params: Omit<z.input<TaskContract<K>["params"]>, "note">,
+    note: NoteSnapshot,
+    fields: FormFields,
+  ): void;
 }

@@ -2,6 +2,7 @@ import type { ContentKind } from "../../../protocol/task.ts";
 import type { CreateForm } from "./create-form.ts";
 import { flashcardsForm } from "./flashcards.ts";
 import { mindMapForm } from "./mindmap.ts";
+import { noteTranslationForm } from "./note-translation.ts";
 import { podcastForm } from "./podcast.ts";
 import { quizForm } from "./quiz.ts";
 import { quizVideoForm } from "./quiz-video.ts";
@@ -21,4 +22,5 @@ export const CREATE_FORMS: { readonly [K in ContentKind]: CreateForm<K> } = {
   mindmap: mindMapForm,
   podcast: podcastForm,
   video_overview: videoOverviewForm,
+  note_translation: noteTranslationForm,
 };

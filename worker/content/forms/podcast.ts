@@ -49,7 +49,7 @@ export const podcastForm: CreateForm<"podcast"> = {
     voice_id_2: fields.has("voice_id_2") ? voiceId(fields, "voice_id_2") : null,
     language: outputLanguage(fields, "audio overviews"),
   }),
-  checkNote: (fields: FormFields, note: NoteSnapshot) => {
+  checkNote: (_params, note: NoteSnapshot, fields: FormFields) => {
     const twoHosts = (fields.get("format") ?? "deep_dive") === "deep_dive";
     const asked = {
       voice_id: fields.get("voice_id"),

@@ -1,11 +1,12 @@
+import { SHORT_ASPECTS } from "../../../protocol/content.ts";
 import { ShortsForm } from "../../schemas/content.ts";
-import { bgId, type FormFields, flag, voiceId, wholeNumber } from "../form-fields.ts";
+import { bgId, type FormFields, flag, oneOf, voiceId, wholeNumber } from "../form-fields.ts";
 import type { CreateForm } from "./create-form.ts";
 
-/** POST /v2/create/shorts: a narrated vertical short, or its audio. */
+/** POST /v2/create/shorts: a narrated short (vertical, landscape or square), or its audio. */
 export const shortsForm: CreateForm<"shorts"> = {
   path: "/shorts",
-  summary: "Make a narrated vertical short (or its audio) from a note",
+  summary: "Make a narrated short (9:16, 16:9 or 1:1) or its audio from a note",
   form: ShortsForm,
   params: (fields: FormFields) => ({
     voice_id: voiceId(fields),
@@ -17,5 +18,6 @@ export const shortsForm: CreateForm<"shorts"> = {
     }),
     is_audio_only: flag(fields, "is_audio_only"),
     bg_id: bgId(fields),
+    aspect: oneOf(fields, "aspect", SHORT_ASPECTS, "9:16", "invalid_aspect"),
   }),
 };

@@ -42,7 +42,7 @@ export const videoOverviewForm: CreateForm<"video_overview"> = {
     language: outputLanguage(fields, "video overviews"),
     community: flag(fields, "community"),
   }),
-  checkNote: (fields: FormFields, note: NoteSnapshot) => {
+  checkNote: (_params, note: NoteSnapshot, fields: FormFields) => {
     const language = overviewLanguage(outputLanguage(fields, "video overviews"), note);
     if (language === null) return;
     const voices = narrationVoices(language, { voice_id: fields.get("voice_id") }, false);

@@ -1,5 +1,6 @@
 import type { TaskKind } from "../../../protocol/task.ts";
 import { contentRenderKind } from "./content-render.ts";
+import { noteTranslationKind } from "./note-translation.ts";
 import { transcribeKind } from "./transcribe.ts";
 import type { WorkerTaskKind } from "./worker-task-kind.ts";
 
@@ -15,6 +16,7 @@ export const WORKER_TASK_KINDS: { readonly [K in TaskKind]: WorkerTaskKind<K> } 
   mindmap: contentRenderKind<"mindmap">({}),
   podcast: contentRenderKind<"podcast">({ audio: "audio_url" }),
   video_overview: contentRenderKind<"video_overview">({ video: "video_url" }),
+  note_translation: noteTranslationKind,
 };
 
 /**
