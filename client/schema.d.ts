@@ -3298,6 +3298,8 @@ export interface paths {
                     role?: string;
                     /** @description your display name, shown to everyone and on your finals (trimmed, at most 64 characters, no control characters) */
                     name?: string;
+                    /** @description true: hear each final spoken in your language (translation_audio after its transcript); default false, a reconnect keeps it */
+                    speak?: string;
                 };
                 header?: never;
                 path: {
@@ -3307,7 +3309,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 (bad language, client_id, resume token, role or name), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere), 4410 (the room reached ROOM_MAX_AGE_SEC), 4403 (removed by the host), 4423 (locked by the host), 4460 (ended by the host). */
+                /** @description WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 (bad language, client_id, resume token, role, name or speak), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere), 4410 (the room reached ROOM_MAX_AGE_SEC), 4403 (removed by the host), 4423 (locked by the host), 4460 (ended by the host). */
                 101: {
                     headers: {
                         [name: string]: unknown;
@@ -3960,6 +3962,8 @@ export interface components {
                 audio_url?: string;
                 slide_url?: string;
                 slide_pdf_url?: string;
+                /** @description every file the render made */
+                files?: components["schemas"]["ContentFileLink"][];
             } & {
                 [key: string]: unknown;
             };
@@ -3985,6 +3989,17 @@ export interface components {
             webhook_status?: "pending" | "delivered" | "failed";
             /** @description HTTP status of the last delivery attempt (null: none yet, or no answer) */
             webhook_last_http_status?: number | null;
+        };
+        ContentFileLink: {
+            /**
+             * @description what the file is: video, audio, pdf, apkg, …
+             * @enum {string}
+             */
+            role: "video" | "audio" | "audio_mp3" | "pptx" | "pdf" | "json" | "csv" | "txt" | "markdown" | "apkg" | "opml" | "svg" | "png" | "srt" | "vtt" | "moodle_xml" | "gift" | "chapters";
+            content_type: string;
+            bytes: number;
+            /** @description signed, expires like the spec's *_url fields */
+            url: string;
         };
         SocketToken: {
             /** @description pass it as the socket URL's `token` query parameter */
