@@ -10,7 +10,7 @@ import { z } from "zod";
 /** Longest text the room asks to be spoken (characters); a longer final is not spoken. */
 export const SPEECH_MAX_TEXT_CHARS = 1_000;
 /**
- * Largest audio one answer may carry (bytes before base64): ~14 s of espeak-ng's 22.05 kHz PCM16 WAV.
+ * Largest audio one answer may carry (bytes before base64): ~20 s of the node's 16 kHz PCM16 WAV.
  * Its base64 (~853 KiB) with the message stays under the 1 MiB a WebSocket message may be everywhere.
  */
 export const SPEECH_MAX_AUDIO_BYTES = 640 * 1024;
