@@ -53,6 +53,8 @@ export function applyRoomMessage(view: RoomView, message: RoomServerMessage, me:
     // end still reaches the page as its close code and reason
     case "participants":
     case "system":
+    // spoken translations (#31.3) are played by the console's own work, not folded into the view
+    case "translation_audio":
       return view;
   }
 }
