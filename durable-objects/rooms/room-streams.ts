@@ -123,7 +123,11 @@ export class RoomStreams {
 
   /** An engine's message, handled after those that came before it. */
   async fromEngine(ws: WebSocket, conn: StreamConn, frame: string | ArrayBuffer): Promise<void> {
-    const handled = this.#engineQueue.then(() => this.#handleEngine(ws, conn, frame));
+    // its attachment as the messages before it left it (`ended`, `no_tts`), not as it was on arrival
+    const handled = this.#engineQueue.then(() => {
+      const latest = connOf(ws);
+      return this.#handleEngine(ws, latest?.role === "stream" ? latest : conn, frame);
+    });
     this.#engineQueue = handled.catch(() => undefined);
     await handled;
   }
@@ -257,9 +261,7 @@ export class RoomStreams {
     if (message.type === "ended") return this.#engineEnded(ws, conn);
     if (message.type === "synthesized" || message.type === "synthesis_failed") {
       await this.#speech.answer(ws, conn, message);
-      const now = connOf(ws);
-      if (now?.role === "stream" && now.ended && !this.#speech.waitingOn(conn.stream_id))
-        await this.#letGo(ws, now);
+      if (conn.ended && !this.#speech.waitingOn(conn.stream_id)) await this.#letGo(ws, conn);
       return;
     }
     if (message.type === "translated" || message.type === "committed") return; // rooms never commit
