@@ -218,10 +218,14 @@ async function runRoom(
   ).length;
   const translations = calls() - before;
   for (const client of [speaker, ...audience]) client.ws.close(1000, "bench over");
-  const speechErrors = audience
+  const ttsErrors = audience
     .slice(0, SPEAKING)
-    .flatMap((l) => l.received)
-    .filter((r) => r.message.type === "error" && r.message.code.startsWith("tts_")).length;
+    .flatMap((l) => l.received.map((r) => r.message))
+    .flatMap((m) => (m.type === "error" && m.code.startsWith("tts_") ? [`${m.code}: ${m.message}`] : []));
+  const speechErrors = ttsErrors.length;
+  const tally = new Map<string, number>();
+  for (const why of ttsErrors) tally.set(why, (tally.get(why) ?? 0) + 1);
+  for (const [why, n] of tally) log(`${n} × ${why}`);
   return { finals, spoken, speechErrors, speakerFinals, translations, listeners };
 }
 
