@@ -15,6 +15,7 @@
  * final latency for streaming Whisper set-ups, Whisper-Streaming's 3.3 s for LocalAgreement-2
  * confirmed text (what our interims are), and RTF 1 as the real-time limit.
  */
+import type { SpeechEngine } from "../inference-node/live/live-speech.ts";
 import { DEFAULT_LIVE_OPTIONS } from "../inference-node/live/options.ts";
 import { startLiveService } from "../inference-node/live/service.ts";
 import type { DecodeStat } from "../inference-node/live/transcriber.ts";
@@ -179,6 +180,8 @@ export async function measureWs(url: string, key: string, speech: SpeechStream) 
 export async function startBenchPlatform(
   options: {
     translator?: Translator | null;
+    /** Speaks rooms' finals (spoken translations); absent: none (tts_unavailable). */
+    speech?: SpeechEngine | null;
     capacity?: number;
     users?: number;
     /** Worker vars beside the bench's own (a room's size, say). */
@@ -202,6 +205,7 @@ export async function startBenchPlatform(
     options: { ...DEFAULT_LIVE_OPTIONS, capacity: options.capacity ?? DEFAULT_LIVE_OPTIONS.capacity },
     vad: await SileroVad.load(),
     translator: options.translator ?? null,
+    speech: options.speech ?? null,
     logger: logger.child({}, { level: "warn" }),
     onDecode: (stat) => decodes.push(stat),
   });

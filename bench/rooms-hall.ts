@@ -6,11 +6,16 @@
  *
  * - end of speech -> each listener's translated final, p50/p95, hall vs two-person room (target 1.2x);
  * - translations made per final: the server's /translate calls per speaker final (target: the number
- *   of distinct listener languages, not of listeners).
+ *   of distinct listener languages, not of listeners);
+ * - spoken translations (#31.3): SPEAKING listeners (3 per language) join with `speak=true`; end of
+ *   speech -> the arrival of each one's `translation_audio` (when its client can start playing it),
+ *   p50/p95, against the hall's translated finals of the same run; and the node's syntheses per
+ *   final (real espeak-ng, counted at the engine: target one per language, not per listener).
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { frameLevelDb, VOICE_DB } from "../durable-objects/rooms/room-protocol.ts";
+import { EspeakSpeech, type SpeechEngine } from "../inference-node/live/live-speech.ts";
 import { float32ToPcm16 } from "../inference-node/live/pcm.ts";
 import { createTranslator } from "../inference-node/translate/config.ts";
 import { RoomServerMessage } from "../protocol/rooms.ts";
@@ -23,6 +28,8 @@ import { type BenchResult, result } from "./types.ts";
 const LISTENERS = 100;
 const LANGUAGES = ["es", "fr", "de", "vi", "ja", "pt", "it", "ko"] as const;
 const ROUNDS = 2;
+/** Listeners with spoken translations on: the first ones, 3 per language. */
+const SPEAKING = 3 * LANGUAGES.length;
 const FRAME_MS = 100;
 /** Frames of quiet audio a room keeps before a speaker's first loud frame (durable-objects/rooms/stream-book.ts). */
 const PREROLL_FRAMES = 3;
@@ -102,8 +109,44 @@ async function createRoom(stack: LocalPlatform): Promise<string> {
   return ((await response.json()) as { conversation_id: string }).conversation_id;
 }
 
+/** espeak-ng, counting its syntheses (one per language per final is the target). */
+function countingEspeak(): { engine: SpeechEngine; count: () => number } {
+  const espeak = new EspeakSpeech();
+  let count = 0;
+  return {
+    engine: {
+      engine: espeak.engine,
+      speak: (text, language, signal) => {
+        count++;
+        return espeak.speak(text, language, signal);
+      },
+    },
+    count: () => count,
+  };
+}
+
+/**
+ * A listener's spoken translations as timed results: each `translation_audio`, at its arrival, with
+ * the times of the final it speaks (the last final before it whose translation is its text).
+ */
+function spokenTimes(listener: RoomClient): Timed[] {
+  const finals: { text: string; start: number; end: number }[] = [];
+  return listener.received.flatMap((r) => {
+    const m = r.message;
+    if (m.type === "transcript" && !m.is_interim)
+      finals.push({ text: m.translation, start: m.start, end: m.end });
+    if (m.type !== "translation_audio") return [];
+    const spoken = finals.findLast((f) => f.text === m.text);
+    return spoken ? [{ start: spoken.start, end: spoken.end, at: r.at }] : [];
+  });
+}
+
 interface HallRun {
   finals: number[];
+  /** End of speech -> a speaking listener's translation_audio. */
+  spoken: number[];
+  /** tts_failed / tts_unavailable errors the speaking listeners got. */
+  speechErrors: number;
   speakerFinals: number;
   translations: number;
   listeners: number;
@@ -122,7 +165,8 @@ async function runRoom(
   for (let i = 0; i < listeners; i += 10) {
     const batch = Array.from({ length: Math.min(10, listeners - i) }, (_, j) => {
       const language = LANGUAGES[(i + j) % LANGUAGES.length] ?? "es";
-      return join(stack, id, `language=${language}&role=listener&name=L${i + j}`);
+      const speak = i + j < SPEAKING ? "&speak=true" : "";
+      return join(stack, id, `language=${language}&role=listener&name=L${i + j}${speak}`);
     });
     audience.push(...(await Promise.all(batch)));
   }
@@ -141,6 +185,22 @@ async function runRoom(
         .catch(() => undefined),
     ),
   );
+  // the last final's speech follows it; waiting for it on the speaking listeners
+  await Promise.all(
+    audience
+      .slice(0, SPEAKING)
+      .map((listener) =>
+        listener
+          .waitUntil(
+            (m) =>
+              m.type === "translation_audio" &&
+              spokenTimes(listener).some((t) => t.end + offset >= lastPhrase - 0.1),
+            "the last final's speech",
+            10_000,
+          )
+          .catch(() => undefined),
+      ),
+  );
   const finals: number[] = [];
   for (const listener of audience) {
     const timed: Timed[] = listener.received.flatMap((r) =>
@@ -150,12 +210,23 @@ async function runRoom(
     );
     finals.push(...finalLatencies(timed, speech.phrases, sentAt, offset));
   }
+  const spoken = audience
+    .slice(0, SPEAKING)
+    .flatMap((listener) => finalLatencies(spokenTimes(listener), speech.phrases, sentAt, offset));
   const speakerFinals = speaker.received.filter(
     (r) => r.message.type === "transcript" && !r.message.is_interim,
   ).length;
   const translations = calls() - before;
   for (const client of [speaker, ...audience]) client.ws.close(1000, "bench over");
-  return { finals, speakerFinals, translations, listeners };
+  const ttsErrors = audience
+    .slice(0, SPEAKING)
+    .flatMap((l) => l.received.map((r) => r.message))
+    .flatMap((m) => (m.type === "error" && m.code.startsWith("tts_") ? [`${m.code}: ${m.message}`] : []));
+  const speechErrors = ttsErrors.length;
+  const tally = new Map<string, number>();
+  for (const why of ttsErrors) tally.set(why, (tally.get(why) ?? 0) + 1);
+  for (const [why, n] of tally) log(`${n} × ${why}`);
+  return { finals, spoken, speechErrors, speakerFinals, translations, listeners };
 }
 
 /**
@@ -165,18 +236,25 @@ async function runRoom(
 export async function lectureHall(speech: SpeechStream): Promise<BenchResult[]> {
   const libre = await instantLibreTranslate();
   const translator = createTranslator({ backend: "libretranslate", url: libre.url });
+  const tts = countingEspeak();
   const { stack, stop } = await startBenchPlatform({
     translator,
+    speech: tts.engine,
     vars: { ROOM_MAX_PARTICIPANTS: String(LISTENERS + 1) },
   });
   try {
     const hall: HallRun[] = [];
     const pair: HallRun[] = [];
+    let syntheses = 0;
     for (let round = 1; round <= ROUNDS; round++) {
       log(`round ${round}/${ROUNDS}: a two-person room, then ${LISTENERS} listeners`);
       pair.push(await runRoom(stack, speech, 1, libre.calls));
+      const before = tts.count();
       hall.push(await runRoom(stack, speech, LISTENERS, libre.calls));
+      syntheses += tts.count() - before;
     }
+    const spoken = hall.flatMap((run) => run.spoken);
+    const speechErrors = hall.reduce((n, run) => n + run.speechErrors, 0);
     const hallFinals = hall.flatMap((run) => run.finals);
     const pairFinals = pair.flatMap((run) => run.finals);
     const speakerFinals = hall.reduce((n, run) => n + run.speakerFinals, 0);
@@ -203,6 +281,27 @@ export async function lectureHall(speech: SpeechStream): Promise<BenchResult[]> 
         LANGUAGES.length,
         "calls",
         `${translations} calls for ${speakerFinals} speaker finals (interim translations included where fast enough); ref: distinct listener languages, not ${LISTENERS} listeners`,
+      ),
+      result(
+        "lecture hall spoken translation latency p50",
+        percentile(spoken, 50),
+        percentile(hallFinals, 50),
+        "ms",
+        `end of speech -> translation_audio at each of ${SPEAKING} listeners with speak=true (espeak-ng on the node, ${LANGUAGES.length} languages); ${spoken.length}/${SPEAKING * speech.phrases.length * ROUNDS} (${speechErrors} tts errors); ref: the hall's translated final p50, same run`,
+      ),
+      result(
+        "lecture hall spoken translation latency p95",
+        percentile(spoken, 95),
+        percentile(hallFinals, 95),
+        "ms",
+        "ref: the hall's translated final p95, same run",
+      ),
+      result(
+        "lecture hall syntheses per final",
+        speakerFinals ? syntheses / speakerFinals : Number.NaN,
+        LANGUAGES.length,
+        "calls",
+        `${syntheses} espeak-ng syntheses for ${speakerFinals} speaker finals; ref: one per language spoken, not per listener`,
       ),
     ];
   } finally {

@@ -4145,6 +4145,8 @@ export interface paths {
                     role?: string;
                     /** @description your display name, shown to everyone and on your finals (trimmed, at most 64 characters, no control characters) */
                     name?: string;
+                    /** @description true: hear each final spoken in your language (translation_audio after its transcript); default false, a reconnect keeps it */
+                    speak?: string;
                 };
                 header?: never;
                 path: {
@@ -4154,7 +4156,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 (bad language, client_id, resume token, role or name), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere), 4410 (the room reached ROOM_MAX_AGE_SEC), 4403 (removed by the host), 4423 (locked by the host), 4460 (ended by the host). */
+                /** @description WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 (bad language, client_id, resume token, role, name or speak), 4429 (room full), 4408 (room expired), 4409 (resumed elsewhere), 4410 (the room reached ROOM_MAX_AGE_SEC), 4403 (removed by the host), 4423 (locked by the host), 4460 (ended by the host). */
                 101: {
                     headers: {
                         [name: string]: unknown;

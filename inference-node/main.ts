@@ -18,6 +18,7 @@ import { publishMissingPreviews } from "./content/publish-previews.ts";
 import { contentDepsFromEnv } from "./content/run-content-task.ts";
 import { leaseLoopWork } from "./kinds/index.ts";
 import { LeaseLoop } from "./lease-loop.ts";
+import { liveSpeechFromEnv } from "./live/live-speech.ts";
 import { liveOptionsFromEnv } from "./live/options.ts";
 import { startLiveService } from "./live/service.ts";
 import { logger as baseLogger } from "./logger.ts";
@@ -140,6 +141,7 @@ async function main(): Promise<void> {
           options: liveOptions,
           vad,
           translator,
+          speech: liveSpeechFromEnv(process.env),
           logger,
         })
       : null;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { normalizeLanguage } from "./languages.ts";
+import { SynthesisFailedMessage, SynthesizedMessage, SynthesizeRequest } from "./live-speech.ts";
 
 /**
  * The live-microphone wire protocol (/ws), shared by the Worker, the LiveHub and LiveSession Durable
@@ -192,6 +193,7 @@ export const SessionToNode = z.discriminatedUnion("type", [
   EndMessage,
   CommitMessage,
   TranslateBatch,
+  SynthesizeRequest,
 ]);
 export type SessionToNode = z.infer<typeof SessionToNode>;
 
@@ -229,6 +231,8 @@ export const NodeToSession = z.discriminatedUnion("type", [
   EndedMessage,
   CommittedMessage,
   TranslatedBatch,
+  SynthesizedMessage,
+  SynthesisFailedMessage,
 ]);
 export type NodeToSession = z.infer<typeof NodeToSession>;
 

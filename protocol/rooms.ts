@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type LanguageCode, normalizeLanguage } from "./languages.ts";
 import { ErrorMessage, LIVE_FORMAT, LIVE_SAMPLE_RATE, ReadyMessage } from "./live.ts";
+import { SpeechContentType } from "./live-speech.ts";
 
 /**
  * The real-time translation protocols (spec: realtime-translation.md), shared by the Worker, the
@@ -171,7 +172,9 @@ export type HostControlResult = z.infer<typeof HostControlResult>;
 
 /** Push-to-talk released: finish my utterance now (the socket stays open). */
 export const RoomEnd = z.object({ type: z.literal("end") });
-export const RoomClientMessage = z.discriminatedUnion("type", [RoomEnd]);
+/** Spoken translations on or off for this participant (the `speak` join parameter, switched live). */
+export const RoomSpeak = z.strictObject({ type: z.literal("speak"), enabled: z.boolean() });
+export const RoomClientMessage = z.discriminatedUnion("type", [RoomEnd, RoomSpeak]);
 export type RoomClientMessage = z.infer<typeof RoomClientMessage>;
 
 // ---- rooms: server → client ----
@@ -194,6 +197,8 @@ export const RoomWelcome = z.object({
   participants: z.array(RoomParticipant),
   /** The host has locked the room to new participants. */
   locked: z.boolean(),
+  /** Spoken translations are on for this participant (`translation_audio` after each final it reads). */
+  speak: z.boolean(),
   sample_rate: z.literal(LIVE_SAMPLE_RATE),
   format: z.literal(LIVE_FORMAT),
 });
@@ -236,6 +241,27 @@ export const RoomTranscript = z.object({
   history: z.boolean().optional(),
 });
 export type RoomTranscript = z.infer<typeof RoomTranscript>;
+/**
+ * A final spoken in this participant's language, sent right after the `transcript` final it speaks,
+ * to participants with speak on only (never to the speaker). Made once per language per final; `seq`
+ * grows with the room's finals, and a participant receives its audio in `seq` order.
+ */
+export const TranslationAudio = z.object({
+  type: z.literal("translation_audio"),
+  seq: z.number().int().nonnegative(),
+  /** client_id of the speaker. */
+  speaker: z.string(),
+  speaker_name: z.string().optional(),
+  language: z.string(),
+  /** The text spoken: the final in `language` (its original when that is the spoken language). */
+  text: z.string(),
+  content_type: SpeechContentType,
+  /** Seconds of audio. */
+  duration: z.number(),
+  /** The audio, base64. */
+  audio: z.string(),
+});
+export type TranslationAudio = z.infer<typeof TranslationAudio>;
 /** Everyone in the room, sent to all whenever a host action changes it. */
 export const ParticipantList = z.object({
   type: z.literal("participants"),
@@ -264,6 +290,9 @@ export const RoomError = ErrorMessage.extend({
    * speaker's stream reached LIVE_MAX_SESSION_SEC and was ended (speaking on asks for a new one);
    * listener: this participant joined (or was set) as a listener, its audio is not transcribed. After
    * a refusal the speech is not transcribed; speaking again once a stream ends works.
+   * tts_unavailable: the speaker's engine has no TTS (or no voice for this language): told once per
+   * stream, its finals are not spoken; tts_failed: one final could not be spoken (synthesis failed,
+   * timed out, or was dropped from a full queue). The text keeps flowing either way.
    */
   code: z.enum([
     "bad_frame",
@@ -275,6 +304,8 @@ export const RoomError = ErrorMessage.extend({
     "speaker_limit",
     "max_duration",
     "listener",
+    "tts_unavailable",
+    "tts_failed",
   ]),
 });
 export type RoomError = z.infer<typeof RoomError>;
@@ -287,6 +318,7 @@ export const RoomServerMessage = z.discriminatedUnion("type", [
   ParticipantList,
   SystemMessage,
   RoomError,
+  TranslationAudio,
 ]);
 export type RoomServerMessage = z.infer<typeof RoomServerMessage>;
 

@@ -14,8 +14,14 @@ import {
 } from "../../protocol/live.ts";
 import type { ClientAction } from "./client-input.ts";
 
-/** The engine's messages a dialect turns into client events (`ended` and `translated` are the session's). */
-export type EngineMessage = Exclude<NodeToSession, { type: "ended" | "translated" }>;
+/**
+ * The engine's messages a dialect turns into client events (`ended` and `translated` are the
+ * session's; speech answers only come to rooms, which ask for them).
+ */
+export type EngineMessage = Exclude<
+  NodeToSession,
+  { type: "ended" | "translated" | "synthesized" | "synthesis_failed" }
+>;
 
 /** What the session does with one frame or one engine message. */
 export interface DialectStep {

@@ -229,7 +229,13 @@ export class LiveSession extends DurableObject<Env> {
     if (message.type === "ended") return this.finish({ code: LiveClose.normal, reason: "end of stream" });
     const client = this.open(CLIENT_TAG);
     const dialect = client ? this.dialect(client) : null;
-    if (!client || !dialect || message.type === "translated") return;
+    if (!client || !dialect) return;
+    if (
+      message.type === "translated" ||
+      message.type === "synthesized" ||
+      message.type === "synthesis_failed"
+    )
+      return; // answers to what only rooms ask
     this.carryOut(client, dialect.fromEngine(message));
   }
 

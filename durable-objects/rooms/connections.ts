@@ -29,6 +29,10 @@ export interface StreamConn {
   joined_at: number;
   /** Since when the stream is finishing (`end` sent); null while it takes audio. */
   ending_since: number | null;
+  /** Its engine has no TTS (it answered tts_unavailable): its finals are not spoken. */
+  no_tts?: boolean;
+  /** Its engine said `ended` while speech was still asked of it: let go once that is answered. */
+  ended?: boolean;
 }
 export interface LinkConn {
   role: "link";

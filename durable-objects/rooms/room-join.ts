@@ -18,6 +18,8 @@ export type RoomJoin =
       /** `speaker` or `listener` (absent: speaker). */
       as: string | null;
       name: string | null;
+      /** `true` or `false`: spoken translations (absent: off, or as before on a reconnect). */
+      speak: string | null;
     }
   | { role: "stream"; stream_id: string };
 
@@ -39,6 +41,8 @@ export interface ParticipantAsk {
   resume: string | null;
   role: ParticipantRole;
   name: string | null;
+  /** Null: not given (a new participant: off; a reconnect keeps its setting). */
+  speak: boolean | null;
 }
 
 /** Why a participant's join is refused: the close code and reason its socket gets. */
@@ -71,5 +75,15 @@ export function readParticipantAsk(params: URLSearchParams): ParticipantAsk | Jo
   if (!role.success) return { code: RoomClose.badRequest, reason: "role must be speaker or listener" };
   const name = displayName(params.get("name"));
   if (!name.ok) return { code: RoomClose.badRequest, reason: name.reason };
-  return { language, asked, resume, role: role.data, name: name.name };
+  const speak = params.get("speak");
+  if (speak !== null && speak !== "true" && speak !== "false")
+    return { code: RoomClose.badRequest, reason: "speak must be true or false" };
+  return {
+    language,
+    asked,
+    resume,
+    role: role.data,
+    name: name.name,
+    speak: speak === null ? null : speak === "true",
+  };
 }

@@ -57,7 +57,7 @@ export class RoomMembers {
     if (!session) return refuse(RoomClose.notFound, "conversation not found or expired");
     const ask = readParticipantAsk(params);
     if ("code" in ask) return refuse(ask.code, ask.reason);
-    const { language, asked, resume, role, name } = ask;
+    const { language, asked, resume, role, name, speak } = ask;
     // hashing happens before participants are read, so no other event interleaves between read and write
     const [presented, fresh] = await Promise.all([
       resume === null ? null : resumeHash(resume),
@@ -80,9 +80,26 @@ export class RoomMembers {
       );
     }
     // a place taken back keeps its role (the host may have changed it) and, unless renamed, its name
+    // and its spoken translations setting unless the reconnect sets it
     const me: Participant = known
-      ? { ...known, language, left_at: null, resume_hash: fresh.hash, name: name ?? known.name ?? null }
-      : { client_id: clientId, language, joined_at: now, left_at: null, resume_hash: fresh.hash, name, role };
+      ? {
+          ...known,
+          language,
+          left_at: null,
+          resume_hash: fresh.hash,
+          name: name ?? known.name ?? null,
+          speak: speak ?? known.speak ?? false,
+        }
+      : {
+          client_id: clientId,
+          language,
+          joined_at: now,
+          left_at: null,
+          resume_hash: fresh.hash,
+          name,
+          role,
+          speak: speak ?? false,
+        };
     const everyone = [...participants.filter((p) => p.client_id !== clientId), me];
     await this.#deps.store.saveParticipants(everyone);
     const pub = publicParticipant(me);
@@ -100,6 +117,7 @@ export class RoomMembers {
       name: pub.name,
       participants: participantList(everyone),
       locked: session.locked ?? false,
+      speak: me.speak ?? false,
       sample_rate: LIVE_SAMPLE_RATE,
       format: LIVE_FORMAT,
     });
@@ -133,6 +151,15 @@ export class RoomMembers {
     const fixed = participants.map((p) => (ghosts.includes(p) ? { ...p, left_at: now } : p));
     await this.#deps.store.saveParticipants(fixed);
     return fixed;
+  }
+
+  /** Spoken translations on or off for a participant (its `speak` message); nobody else is told. */
+  async setSpeak(clientId: string, enabled: boolean): Promise<void> {
+    const participants = await this.#deps.store.participants();
+    if (!participants.some((p) => p.client_id === clientId && (p.speak ?? false) !== enabled)) return;
+    await this.#deps.store.saveParticipants(
+      participants.map((p) => (p.client_id === clientId ? { ...p, speak: enabled } : p)),
+    );
   }
 
   /** A participant's socket closed: a normal close leaves now, a drop keeps the place for the grace. */

@@ -27,6 +27,8 @@ export interface Participant {
   name?: string | null;
   /** Absent in participants stored before roles: a speaker. */
   role?: ParticipantRole;
+  /** Spoken translations on (the `speak` join parameter or message); absent: off. */
+  speak?: boolean;
 }
 
 /** Whether a participant's audio is transcribed. */
@@ -233,7 +235,7 @@ export function readRoomFrame(frame: string | ArrayBuffer): RoomFrame {
   if (parsed.ok) return { kind: "control", message: parsed.value };
   return {
     kind: "error",
-    message: `${parsed.error}: audio goes in binary frames (PCM16 LE, 16 kHz, mono); the only text message is {"type":"end"}`,
+    message: `${parsed.error}: audio goes in binary frames (PCM16 LE, 16 kHz, mono); the text messages are {"type":"end"} and {"type":"speak","enabled":true|false}`,
   };
 }
 

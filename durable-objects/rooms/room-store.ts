@@ -11,6 +11,7 @@ const SESSION = "session";
 const PARTICIPANTS = "participants";
 const HISTORY = "history";
 const ACTIVITY = "activity";
+const SPEECH_SEQ = "speech_seq";
 
 /** Activity is written at most this often (audio frames arrive ten times a second). */
 export const ACTIVITY_SAVE_MS = 10_000;
@@ -71,6 +72,13 @@ export class RoomStore {
     this.transcript.addTranslations(entries);
   }
 
+  /** The next `seq` of a spoken final: kept in storage, so it keeps growing across restarts. */
+  async nextSpeechSeq(): Promise<number> {
+    const seq = ((await this.storage.get<number>(SPEECH_SEQ)) ?? 0) + 1;
+    await this.storage.put(SPEECH_SEQ, seq);
+    return seq;
+  }
+
   /** Records activity at `now`; writes it only every ACTIVITY_SAVE_MS unless `force`d. */
   touch(now: number, force = false): void {
     this.#observed = true;
@@ -102,7 +110,7 @@ export class RoomStore {
     this.#unsaved = null;
     await this.storage.deleteAlarm();
     if (keepMs <= 0 || !this.transcript.hasLines()) return this.storage.deleteAll();
-    await this.storage.delete([SESSION, PARTICIPANTS, HISTORY, ACTIVITY]);
+    await this.storage.delete([SESSION, PARTICIPANTS, HISTORY, ACTIVITY, SPEECH_SEQ]);
     const deleteAt = Date.now() + keepMs;
     await this.transcript.keepUntil(deleteAt);
     await this.storage.setAlarm(deleteAt);

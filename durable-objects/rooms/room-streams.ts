@@ -7,6 +7,7 @@ import {
   acceptLink,
   acceptStream,
   clientSockets,
+  connOf,
   linkSockets,
   liveStream,
   type StreamConn,
@@ -26,6 +27,7 @@ import {
   streamConfig,
   VOICE_DB,
 } from "./room-protocol.ts";
+import { RoomSpeech } from "./room-speech.ts";
 import type { RoomStore } from "./room-store.ts";
 import { engineRefusal, speakerRefusal } from "./speaker-admission.ts";
 import { LINK_TIMEOUT_MS, STREAM_FLUSH_TIMEOUT_MS, STREAM_IDLE_MS, type StreamBook } from "./stream-book.ts";
@@ -50,9 +52,11 @@ export class RoomStreams {
   readonly #deps: RoomStreamsDeps;
   /** Engine results are handled one at a time, in arrival order (each reads storage before it sends). */
   #engineQueue: Promise<void> = Promise.resolve();
+  readonly #speech: RoomSpeech;
 
   constructor(deps: RoomStreamsDeps) {
     this.#deps = deps;
+    this.#speech = new RoomSpeech({ ctx: deps.ctx, store: deps.store });
   }
 
   /** A participant's audio: to its running stream, or waiting for one, or (when loud) asking for one. */
@@ -119,13 +123,21 @@ export class RoomStreams {
 
   /** An engine's message, handled after those that came before it. */
   async fromEngine(ws: WebSocket, conn: StreamConn, frame: string | ArrayBuffer): Promise<void> {
-    const handled = this.#engineQueue.then(() => this.#handleEngine(ws, conn, frame));
+    // its attachment as the messages before it left it (`ended`, `no_tts`), not as it was on arrival
+    const handled = this.#engineQueue.then(() => {
+      const latest = connOf(ws);
+      return this.#handleEngine(ws, latest?.role === "stream" ? latest : conn, frame);
+    });
     this.#engineQueue = handled.catch(() => undefined);
     await handled;
   }
 
-  /** An engine's socket closed before its stream was asked to end: its speaker hears of it. */
-  engineClosed(conn: StreamConn): void {
+  /**
+   * An engine's socket closed: speech asked of it fails; before its stream was asked to end, its
+   * speaker hears of it.
+   */
+  async engineClosed(conn: StreamConn): Promise<void> {
+    await this.#speech.streamGone(conn.stream_id);
     if (conn.ending_since !== null) return;
     this.warn(conn.client_id, "engine_lost", "the streaming engine disconnected; speak again to reconnect");
   }
@@ -171,6 +183,7 @@ export class RoomStreams {
   async tick(now: number): Promise<void> {
     const { ctx, env, book, history } = this.#deps;
     const { liveMaxSessionMs } = workerConfig(env);
+    await this.#speech.tick(now);
     for (const late of book.expired(now)) {
       this.warn(late.client_id, "engine_lost", "the streaming engine did not join; speak again to retry");
     }
@@ -189,6 +202,8 @@ export class RoomStreams {
         this.#endStream(ws, conn, now);
       } else if (conn.ending_since !== null && now - conn.ending_since > STREAM_FLUSH_TIMEOUT_MS) {
         await this.#letGo(ws, conn);
+      } else if (conn.ended && !this.#speech.waitingOn(conn.stream_id)) {
+        await this.#letGo(ws, conn); // its speech was answered, or failed in the tick above
       }
     }
     for (const link of book.links.values()) {
@@ -214,6 +229,7 @@ export class RoomStreams {
    */
   async #letGo(ws: WebSocket, conn: StreamConn): Promise<void> {
     const { env, store } = this.#deps;
+    await this.#speech.streamGone(conn.stream_id);
     const session = await store.session();
     if (session) {
       await releaseStream(env, {
@@ -242,7 +258,12 @@ export class RoomStreams {
       return;
     }
     const message = parsed.value;
-    if (message.type === "ended") return this.#letGo(ws, conn);
+    if (message.type === "ended") return this.#engineEnded(ws, conn);
+    if (message.type === "synthesized" || message.type === "synthesis_failed") {
+      await this.#speech.answer(ws, conn, message);
+      if (conn.ended && !this.#speech.waitingOn(conn.stream_id)) await this.#letGo(ws, conn);
+      return;
+    }
     if (message.type === "translated" || message.type === "committed") return; // rooms never commit
     if (message.type === "error") return this.warn(conn.client_id, "engine_error", message.message, true);
     const session = await store.session();
@@ -262,5 +283,12 @@ export class RoomStreams {
     });
     store.touch(now);
     await store.addHistory(entry);
+    await this.#speech.afterFinal(ws, conn, entry, participants);
+  }
+
+  /** Every final is out: the stream is let go, once the speech asked of its engine is answered. */
+  async #engineEnded(ws: WebSocket, conn: StreamConn): Promise<void> {
+    if (!this.#speech.waitingOn(conn.stream_id)) return this.#letGo(ws, conn);
+    ws.serializeAttachment({ ...conn, ended: true } satisfies StreamConn);
   }
 }

@@ -150,7 +150,7 @@ export class TranslationRoom extends DurableObject<Env> {
       if (clientSockets(this.ctx, conn.client_id).length > 0) return; // replaced by a newer socket
       await this.#members.dropped(conn.client_id, code === RoomClose.normal);
     } else if (conn?.role === "stream") {
-      this.#streams.engineClosed(conn);
+      await this.#streams.engineClosed(conn);
     } else if (conn?.role === "link") {
       await this.#history.answer(conn.link_id, null);
     }
@@ -190,6 +190,8 @@ export class TranslationRoom extends DurableObject<Env> {
     if (action.kind === "error") {
       const code = typeof frame === "string" ? "bad_message" : "bad_frame";
       sendJson(ws, { type: "error", code, message: action.message } satisfies RoomError);
+    } else if (action.kind === "control" && action.message.type === "speak") {
+      await this.#members.setSpeak(clientId, action.message.enabled);
     } else if (action.kind === "control") {
       this.#streams.endFor(clientId, now);
     } else if (conn.listener) {

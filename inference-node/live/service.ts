@@ -6,6 +6,7 @@ import type { Translator } from "../translate/translator.ts";
 import type { VoiceActivity } from "../vad/voice-activity.ts";
 import { DecodeGate } from "./decode-gate.ts";
 import { HubLink } from "./hub-link.ts";
+import { LiveSpeech, type SpeechEngine } from "./live-speech.ts";
 import type { LiveOptions } from "./options.ts";
 import { serveSession, serveTranslateLink } from "./session-link.ts";
 import type { DecodeStat } from "./transcriber.ts";
@@ -22,6 +23,8 @@ export interface LiveServiceOptions {
   vad: VoiceActivity;
   /** Translates finals (and fast interims) of streams that ask for it; null: transcription only. */
   translator: Translator | null;
+  /** Speaks rooms' finals on request; null: this node answers tts_unavailable. */
+  speech: SpeechEngine | null;
   logger: Logger;
   onDecode?: (stat: DecodeStat) => void;
 }
@@ -51,6 +54,7 @@ export function startLiveService(o: LiveServiceOptions): LiveService {
     gate: new DecodeGate(o.options.cores, o.options.threadsPerDecode),
     logger: o.logger,
     mt: { translator: o.translator, meter: new LatencyMeter() },
+    speech: new LiveSpeech(o.speech),
     ...(o.onDecode && { onDecode: o.onDecode }),
   };
   const hub: HubLink = new HubLink({

@@ -4,6 +4,7 @@ import { type NodeToSession, parseLiveMessage, SessionToNode } from "../../proto
 import type { Logger } from "../logger.ts";
 import type { VoiceActivity } from "../vad/voice-activity.ts";
 import type { DecodeGate } from "./decode-gate.ts";
+import type { LiveSpeech } from "./live-speech.ts";
 import type { LiveOptions } from "./options.ts";
 import { pcm16ToFloat32 } from "./pcm.ts";
 import { type LiveMt, StreamTranslation, translateBatch } from "./stream-translation.ts";
@@ -19,6 +20,8 @@ export interface SessionDeps {
   logger: Logger;
   /** The node's translator (null: none configured) and its call-time meter. */
   mt: LiveMt;
+  /** Speaks a room's finals on request (`synthesize`), one per language. */
+  speech: LiveSpeech;
   /** Sees every decode's cost (benchmarks, debug logs). */
   onDecode?: (stat: DecodeStat) => void;
 }
@@ -113,6 +116,8 @@ export async function serveSession(
             out.configure(message.targets ?? [], message.interim_target ?? null);
           } else if (message.type === "translate") {
             void translateBatch(deps.mt, message).then(send);
+          } else if (message.type === "synthesize") {
+            void deps.speech.answer(message).then(send);
           } else if (message.type === "commit") {
             engine
               .flush()

@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DecodeGate } from "../../inference-node/live/decode-gate.ts";
+import { LiveSpeech } from "../../inference-node/live/live-speech.ts";
 import { DEFAULT_LIVE_OPTIONS } from "../../inference-node/live/options.ts";
 import { serveSession } from "../../inference-node/live/session-link.ts";
 import { logger } from "../../inference-node/logger.ts";
@@ -81,6 +82,7 @@ describe("a session link closed by the Worker", () => {
       gate: new DecodeGate(2, 2),
       logger,
       mt: { translator: null, meter: new LatencyMeter() },
+      speech: new LiveSpeech(null),
     };
     const served = serveSession(url, "node-token-1234", deps, stopping.signal, () => {
       linkClosed = true;

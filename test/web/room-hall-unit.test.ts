@@ -17,6 +17,7 @@ function welcomed(): RoomView {
       client_id: me,
       resume_token: "r".repeat(43),
       language: "en",
+      speak: false,
       client_count: 2,
       max_participants: 100,
       role: "speaker",

@@ -109,6 +109,7 @@ describe("room view", () => {
         name: null,
         participants: [],
         locked: false,
+        speak: false,
         sample_rate: 16_000,
         format: "pcm_s16le",
       },

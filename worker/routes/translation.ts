@@ -134,13 +134,17 @@ const roomRoute = createRoute({
         .openapi({
           description: `your display name, shown to everyone and on your finals (trimmed, at most ${NAME_MAX_CHARS} characters, no control characters)`,
         }),
+      speak: z.string().max(8).optional().openapi({
+        description:
+          "true: hear each final spoken in your language (translation_audio after its transcript); default false, a reconnect keeps it",
+      }),
     }),
   },
   responses: {
     101: {
       description:
         "WebSocket: welcome, presence, transcripts. Closed 4404 (unknown or expired conversation), 4400 " +
-        "(bad language, client_id, resume token, role or name), 4429 (room full), 4408 (room expired), " +
+        "(bad language, client_id, resume token, role, name or speak), 4429 (room full), 4408 (room expired), " +
         "4409 (resumed elsewhere), 4410 (the room reached ROOM_MAX_AGE_SEC), 4403 (removed by the host), " +
         "4423 (locked by the host), 4460 (ended by the host).",
     },
@@ -301,12 +305,13 @@ export const translationRoutes = createRouter(translationEnvelope)
   })
   .openapi(singleRoute, async (c) => openSingleSocket(c.env, c.req.raw, { keyId: c.get("apiKey").id }))
   .openapi(roomRoute, async (c) => {
-    const { language, client_id, resume, role, name } = c.req.valid("query");
+    const { language, client_id, resume, role, name, speak } = c.req.valid("query");
     return openRoomSocket(c.env, c.req.raw, c.req.valid("param").conversation_id, {
       language: language ?? null,
       client_id: client_id ?? null,
       resume: resume ?? null,
       as: role ?? null,
       name: name ?? null,
+      speak: speak ?? null,
     });
   });

@@ -21,6 +21,7 @@ export async function openRoomSocket(
     resume: string | null;
     as: string | null;
     name: string | null;
+    speak: string | null;
   },
 ): Promise<Response> {
   requireUpgrade(request);

@@ -1,25 +1,11 @@
+import type { TranslationAudio } from "../../../protocol/rooms.ts";
+
 /**
  * A spoken translation of one final (the room's `translation_audio` message, docs/api.md "Spoken
  * translations"): sent right after the `transcript` final it speaks, to participants who asked for
- * speech (`speak=true` on join, or `{"type":"speak","enabled":true}`). Declared here as a type only
- * until protocol/rooms.ts carries its schema (the console imports no zod).
+ * speech (`speak=true` on join, or `{"type":"speak","enabled":true}`).
  */
-export interface TranslationAudio {
-  type: "translation_audio";
-  /** Per room, increasing in the order of the finals. */
-  seq: number;
-  /** client_id of who spoke the final. */
-  speaker: string;
-  speaker_name?: string;
-  language: string;
-  /** The translated text spoken. */
-  text: string;
-  content_type: "audio/mpeg" | "audio/wav";
-  /** Seconds. */
-  duration: number;
-  /** The clip, base64. */
-  audio: string;
-}
+export type { TranslationAudio };
 
 /**
  * The clip of a `translation_audio` message as a Blob of its content type.
