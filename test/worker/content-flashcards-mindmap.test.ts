@@ -2,9 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { readTask } from "../../platform/task-store.ts";
 import type { ContentOutputRole } from "../../protocol/content.ts";
-import type { Lease } from "../../protocol/node.ts";
-import type { TaskKind } from "../../protocol/task.ts";
-import type { Note } from "../../worker/schemas/notes.ts";
+import { created, createForm, createNote, errorKey, leaseTask } from "./content-helpers.ts";
 import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
 import { bytes, callMinted } from "./ingest-helpers.ts";
 import { TestNode } from "./node-client.ts";
@@ -17,49 +15,14 @@ import { TestNode } from "./node-client.ts";
 
 beforeEach(resetDispatcher);
 
-const KINDS: TaskKind[] = ["flashcards", "mindmap"];
 const VI_CONTENT =
   "Sông Mê Kông chảy qua sáu quốc gia. Đồng bằng sông Cửu Long là vựa lúa lớn nhất Việt Nam.";
 
-async function note(key: string, content = VI_CONTENT): Promise<Note> {
-  const response = await call("/v1/notes", {
-    method: "POST",
-    headers: { ...bearer(key), "content-type": "application/json" },
-    body: JSON.stringify({ content }),
-  });
-  expect(response.status).toBe(201);
-  return (await response.json()) as Note;
-}
-
-function createForm(path: string, key: string, fields: Record<string, string>) {
-  return call(`/v2/create/${path}`, {
-    method: "POST",
-    headers: { ...bearer(key), "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields).toString(),
-  });
-}
-
-async function created(response: Response): Promise<string> {
-  const body = (await response.json()) as { status: string; data: { task_id: string } };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  expect(body.status).toBe("PROCESSING");
-  return body.data.task_id;
-}
+const note = (key: string, content = VI_CONTENT) => createNote(key, content);
 
 async function poll(taskId: string, key: string) {
   const response = await call(`/v1/create/tasks/${taskId}/result`, { headers: bearer(key) });
   return (await response.json()) as { status: string; data?: Record<string, unknown> };
-}
-
-/** Leases `taskId`; stray tasks of earlier tests that reach the Dispatcher are failed out of the way. */
-async function leaseTask(node: TestNode, taskId: string): Promise<Lease> {
-  for (let i = 0; i < 20; i++) {
-    const [lease] = await node.lease(1, 5_000, KINDS);
-    if (!lease) break;
-    if (lease.task_id === taskId) return lease;
-    await node.fail(lease.lease_id, "invalid_params", "a stray task of an earlier test");
-  }
-  throw new Error(`task ${taskId} was never leased`);
 }
 
 /** Uploads one file per role as a node does, and returns the outputs to complete with. */
@@ -71,12 +34,6 @@ async function upload(node: TestNode, leaseId: string, files: [string, ContentOu
     outputs.push({ role, ...((await response.json()) as object) });
   }
   return outputs;
-}
-
-async function errorKey(response: Response, status: number): Promise<string> {
-  const body = (await response.json()) as { error_key: string };
-  expect(response.status, JSON.stringify(body)).toBe(status);
-  return body.error_key;
 }
 
 describe("POST /v2/create/flashcards", () => {

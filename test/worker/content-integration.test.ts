@@ -2,9 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { readTask } from "../../platform/task-store.ts";
 import { CONTENT_ERROR_CODES } from "../../protocol/content.ts";
-import type { Lease } from "../../protocol/node.ts";
-import type { TaskKind } from "../../protocol/task.ts";
-import type { Note } from "../../worker/schemas/notes.ts";
+import { created, createForm, createNote, errorKey, leaseTask } from "./content-helpers.ts";
 import { bearer, call, createKey, NODE_TOKEN, resetDispatcher } from "./helpers.ts";
 import { bytes, callMinted } from "./ingest-helpers.ts";
 import { TestNode } from "./node-client.ts";
@@ -15,68 +13,14 @@ beforeEach(resetDispatcher);
 
 const RENDER_KINDS = ["shorts", "quiz_video", "slide"] as const;
 
-async function note(
+const note = (
   key: string,
   content = "The Mekong flows through six countries. It feeds sixty million people.",
-): Promise<Note> {
-  const response = await call("/v1/notes", {
-    method: "POST",
-    headers: { ...bearer(key), "content-type": "application/json" },
-    body: JSON.stringify({ content }),
-  });
-  expect(response.status).toBe(201);
-  return (await response.json()) as Note;
-}
-
-function createForm(
-  path: string,
-  key: string,
-  fields: Record<string, string>,
-  headers: Record<string, string> = {},
-) {
-  return call(`/v2/create/${path}`, {
-    method: "POST",
-    headers: { ...bearer(key), "content-type": "application/x-www-form-urlencoded", ...headers },
-    body: new URLSearchParams(fields).toString(),
-  });
-}
-
-async function created(response: Response): Promise<string> {
-  const body = (await response.json()) as { status: string; data: { task_id: string; user_id: string } };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  expect(body.status).toBe("PROCESSING");
-  return body.data.task_id;
-}
+) => createNote(key, content);
 
 async function poll(taskId: string, key: string) {
   const response = await call(`/v1/create/tasks/${taskId}/result`, { headers: { "x-api-key": key } });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-/**
- * Leases `taskId` for this node. Tasks of earlier tests may still reach the Dispatcher through the
- * Queue; those are failed out of the way.
- */
-async function leaseTask(
-  node: TestNode,
-  taskId: string,
-  kinds: TaskKind[] = [...RENDER_KINDS],
-): Promise<Lease> {
-  for (let i = 0; i < 20; i++) {
-    const [lease] = await node.lease(1, 5_000, kinds);
-    if (!lease) break;
-    if (lease.task_id === taskId) return lease;
-    await node.fail(lease.lease_id, "invalid_params", "a stray task of an earlier test");
-  }
-  throw new Error(`task ${taskId} was never leased`);
-}
-
-async function errorKey(response: Response, status: number): Promise<string> {
-  const body = (await response.json()) as { error_key: string; error: string; message: string };
-  expect(response.status, JSON.stringify(body)).toBe(status);
-  expect(body.error).toBeTruthy();
-  expect(body.message).toBeTruthy();
-  return body.error_key;
 }
 
 describe("catalogs", () => {

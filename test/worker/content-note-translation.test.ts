@@ -3,10 +3,10 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { db } from "../../platform/db.ts";
 import { apiKeys } from "../../platform/schema.ts";
 import { readTask } from "../../platform/task-store.ts";
-import type { Lease } from "../../protocol/node.ts";
 import { generateServiceKey } from "../../worker/auth/key-material.ts";
 import type { Note, NotePage } from "../../worker/schemas/notes.ts";
 import { workerTaskKind } from "../../worker/tasks/kinds/index.ts";
+import { created, createNote, errorKey, leaseTask } from "./content-helpers.ts";
 import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
 import { callMinted } from "./ingest-helpers.ts";
 import { TestNode } from "./node-client.ts";
@@ -20,15 +20,7 @@ beforeEach(resetDispatcher);
 
 const ENGLISH = "The Mekong flows through six countries. It feeds sixty million people.";
 
-async function note(key: string, content = ENGLISH): Promise<Note> {
-  const response = await call("/v1/notes", {
-    method: "POST",
-    headers: { ...bearer(key), "content-type": "application/json" },
-    body: JSON.stringify({ content }),
-  });
-  expect(response.status).toBe(201);
-  return (await response.json()) as Note;
-}
+const note = (key: string, content = ENGLISH) => createNote(key, content);
 
 function createTranslation(key: string, fields: Record<string, string>) {
   return call("/v2/create/translation", {
@@ -36,29 +28,6 @@ function createTranslation(key: string, fields: Record<string, string>) {
     headers: { ...bearer(key), "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams(fields).toString(),
   });
-}
-
-async function created(response: Response): Promise<string> {
-  const body = (await response.json()) as { data: { task_id: string } };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return body.data.task_id;
-}
-
-async function errorKey(response: Response, status: number): Promise<string> {
-  const body = (await response.json()) as { error_key: string };
-  expect(response.status, JSON.stringify(body)).toBe(status);
-  return body.error_key;
-}
-
-/** Leases `taskId`; stray tasks of earlier tests are failed out of the way. */
-async function leaseTask(node: TestNode, taskId: string): Promise<Lease> {
-  for (let i = 0; i < 20; i++) {
-    const [lease] = await node.lease(1, 5_000, ["note_translation", "shorts", "quiz_video", "slide"]);
-    if (!lease) break;
-    if (lease.task_id === taskId) return lease;
-    await node.fail(lease.lease_id, "invalid_params", "a stray task of an earlier test");
-  }
-  throw new Error(`task ${taskId} was never leased`);
 }
 
 async function listNotes(key: string): Promise<NotePage> {

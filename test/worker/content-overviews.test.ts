@@ -2,9 +2,8 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { readTask } from "../../platform/task-store.ts";
 import type { Lease } from "../../protocol/node.ts";
-import { CONTENT_KINDS } from "../../protocol/task.ts";
-import type { Note } from "../../worker/schemas/notes.ts";
-import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
+import { created, createForm, createNote, errorKey, leaseTask } from "./content-helpers.ts";
+import { call, createKey, resetDispatcher } from "./helpers.ts";
 import { bytes, callMinted } from "./ingest-helpers.ts";
 import { TestNode } from "./node-client.ts";
 
@@ -19,49 +18,11 @@ beforeEach(resetDispatcher);
 const ENGLISH = "The Mekong flows through six countries. It feeds sixty million people every year.";
 const VIETNAMESE = "Sông Mê Kông chảy qua sáu quốc gia. Dòng sông nuôi sống sáu mươi triệu người mỗi năm.";
 
-async function note(key: string, content = ENGLISH): Promise<Note> {
-  const response = await call("/v1/notes", {
-    method: "POST",
-    headers: { ...bearer(key), "content-type": "application/json" },
-    body: JSON.stringify({ content }),
-  });
-  expect(response.status).toBe(201);
-  return (await response.json()) as Note;
-}
-
-const createForm = (path: string, key: string, fields: Record<string, string>) =>
-  call(`/v2/create/${path}`, {
-    method: "POST",
-    headers: { ...bearer(key), "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields).toString(),
-  });
-
-async function created(response: Response): Promise<string> {
-  const body = (await response.json()) as { status: string; data: { task_id: string } };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return body.data.task_id;
-}
-
-async function errorKey(response: Response, status: number): Promise<string> {
-  const body = (await response.json()) as { error_key: string };
-  expect(response.status, JSON.stringify(body)).toBe(status);
-  return body.error_key;
-}
+const note = (key: string, content = ENGLISH) => createNote(key, content);
 
 async function poll(taskId: string, key: string) {
   const response = await call(`/v1/create/tasks/${taskId}/result`, { headers: { "x-api-key": key } });
   return (await response.json()) as { status: string; data: Record<string, unknown> };
-}
-
-/** Leases `taskId`; strays of earlier tests still on their way through the Queue are failed aside. */
-async function leaseTask(node: TestNode, taskId: string): Promise<Lease> {
-  for (let i = 0; i < 20; i++) {
-    const [lease] = await node.lease(1, 5_000, [...CONTENT_KINDS]);
-    if (!lease) break;
-    if (lease.task_id === taskId) return lease;
-    await node.fail(lease.lease_id, "invalid_params", "a stray task of an earlier test");
-  }
-  throw new Error(`task ${taskId} was never leased`);
 }
 
 /** Uploads each file as the node does and returns the completion's outputs. */

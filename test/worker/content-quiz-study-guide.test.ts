@@ -2,8 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { readTask } from "../../platform/task-store.ts";
 import type { Lease } from "../../protocol/node.ts";
-import { CONTENT_KINDS } from "../../protocol/task.ts";
-import type { Note } from "../../worker/schemas/notes.ts";
+import { created, createForm, createNote, leaseTask } from "./content-helpers.ts";
 import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
 import { callMinted } from "./ingest-helpers.ts";
 import { TestNode } from "./node-client.ts";
@@ -19,44 +18,12 @@ beforeEach(resetDispatcher);
 const EN_CONTENT =
   "The Mekong flows through six countries. It feeds sixty million people. Its delta lies in Vietnam.";
 
-async function note(key: string, content = EN_CONTENT): Promise<Note> {
-  const response = await call("/v1/notes", {
-    method: "POST",
-    headers: { ...bearer(key), "content-type": "application/json" },
-    body: JSON.stringify({ content }),
-  });
-  expect(response.status).toBe(201);
-  return (await response.json()) as Note;
-}
-
-const createForm = (path: string, key: string, fields: Record<string, string>) =>
-  call(`/v2/create/${path}`, {
-    method: "POST",
-    headers: { ...bearer(key), "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields).toString(),
-  });
-
-async function created(response: Response): Promise<string> {
-  const body = (await response.json()) as { status: string; data: { task_id: string } };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return body.data.task_id;
-}
+const note = (key: string, content = EN_CONTENT) => createNote(key, content);
 
 async function poll(taskId: string, key: string): Promise<Record<string, unknown>> {
   const response = await call(`/v1/create/tasks/${taskId}/result`, { headers: bearer(key) });
   expect(response.status).toBe(200);
   return (await response.json()) as Record<string, unknown>;
-}
-
-/** Leases `taskId`; tasks of earlier tests still reaching the Dispatcher are failed out of the way. */
-async function leaseTask(node: TestNode, taskId: string): Promise<Lease> {
-  for (let i = 0; i < 20; i++) {
-    const [lease] = await node.lease(1, 5_000, [...CONTENT_KINDS]);
-    if (!lease) break;
-    if (lease.task_id === taskId) return lease;
-    await node.fail(lease.lease_id, "invalid_params", "a stray task of an earlier test");
-  }
-  throw new Error(`task ${taskId} was never leased`);
 }
 
 /** Uploads each file as a node does and returns the completion's outputs. */

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { readTask } from "../../platform/task-store.ts";
-import type { Lease } from "../../protocol/node.ts";
 import type { Note } from "../../worker/schemas/notes.ts";
+import { created, leaseTask } from "./content-helpers.ts";
 import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
 import { bytes, callMinted } from "./ingest-helpers.ts";
 import { TestNode } from "./node-client.ts";
@@ -28,22 +28,6 @@ function createShort(key: string, fields: Record<string, string>) {
     headers: { ...bearer(key), "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams(fields).toString(),
   });
-}
-
-async function created(response: Response): Promise<string> {
-  const body = (await response.json()) as { data: { task_id: string } };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return body.data.task_id;
-}
-
-async function leaseTask(node: TestNode, taskId: string): Promise<Lease> {
-  for (let i = 0; i < 20; i++) {
-    const [lease] = await node.lease(1, 5_000, ["shorts", "quiz_video", "slide"]);
-    if (!lease) break;
-    if (lease.task_id === taskId) return lease;
-    await node.fail(lease.lease_id, "invalid_params", "a stray task of an earlier test");
-  }
-  throw new Error(`task ${taskId} was never leased`);
 }
 
 describe("shorts aspect", () => {
