@@ -168,9 +168,8 @@ export const contentApi = {
   backgrounds: (): Promise<{ backgrounds: Background[] }> => unwrap(voxedge.GET("/v1/backgrounds")),
   templates: (): Promise<{ templates: Template[] }> => unwrap(voxedge.GET("/v1/templates")),
   create: (form: ContentForm, fields: Record<string, string>): Promise<CreateAccepted> =>
-    // Every create route answers the same CreateAccepted (one path stands for the type, whether or not
-    // the generated schema lists the newer routes yet); the fields are the studio's kind table's, and the
-    // route validates them (each form's schema differs).
+    // Every create route answers the same CreateAccepted, so one path stands for the type; the fields
+    // are the studio's kind table's, and the route validates them (each form's schema differs).
     unwrap(
       voxedge.POST(`/v2/create/${form}` as "/v2/create/shorts", {
         body: fields as never,
