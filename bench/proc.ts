@@ -1,6 +1,6 @@
 /**
- * What the reliability and soak benches read of running processes, from Linux's /proc: resident memory,
- * the process tree (wrangler dev runs workerd as its children), and open TCP connections.
+ * What the benches read of running processes, from Linux's /proc: resident memory, CPU time, the
+ * process tree (wrangler dev runs workerd as its children), and open TCP connections.
  */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
@@ -44,6 +44,25 @@ export function descendants(root: number, match: RegExp): number[] {
     return false;
   };
   return pids.filter((pid) => isUnder(pid) && match.test(commandOf(pid)));
+}
+
+/**
+ * CPU time (user + system) the processes used so far, in ms (Linux counts it in 10 ms ticks); NaN when
+ * there are none or one is gone.
+ */
+export function cpuMs(pids: readonly number[]): number {
+  if (pids.length === 0) return Number.NaN;
+  try {
+    let ticks = 0;
+    for (const pid of pids) {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Socket inodes the process holds open. */

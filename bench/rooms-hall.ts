@@ -10,7 +10,9 @@
  * - spoken translations (#31.3): SPEAKING listeners (3 per language) join with `speak=true`; end of
  *   speech -> the arrival of each one's `translation_audio` (when its client can start playing it),
  *   p50/p95, against the hall's translated finals of the same run; and the node's syntheses per
- *   final (real espeak-ng, counted at the engine: target one per language, not per listener).
+ *   final (real espeak-ng, counted at the engine: target one per language, not per listener);
+ * - workerd's CPU per speaker final, hall vs two-person room (locally the room object shares the
+ *   process with the Worker and the live hub, so this bounds the room's cost from above).
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -22,6 +24,7 @@ import { RoomServerMessage } from "../protocol/rooms.ts";
 import { type LiveClient, openLive } from "../test/e2e/live-client.ts";
 import type { LocalPlatform } from "../test/helpers/local-platform.ts";
 import { finalLatencies, type SpeechStream, startBenchPlatform, type Timed } from "./live.ts";
+import { cpuMs, descendants } from "./proc.ts";
 import { percentile } from "./stats.ts";
 import { type BenchResult, result } from "./types.ts";
 
@@ -143,6 +146,8 @@ function spokenTimes(listener: RoomClient): Timed[] {
 
 interface HallRun {
   finals: number[];
+  /** workerd's CPU (ms) from the first audio frame to the last final's arrival. */
+  workerCpuMs: number;
   /** End of speech -> a speaking listener's translation_audio. */
   spoken: number[];
   /** tts_failed / tts_unavailable errors the speaking listeners got. */
@@ -158,6 +163,7 @@ async function runRoom(
   speech: SpeechStream,
   listeners: number,
   calls: () => number,
+  workerCpu: () => number,
 ): Promise<HallRun> {
   const id = await createRoom(stack);
   const speaker = await join(stack, id, "language=en&role=speaker&name=Speaker");
@@ -171,6 +177,7 @@ async function runRoom(
     audience.push(...(await Promise.all(batch)));
   }
   const before = calls();
+  const cpuBefore = workerCpu();
   const sentAt = await speaker.stream(speech.audio, 1, FRAME_MS);
   const lastPhrase = speech.phrases.at(-1)?.end ?? 0;
   const offset = roomStreamOffset(speech.audio);
@@ -201,6 +208,7 @@ async function runRoom(
           .catch(() => undefined),
       ),
   );
+  const workerCpuMs = workerCpu() - cpuBefore;
   const finals: number[] = [];
   for (const listener of audience) {
     const timed: Timed[] = listener.received.flatMap((r) =>
@@ -226,7 +234,7 @@ async function runRoom(
   const tally = new Map<string, number>();
   for (const why of ttsErrors) tally.set(why, (tally.get(why) ?? 0) + 1);
   for (const [why, n] of tally) log(`${n} × ${why}`);
-  return { finals, spoken, speechErrors, speakerFinals, translations, listeners };
+  return { finals, workerCpuMs, spoken, speechErrors, speakerFinals, translations, listeners };
 }
 
 /**
@@ -242,15 +250,18 @@ export async function lectureHall(speech: SpeechStream): Promise<BenchResult[]> 
     speech: tts.engine,
     vars: { ROOM_MAX_PARTICIPANTS: String(LISTENERS + 1) },
   });
+  // Locally the Worker, the room objects and the live hub share workerd's process: its CPU is theirs.
+  const workerd = descendants(stack.workerPid() ?? -1, /workerd/);
+  const workerCpu = () => cpuMs(workerd);
   try {
     const hall: HallRun[] = [];
     const pair: HallRun[] = [];
     let syntheses = 0;
     for (let round = 1; round <= ROUNDS; round++) {
       log(`round ${round}/${ROUNDS}: a two-person room, then ${LISTENERS} listeners`);
-      pair.push(await runRoom(stack, speech, 1, libre.calls));
+      pair.push(await runRoom(stack, speech, 1, libre.calls, workerCpu));
       const before = tts.count();
-      hall.push(await runRoom(stack, speech, LISTENERS, libre.calls));
+      hall.push(await runRoom(stack, speech, LISTENERS, libre.calls, workerCpu));
       syntheses += tts.count() - before;
     }
     const spoken = hall.flatMap((run) => run.spoken);
@@ -260,6 +271,8 @@ export async function lectureHall(speech: SpeechStream): Promise<BenchResult[]> 
     const speakerFinals = hall.reduce((n, run) => n + run.speakerFinals, 0);
     const translations = hall.reduce((n, run) => n + run.translations, 0);
     const expected = LISTENERS * speech.phrases.length * ROUNDS;
+    const cpuPerFinal = (runs: HallRun[]) =>
+      runs.reduce((ms, run) => ms + run.workerCpuMs, 0) / runs.reduce((n, run) => n + run.speakerFinals, 0);
     return [
       result(
         "lecture hall listener final latency p50",
@@ -281,6 +294,13 @@ export async function lectureHall(speech: SpeechStream): Promise<BenchResult[]> 
         LANGUAGES.length,
         "calls",
         `${translations} calls for ${speakerFinals} speaker finals (interim translations included where fast enough); ref: distinct listener languages, not ${LISTENERS} listeners`,
+      ),
+      result(
+        "lecture hall worker CPU per final",
+        cpuPerFinal(hall),
+        cpuPerFinal(pair),
+        "ms",
+        `workerd's CPU (the room object, the Worker and the live hub share its process locally) from the first audio frame to the last final, per speaker final, fanned out to ${LISTENERS} listeners in ${LANGUAGES.length} languages with ${SPEAKING} spoken; ref: a two-person room, same run`,
       ),
       result(
         "lecture hall spoken translation latency p50",

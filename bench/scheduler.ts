@@ -16,11 +16,10 @@
  * release), against one shard holding every simulated node and the streams they run.
  */
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { freePort } from "../scripts/lib/ports.ts";
 import { startWranglerDev } from "../scripts/lib/wrangler.ts";
 import { tempState } from "../test/helpers/local-platform.ts";
-import { descendants } from "./proc.ts";
+import { cpuMs, descendants } from "./proc.ts";
 import {
   BENCH_PARTITIONS,
   type Fleet,
@@ -181,17 +180,7 @@ class BenchWorker {
   }
 
   private cpuMs(): number {
-    if (this.workerd.length === 0) return Number.NaN;
-    try {
-      let ticks = 0;
-      for (const pid of this.workerd) {
-        const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-        ticks += Number(fields[11]) + Number(fields[12]);
-      }
-      return ticks * 10;
-    } catch {
-      return Number.NaN;
-    }
+    return cpuMs(this.workerd);
   }
 
   async stop(): Promise<void> {
