@@ -151,7 +151,7 @@ describe("transcribing a file", () => {
     await context.close();
   });
 
-  it("renames speakers locally, downloads TXT/SRT/VTT/JSON made from the result (as the API exports them), offers a curl", async () => {
+  it("renames speakers locally, enrols a named voice from the job's audio, downloads TXT/SRT/VTT/JSON made from the result (as the API exports them), offers a curl", async () => {
     const { context, page } = await signedInPage(browser);
     await page.goto(`${stackInfo().url}/jobs/${taskId}`);
     await page.locator("li.segment").first().waitFor();
@@ -169,6 +169,26 @@ describe("transcribing a file", () => {
     await page.reload();
     await page.locator(".speaker-tag", { hasText: "Alice" }).first().waitFor();
     await screenshot(page, "job-named-speakers");
+
+    // Alice's voice enrolled from her longest turn in the job's own audio, cut in the browser.
+    await page.getByRole("button", { name: "Enrol this voice as Alice" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Enrolled as Alice, from / })
+      .waitFor({ timeout: 30_000 });
+    const enrolled = (await (
+      await fetch(`${stackInfo().url}/v1/speakers`, {
+        headers: { authorization: `Bearer ${stackInfo().key}` },
+      })
+    ).json()) as { data: { id: string; name: string; duration_sec: number | null }[] };
+    const alice = enrolled.data.find((speaker) => speaker.name === "Alice");
+    expect(alice?.duration_sec).toBeGreaterThanOrEqual(2);
+    expect(alice?.duration_sec).toBeLessThanOrEqual(30);
+    const removed = await fetch(`${stackInfo().url}/v1/speakers/${alice?.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${stackInfo().key}` },
+    });
+    expect(removed.status).toBe(204);
 
     const saved: Record<string, string> = {};
     for (const format of ["TXT", "SRT", "VTT", "JSON"]) {

@@ -202,8 +202,11 @@ export const speakersApi = {
   enrol: async (name: string, file: File): Promise<Speaker> => {
     // a recording of a type the browser leaves blank still reads as audio to the API (it sniffs the bytes)
     const reference = (await dataUrl(file)).replace(/^data:(application\/octet-stream|);/, "data:audio/wav;");
-    return unwrap(voxedge.POST("/v1/speakers", { body: { name, reference } }));
+    return speakersApi.enrolReference(name, reference);
   },
+  /** Enrols a voice from a clip already made into a data URL (a job's stretch of one speaker). */
+  enrolReference: (name: string, reference: string): Promise<Speaker> =>
+    unwrap(voxedge.POST("/v1/speakers", { body: { name, reference } })),
   delete: async (speakerId: string): Promise<void> => {
     await unwrap(
       voxedge.DELETE("/v1/speakers/{speaker_id}", { params: { path: { speaker_id: speakerId } } }),

@@ -15,6 +15,10 @@ export const enSpeakers = {
   "speakers.unknownLength": "length checked on first use",
   "speakers.deleteSpeaker": "Delete this speaker",
   "speakers.loading": "Loading…",
+  "speakers.enrolVoice": "Enrol this voice as {name}",
+  "speakers.enrolVoiceUnnamed": "Name this speaker to enrol their voice",
+  "speakers.noVoiceClip": "Too little of this voice alone (at least 2 s) to enrol it.",
+  "speakers.enrolledVoice": "Enrolled as {name}, from {from} to {to}.",
 } as const;
 
 export const viSpeakers: Record<keyof typeof enSpeakers, string> = {
@@ -33,4 +37,8 @@ export const viSpeakers: Record<keyof typeof enSpeakers, string> = {
   "speakers.unknownLength": "độ dài được kiểm tra khi dùng lần đầu",
   "speakers.deleteSpeaker": "Xoá người nói này",
   "speakers.loading": "Đang tải…",
+  "speakers.enrolVoice": "Đăng ký giọng này với tên {name}",
+  "speakers.enrolVoiceUnnamed": "Đặt tên cho người nói để đăng ký giọng",
+  "speakers.noVoiceClip": "Giọng này nói riêng quá ít (cần ít nhất 2 giây) để đăng ký.",
+  "speakers.enrolledVoice": "Đã đăng ký {name}, từ {from} đến {to}.",
 };

@@ -96,7 +96,12 @@ function JobResult(props: { status: TaskStatusResponse; result: TranscriptionRes
           {t("transcript.toStudio")}
         </a>
       </p>
-      <SpeakerNames speakers={speakers} names={names} onRename={rename} />
+      <SpeakerNames
+        speakers={speakers}
+        names={names}
+        onRename={rename}
+        {...(result.audio_url && { voices: { audioUrl: result.audio_url, segments: result.segments } })}
+      />
       <Transcript result={result} speakerNames={names} />
     </>
   );

@@ -1,11 +1,18 @@
+import type { Segment } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
+import { EnrolVoice } from "./enrol-voice.tsx";
 import { speakerColor } from "./speakers.ts";
 
-/** One labelled field per speaker, to give each a name (kept in this browser). */
+/**
+ * One labelled field per speaker, to give each a name (kept in this browser); with the job's stored
+ * audio, each named speaker's voice can be enrolled.
+ */
 export function SpeakerNames(props: {
   speakers: string[];
   names: Record<string, string>;
   onRename: (label: string, name: string) => void;
+  /** The job's audio and segments; absent (a job from a URL keeps no audio): nothing to enrol from. */
+  voices?: { audioUrl: string; segments: readonly Segment[] };
 }) {
   if (props.speakers.length === 0) return null;
   return (
@@ -29,6 +36,14 @@ export function SpeakerNames(props: {
             value={props.names[label] ?? ""}
             onChange={(event) => props.onRename(label, (event.target as HTMLInputElement).value)}
           />
+          {props.voices && (
+            <EnrolVoice
+              label={label}
+              name={props.names[label] ?? ""}
+              audioUrl={props.voices.audioUrl}
+              segments={props.voices.segments}
+            />
+          )}
         </div>
       ))}
     </fieldset>
