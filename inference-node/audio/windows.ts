@@ -9,6 +9,11 @@ export interface AudioWindow {
 export interface WindowOptions {
   /** Longest window in seconds (whisper sees 30 s at a time). */
   windowSec?: number;
+  /**
+   * Longest first window, when shorter than `windowSec`: a caller streaming the text gets its first
+   * words after this much audio is decoded rather than a whole window's.
+   */
+  firstWindowSec?: number;
   /** How far back from the window's end to look for a quiet place to cut. */
   searchSec?: number;
   /** Energy is compared over frames of this length. */
@@ -30,12 +35,18 @@ export async function* windows(
 ): AsyncGenerator<AudioWindow> {
   const windowSamples = Math.round((options.windowSec ?? 30) * SAMPLE_RATE);
   const searchSamples = Math.round((options.searchSec ?? 5) * SAMPLE_RATE);
+  // the first window's length, then every other's
+  let limit = Math.min(
+    windowSamples,
+    Math.round((options.firstWindowSec ?? Number.POSITIVE_INFINITY) * SAMPLE_RATE),
+  );
   const frame = Math.max(1, Math.round((options.frameSec ?? 0.1) * SAMPLE_RATE));
   let buffer = new Float32Array(windowSamples);
   let filled = 0;
   let consumed = 0;
   for await (const chunk of pcm) {
     if (chunk.length === 0 && filled > 0) {
+      limit = windowSamples;
       yield { offsetSec: consumed / SAMPLE_RATE, samples: buffer.slice(0, filled) };
       consumed += filled;
       filled = 0;
@@ -43,12 +54,13 @@ export async function* windows(
     }
     let at = 0;
     while (at < chunk.length) {
-      const take = Math.min(chunk.length - at, windowSamples - filled);
+      const take = Math.min(chunk.length - at, limit - filled);
       buffer.set(chunk.subarray(at, at + take), filled);
       filled += take;
       at += take;
-      if (filled < windowSamples) continue;
-      const cut = quietestCut(buffer, windowSamples - searchSamples, windowSamples, frame);
+      if (filled < limit) continue;
+      const cut = quietestCut(buffer, limit - Math.min(searchSamples, limit / 2), limit, frame);
+      limit = windowSamples;
       yield { offsetSec: consumed / SAMPLE_RATE, samples: buffer.slice(0, cut) };
       consumed += cut;
       const rest = buffer.subarray(cut, filled);

@@ -20,6 +20,8 @@ export interface DecodeRequest {
   temperatureInc?: number;
   /** Per-token times from whisper (for word timestamps); off by default. */
   tokenTimestamps?: boolean;
+  /** A shorter first window (seconds), for a caller that streams the text as it is decoded. */
+  firstWindowSec?: number;
   signal: AbortSignal;
   /**
    * Set when `pcm` is the input with non-speech stretches taken out (vad/skip-non-speech.ts): every
@@ -96,7 +98,9 @@ export async function decodeStream(
   pcm: AsyncIterable<Float32Array>,
   request: DecodeRequest,
 ): Promise<DecodeRun> {
-  const iterator = windows(pcm)[Symbol.asyncIterator]();
+  const iterator = windows(pcm, {
+    ...(request.firstWindowSec && { firstWindowSec: request.firstWindowSec }),
+  })[Symbol.asyncIterator]();
   const segments: DetailedSegment[] = [];
   let language = request.language;
   let carry = "";

@@ -76,6 +76,7 @@ export async function transcribe(
       maxTokens: deps.maxTokens,
       temperatureInc: deps.temperatureInc,
       tokenTimestamps: wordTimes,
+      ...(params.stream_partials && { firstWindowSec: STREAM_FIRST_WINDOW_SEC }),
       ...(timeMap && { timeMap }),
       ...(speech.diarizing && { alongside: speech.diarizeAlongside }),
       signal,
@@ -144,6 +145,12 @@ export async function transcribe(
     await media.remove();
   }
 }
+
+/**
+ * A streamed transcription's first window (stream=true): its first words come after about this much
+ * audio is decoded instead of a whole 30 s window, for one more encoder pass over the file.
+ */
+export const STREAM_FIRST_WINDOW_SEC = 10;
 
 /** The transcript in `to`, its translation time counted in total_ms (it is post-processing). */
 async function translated(

@@ -111,6 +111,22 @@ describe("windowing", () => {
     expect(out[1]!.offsetSec).toBeCloseTo(firstCut, 5);
   });
 
+  it("makes only the first window shorter when asked (a streamed transcript's first words come sooner)", async () => {
+    const samples = new Float32Array(75 * SAMPLE_RATE);
+    for (let i = 0; i < samples.length; i++) samples[i] = 0.5 * Math.sin(i / 10);
+    const quietAt = 8 * SAMPLE_RATE; // a pause inside the first window's search range (5–10 s)
+    samples.fill(0, quietAt, quietAt + 0.2 * SAMPLE_RATE);
+    const out = [];
+    for await (const w of windows(fromArray(samples, 4321), { firstWindowSec: 10 })) out.push(w);
+    expect(out.map((w) => w.samples.length).reduce((a, b) => a + b, 0)).toBe(samples.length);
+    const firstCut = out[0]!.samples.length / SAMPLE_RATE;
+    expect(firstCut).toBeGreaterThan(8);
+    expect(firstCut).toBeLessThan(8.2);
+    // the others are whole windows again: 30 s at most, cut in their own last 5 s
+    expect(out[1]!.samples.length / SAMPLE_RATE).toBeGreaterThan(25);
+    for (const w of out.slice(1)) expect(w.samples.length).toBeLessThanOrEqual(30 * SAMPLE_RATE);
+  });
+
   it("ends a window at an empty chunk (a skipped stretch), offsets still counting every sample", async () => {
     async function* withBreak(): AsyncGenerator<Float32Array> {
       yield new Float32Array(3 * SAMPLE_RATE).fill(0.1);
