@@ -49,6 +49,7 @@ const DYNAMIC_SITES: Record<string, string[]> = {
   "inference-node/content/mindmap/png.ts: tools.ffmpeg": ["ffmpeg"],
   "inference-node/content/tts/openai-speech.ts: this.options.ffmpeg": ["ffmpeg"],
   "inference-node/content/tts/espeak.ts: this.binary": ["espeak-ng"],
+  "inference-node/live/live-speech.ts: this.binary": ["espeak-ng"],
   "inference-node/media/ffmpeg-path.ts: path": ["ffmpeg"],
   // the interpreter named by apertium-apy's own #! line (python3, a dependency of apertium-apy)
   "scripts/lib/apertium.ts: apertiumPython()": ["apertium-apy"],
