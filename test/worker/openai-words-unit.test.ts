@@ -117,7 +117,7 @@ describe("DetailedTranscriptionResult", () => {
     expect(
       DetailedTranscriptionResult.safeParse({ ...sampleResult(), detail: { segments: [figures] } }).data
         ?.detail,
-    ).toEqual({ segments: [figures], words: null });
+    ).toEqual({ segments: [figures], words: null, logprobs: null });
     expect(DetailedTranscriptionResult.safeParse(sampleResult()).success).toBe(true);
   });
 
