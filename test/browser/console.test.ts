@@ -424,7 +424,7 @@ describe("interface", () => {
     await page.keyboard.press("Tab");
     expect(await focused()).toEqual({ label: "Skip to content", outline: "solid" });
     const reached: string[] = [];
-    for (let i = 0; i < 13; i++) {
+    for (let i = 0; i < 15; i++) {
       await page.keyboard.press("Tab");
       const now = await focused();
       expect(now.outline, now.label).toBe("solid");
@@ -437,6 +437,7 @@ describe("interface", () => {
         "Live",
         "Translate",
         "Studio",
+        "Speakers",
         "Sign out",
         "INPUT:radio",
         "INPUT:file",
