@@ -5148,7 +5148,7 @@ export interface components {
             voice_id_2?: string;
             /** @description en or vi; default the note's */
             language?: string;
-            /** @description true, false, 1 or 0: note_id may be a published community note */
+            /** @description true: note_id may be any published community note (GET /v1/community/notes); the content is yours */
             community?: string;
             /**
              * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed
@@ -5171,7 +5171,7 @@ export interface components {
             voice_id?: string;
             /** @description en or vi; default the note's */
             language?: string;
-            /** @description true, false, 1 or 0: note_id may be a published community note */
+            /** @description true: note_id may be any published community note (GET /v1/community/notes); the content is yours */
             community?: string;
             /**
              * @description http(s) URL POSTed a signed JSON event (Standard Webhooks) when the task ends; same SSRF guard as file_url, redirects not followed

@@ -82,7 +82,7 @@ export async function createContentTask(
         content: row.content,
         language: row.language,
       };
-      form.checkNote?.(params, note, fields);
+      form.checkNote?.(params, note);
       const record = await submitTask(env, {
         ownerKeyId: caller.ownerKeyId,
         kind,

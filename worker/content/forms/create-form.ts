@@ -18,9 +18,5 @@ export interface CreateForm<K extends ContentKind> {
    * Checks what only the note tells (the language a voice must speak, a translation into the note's own
    * language), once the note is found; a wrong field throws as `params` does.
    */
-  checkNote?(
-    params: Omit<z.input<TaskContract<K>["params"]>, "note">,
-    note: NoteSnapshot,
-    fields: FormFields,
-  ): void;
+  checkNote?(params: Omit<z.input<TaskContract<K>["params"]>, "note">, note: NoteSnapshot): void;
 }

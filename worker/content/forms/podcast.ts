@@ -5,6 +5,7 @@ import {
   PODCAST_FORMATS,
   PODCAST_LENGTHS,
 } from "../../../protocol/content.ts";
+import { communityField } from "../../schemas/content.ts";
 import { webhookFields } from "../../schemas/transcribe.ts";
 import { badField, type FormFields, oneOf, outputLanguage, voiceId } from "../form-fields.ts";
 import type { CreateForm } from "./create-form.ts";
@@ -29,10 +30,7 @@ export const PodcastForm = z
       description: "host B of a deep dive, from GET /v1/voices (default the other gender than host A)",
     }),
     language: z.string().optional().openapi({ description: "en or vi; default the note's" }),
-    community: z
-      .string()
-      .optional()
-      .openapi({ description: "true, false, 1 or 0: note_id may be a published community note" }),
+    community: communityField,
     ...webhookFields,
   })
   .meta({ id: "PodcastForm" });
@@ -49,13 +47,10 @@ export const podcastForm: CreateForm<"podcast"> = {
     voice_id_2: fields.has("voice_id_2") ? voiceId(fields, "voice_id_2") : null,
     language: outputLanguage(fields, "audio overviews"),
   }),
-  checkNote: (_params, note: NoteSnapshot, fields: FormFields) => {
-    const twoHosts = (fields.get("format") ?? "deep_dive") === "deep_dive";
-    const asked = {
-      voice_id: fields.get("voice_id"),
-      voice_id_2: twoHosts ? fields.get("voice_id_2") : null,
-    };
-    const language = overviewLanguage(outputLanguage(fields, "audio overviews"), note);
+  checkNote: (params, note: NoteSnapshot) => {
+    const twoHosts = params.format === "deep_dive";
+    const asked = { voice_id: params.voice_id, voice_id_2: twoHosts ? params.voice_id_2 : null };
+    const language = overviewLanguage(params.language ?? null, note);
     if (language === null) {
       // The node tells the note's language from its text; only a voice given twice is wrong anyway.
       if (asked.voice_id && asked.voice_id === asked.voice_id_2) {

@@ -4,6 +4,7 @@ import {
   type NoteSnapshot,
   narrationVoices,
 } from "../../../protocol/content.ts";
+import { communityField } from "../../schemas/content.ts";
 import { webhookFields } from "../../schemas/transcribe.ts";
 import { badField, type FormFields, flag, outputLanguage, templateId, voiceId } from "../form-fields.ts";
 import type { CreateForm } from "./create-form.ts";
@@ -23,10 +24,7 @@ export const VideoOverviewForm = z
       .optional()
       .openapi({ description: "the narrator, from GET /v1/voices (default the language's female voice)" }),
     language: z.string().optional().openapi({ description: "en or vi; default the note's" }),
-    community: z
-      .string()
-      .optional()
-      .openapi({ description: "true, false, 1 or 0: note_id may be a published community note" }),
+    community: communityField,
     ...webhookFields,
   })
   .meta({ id: "VideoOverviewForm" });
@@ -42,10 +40,10 @@ export const videoOverviewForm: CreateForm<"video_overview"> = {
     language: outputLanguage(fields, "video overviews"),
     community: flag(fields, "community"),
   }),
-  checkNote: (_params, note: NoteSnapshot, fields: FormFields) => {
-    const language = overviewLanguage(outputLanguage(fields, "video overviews"), note);
+  checkNote: (params, note: NoteSnapshot) => {
+    const language = overviewLanguage(params.language ?? null, note);
     if (language === null) return;
-    const voices = narrationVoices(language, { voice_id: fields.get("voice_id") }, false);
+    const voices = narrationVoices(language, { voice_id: params.voice_id }, false);
     if (!voices.ok) throw badField(voices.problem, voices.message);
   },
 };
