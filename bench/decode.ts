@@ -10,8 +10,8 @@
  *
  * Two passes: quiet (nothing started beside the runs) and loaded, beside a neighbour process the
  * bench starts that keeps one core busy; the loaded figures carry `.loaded` in their names. The
- * addon decides its threads per decode from other processes' CPU use over the last second
- * (native/thread-policy.ts), so every run starts after a pause of that second: the previous run
+ * addon decides its threads per decode from other processes' sustained CPU use over the last two seconds
+ * (native/thread-policy.ts), so every run starts after a pause of that window: the previous run
  * (a whisper-cli process) is not counted as a neighbour, and both sides start alike.
  */
 import { type ChildProcess, execFile, fork, spawn } from "node:child_process";

@@ -8,6 +8,7 @@
  * not cost the decode its threads. Sampled by an unref'd timer so a decision never waits.
  */
 import { availableParallelism, cpus } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const SAMPLE_MS = 250;
 /**
@@ -70,6 +71,19 @@ export function sustainedForeignBusy(window: readonly Sample[]): number {
 export function foreignBusyCores(): number {
   startCpuMeter();
   return sustainedForeignBusy(samples);
+}
+
+/**
+ * Other processes' busy cores over the next `ms`, measured now. The sustained figure looks back, so
+ * it still counts a neighbour that stopped a moment ago (another server's decode that just
+ * answered); by the time a decode starts, the platform's own burst before it is over too, so a
+ * short look now tells a neighbour that is still there from one that is gone. /proc/stat counts in
+ * 10 ms ticks: over 100 ms on two cores that is ±0.2 cores, inside the policy's idle slack.
+ */
+export async function probeForeignBusy(ms: number): Promise<number> {
+  const from = sample();
+  await sleep(ms);
+  return foreignBusyBetween(from, sample());
 }
 
 /** CPUs this process may run on. */

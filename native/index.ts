@@ -17,10 +17,12 @@ import type {
   NativeModelInfo,
   NativeStateStats,
 } from "./addon-types.ts";
-import { foreignBusyCores, startCpuMeter, usableCores } from "./cpu-meter.ts";
+import { startCpuMeter } from "./cpu-meter.ts";
+import { OrderedStarts } from "./ordered-starts.ts";
 import { runDecode } from "./run-decode.ts";
 import { StreamDecoder } from "./stream.ts";
-import { chooseThreading, fixedThreading, type Threading, type ThreadPolicy } from "./thread-policy.ts";
+import { type ThreadDecisions, threadDecisions } from "./thread-decision.ts";
+import type { ThreadPolicy } from "./thread-policy.ts";
 import {
   type DecodeOptions,
   type Transcript,
@@ -134,17 +136,11 @@ export interface LoadModelOptions {
   concurrency?: number;
   /**
    * `adaptive` (default): each decode gets its threads only while that many cores are idle, else
-   * one per idle core (at least one) and no polling (thread-policy.ts). `fixed`: always `threads`,
-   * polling as ggml does by default: for a node whose cores are its own.
+   * one per idle core (at least one) and no polling (thread-policy.ts, thread-decision.ts). `fixed`:
+   * always `threads`, polling as ggml does by default: for a node whose cores are its own.
    */
   threadPolicy?: ThreadPolicy;
 }
-
-const THREADING: Record<ThreadPolicy, (requested: number) => Threading> = {
-  adaptive: (requested) =>
-    chooseThreading({ requested, cores: usableCores(), foreignBusyCores: foreignBusyCores() }),
-  fixed: fixedThreading,
-};
 
 /**
  * Loads a ggml whisper model on a worker thread. Rejects with WhisperError `ERR_MODEL_NOT_FOUND`,
@@ -169,7 +165,7 @@ export async function loadModel(path: string, options: LoadModelOptions = {}): P
   const native = await binding()
     .loadModel(path, flags)
     .catch((err: unknown) => Promise.reject(toWhisperError(err)));
-  return new WhisperModel(path, native, options.threads ?? defaultThreads(), THREADING[threadPolicy]);
+  return new WhisperModel(path, native, options.threads ?? defaultThreads(), threadDecisions(threadPolicy));
 }
 
 /**
@@ -180,7 +176,8 @@ export class WhisperModel {
   readonly info: ModelInfo;
   readonly #native: NativeModel;
   readonly #threads: number;
-  readonly #threading: (requested: number) => Threading;
+  readonly #decisions: ThreadDecisions;
+  readonly #starts = new OrderedStarts();
   readonly #inflight = new Set<Promise<unknown>>();
   readonly #streams = new Set<StreamDecoder>();
   #disposed: Promise<void> | null = null;
@@ -190,20 +187,20 @@ export class WhisperModel {
     readonly path: string,
     native: NativeModel,
     threads: number,
-    threading: (requested: number) => Threading,
+    decisions: ThreadDecisions,
   ) {
     this.#native = native;
     this.#threads = threads;
-    this.#threading = threading;
+    this.#decisions = decisions;
     this.info = native.info();
   }
 
   /**
-   * Native decodes not finished: running, waiting for their turn, or aborted ones that have not
-   * reached a check point yet.
+   * Decodes not finished: running, waiting for their turn (or for their thread decision), or aborted
+   * ones that have not reached a check point yet.
    */
   get pending(): number {
-    return this.#inflight.size;
+    return this.#inflight.size + this.#starts.waiting;
   }
 
   /**
@@ -235,17 +232,22 @@ export class WhisperModel {
   transcribe(pcm: Float32Array, options: DecodeOptions = {}): Promise<Transcript> {
     if (this.#disposed)
       return Promise.reject(new WhisperError("ERR_MODEL_DISPOSED", "model has been disposed"));
-    return runDecode(
-      newControl,
-      (control, progress) =>
-        this.#native.transcribe(
-          pcm,
-          toNativeOptions(options, this.#threads, this.#threading),
-          control,
-          progress,
+    const requested = options.threads ?? this.#threads;
+    return this.#starts.run(
+      () => this.#decisions.file(requested),
+      (threading) =>
+        runDecode(
+          newControl,
+          (control, progress) =>
+            this.#native.transcribe(
+              pcm,
+              toNativeOptions(options, this.#threads, () => threading),
+              control,
+              progress,
+            ),
+          options,
+          (p) => this.#track(p),
         ),
-      options,
-      (p) => this.#track(p),
     );
   }
 
@@ -270,7 +272,7 @@ export class WhisperModel {
     const merged = { temperatureInc: 0, noContext: true, singleSegment: true, ...defaults };
     const stream = new StreamDecoder(native, merged, {
       threads: this.#threads,
-      threading: this.#threading,
+      threading: this.#decisions.stream,
       newControl,
       track: (p) => this.#track(p),
       onDispose: (st) => this.#streams.delete(st),
@@ -285,9 +287,13 @@ export class WhisperModel {
    */
   dispose(): Promise<void> {
     if (!this.#disposed) {
-      this.#native.dispose();
-      for (const stream of this.#streams) void stream.dispose();
-      this.#disposed = Promise.allSettled([...this.#inflight]).then(() => undefined);
+      // calls made before this one still start (one may be waiting for its thread decision)
+      const release = () => {
+        this.#native.dispose();
+        for (const stream of this.#streams) void stream.dispose();
+        return Promise.allSettled([...this.#inflight]).then(() => undefined);
+      };
+      this.#disposed = this.#starts.waiting === 0 ? release() : this.#starts.drained().then(release);
     }
     return this.#disposed;
   }

@@ -1,6 +1,13 @@
+import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { foreignBusyBetween, sustainedForeignBusy } from "../../native/cpu-meter.ts";
-import { chooseThreading, fixedThreading, SPIN_POLL_LEVEL } from "../../native/thread-policy.ts";
+import { foreignBusyBetween, probeForeignBusy, sustainedForeignBusy } from "../../native/cpu-meter.ts";
+import { adaptiveDecisions, PROBE_MS } from "../../native/thread-decision.ts";
+import {
+  chooseThreading,
+  fixedThreading,
+  lostThreadsToLoad,
+  SPIN_POLL_LEVEL,
+} from "../../native/thread-policy.ts";
 
 describe("chooseThreading", () => {
   it("gives every thread asked for, polling, while that many cores are idle", () => {
@@ -74,5 +81,79 @@ describe("sustainedForeignBusy", () => {
 
   it("is 0 before two samples exist", () => {
     expect(sustainedForeignBusy(samplesOf([]))).toBe(0);
+  });
+});
+
+describe("lostThreadsToLoad", () => {
+  it("is true only when the load costs threads an idle machine would give", () => {
+    expect(lostThreadsToLoad({ requested: 2, cores: 2, foreignBusyCores: 1 })).toBe(true);
+    expect(lostThreadsToLoad({ requested: 2, cores: 2, foreignBusyCores: 0.1 })).toBe(false);
+    // more threads asked than cores: an idle machine gives the cores, so no second look for that
+    expect(lostThreadsToLoad({ requested: 4, cores: 2, foreignBusyCores: 0 })).toBe(false);
+    expect(lostThreadsToLoad({ requested: 4, cores: 8, foreignBusyCores: 5 })).toBe(true);
+  });
+});
+
+describe("adaptiveDecisions", () => {
+  /** Readings with a fixed sustained figure and a look now that answers `now` and counts its calls. */
+  const readings = (sustained: number, now: number) => {
+    const looks: number[] = [];
+    return {
+      looks,
+      cores: () => 2,
+      sustained: () => sustained,
+      now: async (ms: number) => {
+        looks.push(ms);
+        return now;
+      },
+    };
+  };
+
+  it("decides at once, without looking again, when the sustained load costs no threads", () => {
+    const r = readings(0, 2);
+    expect(adaptiveDecisions(r).file(2)).toEqual({ threads: 2, pollLevel: SPIN_POLL_LEVEL });
+    expect(r.looks).toEqual([]);
+  });
+
+  it("gives a file decode its threads back when the neighbour that loaded the window has stopped", async () => {
+    // another server's decode kept both cores busy until a moment ago
+    const r = readings(2, 0.05);
+    await expect(adaptiveDecisions(r).file(2)).resolves.toEqual({ threads: 2, pollLevel: SPIN_POLL_LEVEL });
+    expect(r.looks).toEqual([PROBE_MS]);
+  });
+
+  it("keeps the cut when the neighbour is still busy now", async () => {
+    const r = readings(1, 1.1);
+    await expect(adaptiveDecisions(r).file(2)).resolves.toEqual({ threads: 1, pollLevel: 0 });
+  });
+
+  it("never lets a short burst now cost threads the sustained figure leaves", async () => {
+    const r = readings(0, 2);
+    expect(adaptiveDecisions(r).file(2)).toEqual({ threads: 2, pollLevel: SPIN_POLL_LEVEL });
+  });
+
+  it("decides a stream's decode at once from the sustained load: no wait in a live path", () => {
+    const r = readings(1, 0);
+    expect(adaptiveDecisions(r).stream(2)).toEqual({ threads: 1, pollLevel: 0 });
+    expect(r.looks).toEqual([]);
+  });
+
+  it("passes an invalid count through at once for the addon's option check", () => {
+    const r = readings(2, 0);
+    expect(adaptiveDecisions(r).file(0)).toEqual({ threads: 0, pollLevel: SPIN_POLL_LEVEL });
+    expect(r.looks).toEqual([]);
+  });
+});
+
+describe("probeForeignBusy", () => {
+  it("counts a busy neighbour process", async () => {
+    const neighbour = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // the neighbour spins a whole core; on a loaded machine it gets at least a share of one
+      expect(await probeForeignBusy(300)).toBeGreaterThan(0.3);
+    } finally {
+      neighbour.kill("SIGKILL");
+    }
   });
 });

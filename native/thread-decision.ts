@@ -1,0 +1,59 @@
+/**
+ * A decode's threads under each policy, from the CPU meter's figures (cpu-meter.ts) and the rule
+ * (thread-policy.ts). Streams decide at once from the sustained load: their decodes are short and
+ * frequent, and a wait would be latency. A file decode whose threads the sustained load would cut
+ * first looks at the load now, for PROBE_MS, and takes the lesser figure.
+ */
+import { foreignBusyCores, probeForeignBusy, usableCores } from "./cpu-meter.ts";
+import {
+  chooseThreading,
+  fixedThreading,
+  lostThreadsToLoad,
+  type Threading,
+  type ThreadPolicy,
+} from "./thread-policy.ts";
+
+/**
+ * How long a file decode looks at the load before it gives up threads: a few percent of a window's
+ * decode on a CPU, paid only while the sustained figure says a neighbour is busy.
+ */
+export const PROBE_MS = 100;
+
+/** The meter's readings a decision uses (the real meter by default; tests pass their own). */
+export interface LoadReadings {
+  cores: () => number;
+  sustained: () => number;
+  now: (ms: number) => Promise<number>;
+}
+
+const METER: LoadReadings = { cores: usableCores, sustained: foreignBusyCores, now: probeForeignBusy };
+
+/** A policy's two decisions: a stream's, at once, and a file decode's, which may look again first. */
+export interface ThreadDecisions {
+  stream: (requested: number) => Threading;
+  file: (requested: number) => Threading | Promise<Threading>;
+}
+
+/** The adaptive policy over `readings`. */
+export function adaptiveDecisions(readings: LoadReadings = METER): ThreadDecisions {
+  const decide = (requested: number, foreign: number) =>
+    chooseThreading({ requested, cores: readings.cores(), foreignBusyCores: foreign });
+  return {
+    stream: (requested) => decide(requested, readings.sustained()),
+    file: (requested) => {
+      // an invalid count goes to the addon's option check as given (toNativeOptions), at once
+      if (!Number.isInteger(requested) || requested < 1) return fixedThreading(requested);
+      const sustained = readings.sustained();
+      const input = { requested, cores: readings.cores(), foreignBusyCores: sustained };
+      if (!lostThreadsToLoad(input)) return chooseThreading(input);
+      return readings.now(PROBE_MS).then((now) => decide(requested, Math.min(sustained, now)));
+    },
+  };
+}
+
+const FIXED: ThreadDecisions = { stream: fixedThreading, file: fixedThreading };
+
+/** The decisions of a named policy. */
+export function threadDecisions(policy: ThreadPolicy): ThreadDecisions {
+  return policy === "adaptive" ? adaptiveDecisions() : FIXED;
+}
