@@ -53,6 +53,9 @@ export class TaskCancelledError extends Error {
 
 interface Running {
   abort: AbortController;
+  /** Settles once the task no longer holds a slot: its work is over and only its report may be left. */
+  freed: Promise<void>;
+  released: boolean;
   done: Promise<void>;
 }
 
@@ -73,17 +76,24 @@ export class LeaseLoop {
     this.loop ??= this.pollForever();
   }
 
+  /** Tasks not ended yet: running, or reporting their outcome. */
   get activeTasks(): number {
     return this.running.size;
+  }
+
+  /** Tasks holding a slot; a task reporting its outcome has given its slot back. */
+  private slotHolders(): Running[] {
+    return [...this.running.values()].filter((task) => !task.released);
   }
 
   private async pollForever(): Promise<void> {
     const { client, logger } = this.options;
     const backoff = new Backoff(LEASE_POLL_BACKOFF);
     while (!this.stopping) {
-      const capacity = this.options.concurrency - this.running.size;
+      const holders = this.slotHolders();
+      const capacity = this.options.concurrency - holders.length;
       if (capacity <= 0) {
-        await Promise.race([...this.running.values()].map((r) => r.done));
+        await Promise.race(holders.map((r) => r.freed));
         continue;
       }
       try {
@@ -108,11 +118,28 @@ export class LeaseLoop {
 
   private startTask(lease: Lease): void {
     const abort = new AbortController();
-    const done = this.runTask(lease, abort).finally(() => this.running.delete(lease.lease_id));
-    this.running.set(lease.lease_id, { abort, done });
+    let free = () => {};
+    const freed = new Promise<void>((resolve) => {
+      free = resolve;
+    });
+    const task: Running = { abort, freed, released: false, done: Promise.resolve() };
+    const releaseSlot = () => {
+      task.released = true;
+      free();
+    };
+    task.done = this.runTask(lease, abort, releaseSlot).finally(() => {
+      releaseSlot();
+      this.running.delete(lease.lease_id);
+    });
+    this.running.set(lease.lease_id, task);
   }
 
-  private async runTask(lease: Lease, abort: AbortController): Promise<void> {
+  /**
+   * `releaseSlot`: called once the task's work is done, before its outcome is reported, so the next
+   * lease is asked for while the completion travels (the Worker's writes overlap the next task's
+   * hand-off). The report uses no decode resources; the lease stays tracked until it is sent.
+   */
+  private async runTask(lease: Lease, abort: AbortController, releaseSlot: () => void): Promise<void> {
     const { client, logger } = this.options;
     const log = logger.child({ task_id: lease.task_id, lease_id: lease.lease_id, attempt: lease.attempt });
     const report: TaskReport = { progress: 0 };
@@ -151,6 +178,7 @@ export class LeaseLoop {
             .catch((error: unknown) => log.warn({ err: String(error) }, "partial report failed"));
         },
       });
+      releaseSlot();
       if (abort.signal.reason instanceof TaskCancelledError) {
         log.info("task was cancelled as it finished; result dropped");
         return;
