@@ -4,20 +4,21 @@ import { LeaseLoop } from "../../inference-node/lease-loop.ts";
 import { NodeHeartbeat } from "../../inference-node/node-heartbeat.ts";
 import type { WorkerClient } from "../../inference-node/worker-client.ts";
 import type { CompleteRequest, Lease, NodeHeartbeatRequest } from "../../protocol/node.ts";
+import { idleLeasePoll } from "../helpers/idle-lease-poll.ts";
 import { NODE_HEALTH } from "../helpers/node-health.ts";
 
-/** A render lease; only its id matters to the loop. */
+/** A slide lease; only its id matters to the loop. */
 const leaseNumbered = (n: number): Lease =>
   ({
     lease_id: `lease-${n}`,
     task_id: `task-${n}`,
-    kind: "render",
+    kind: "slide",
     lane: "batch",
     attempt: 1,
     expires_at: Date.now() + 60_000,
   }) as unknown as Lease;
 
-const completion = { kind: "render" } as unknown as CompleteRequest;
+const completion = { kind: "slide" } as unknown as CompleteRequest;
 
 /**
  * A WorkerClient stand-in handing out `count` leases one ask at a time, whose completions are held
@@ -32,14 +33,7 @@ function slowCompletions(count: number) {
     lease: async (_n: unknown, capacity: number, _k: unknown, waitMs: number, signal?: AbortSignal) => {
       events.push(`ask ${capacity}`);
       if (next <= count) return [leaseNumbered(next++)];
-      await new Promise((resolve) => {
-        const timer = setTimeout(resolve, waitMs);
-        signal?.addEventListener("abort", () => {
-          clearTimeout(timer);
-          resolve(undefined);
-        });
-      });
-      return [];
+      return idleLeasePoll(waitMs, signal);
     },
     heartbeatNode: async (body: NodeHeartbeatRequest) => {
       for (const l of body.leases) heartbeatLeases.add(l.lease_id);
@@ -78,7 +72,7 @@ describe("LeaseLoop slots", () => {
         working--;
         return completion;
       },
-      kinds: ["render"],
+      kinds: ["slide"],
       concurrency: 1,
       heartbeat: new NodeHeartbeat(client, () => NODE_HEALTH, 10, pino({ level: "silent" })),
       logger: pino({ level: "silent" }),

@@ -18,6 +18,7 @@ import type {
   NodeHeartbeatRequest,
 } from "../../protocol/node.ts";
 import { pcmWavHeader } from "../../protocol/wav.ts";
+import { idleLeasePoll } from "../helpers/idle-lease-poll.ts";
 import { NODE_HEALTH } from "../helpers/node-health.ts";
 import { repeatTo, speechPcm } from "../native/audio.ts";
 
@@ -59,14 +60,7 @@ function fakeClient(
         handedOut = true;
         return [options.lease ?? lease];
       }
-      await new Promise((resolve) => {
-        const timer = setTimeout(resolve, waitMs);
-        signal?.addEventListener("abort", () => {
-          clearTimeout(timer);
-          resolve(undefined);
-        });
-      });
-      return [];
+      return idleLeasePoll(waitMs, signal);
     },
     heartbeatNode: async (body: NodeHeartbeatRequest) => {
       calls.heartbeats++;
