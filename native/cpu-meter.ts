@@ -73,17 +73,29 @@ export function foreignBusyCores(): number {
   return sustainedForeignBusy(samples);
 }
 
+/** A look at the load now ends early, from this long on, once its figure is clearly idle or busy. */
+const PROBE_EARLY_MS = 50;
+const PROBE_STEP_MS = 25;
+
 /**
- * Other processes' busy cores over the next `ms`, measured now. The sustained figure looks back, so
- * it still counts a neighbour that stopped a moment ago (another server's decode that just
- * answered); by the time a decode starts, the platform's own burst before it is over too, so a
- * short look now tells a neighbour that is still there from one that is gone. /proc/stat counts in
- * 10 ms ticks: over 100 ms on two cores that is ±0.2 cores, inside the policy's idle slack.
+ * Other processes' busy cores from now on, for up to `maxMs`. The sustained figure looks back, so it
+ * still counts a neighbour that stopped a moment ago (another server's decode that just answered);
+ * by the time a decode starts, the platform's own burst before it is over too, so a short look now
+ * tells a neighbour that is still there from one that is gone. /proc/stat counts in 10 ms ticks: a
+ * look ends after PROBE_EARLY_MS when it saw at most one stray tick per core pair (under 0.25 cores:
+ * idle) or a whole core busy, and otherwise runs the whole `maxMs` (±0.2 cores over 100 ms on two).
  */
-export async function probeForeignBusy(ms: number): Promise<number> {
+export async function probeForeignBusy(maxMs: number): Promise<number> {
   const from = sample();
-  await sleep(ms);
-  return foreignBusyBetween(from, sample());
+  let foreign = 0;
+  for (let elapsed = 0; elapsed < maxMs; ) {
+    const step = Math.min(PROBE_STEP_MS, maxMs - elapsed);
+    await sleep(step);
+    elapsed += step;
+    foreign = foreignBusyBetween(from, sample());
+    if (elapsed >= PROBE_EARLY_MS && (foreign < 0.25 || foreign >= 1)) break;
+  }
+  return foreign;
 }
 
 /** CPUs this process may run on. */

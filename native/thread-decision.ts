@@ -14,8 +14,9 @@ import {
 } from "./thread-policy.ts";
 
 /**
- * How long a file decode looks at the load before it gives up threads: a few percent of a window's
- * decode on a CPU, paid only while the sustained figure says a neighbour is busy.
+ * The longest a file decode looks at the load before it gives up threads (half that when the figure
+ * is clear): a few percent of a window's decode on a CPU, paid only while the sustained figure says
+ * a neighbour is busy.
  */
 export const PROBE_MS = 100;
 
