@@ -8,7 +8,9 @@
  * of the unenrolled voice's time given any name. The threshold (KNOWN_SPEAKER_THRESHOLD) was tuned on
  * the `tuning` cases, which share no voice combination or seed with the measured ones; the tuning
  * figures are printed too, with the distances that set the threshold. `--speakers-threshold=X`
- * runs with another threshold (for tuning on those cases).
+ * runs with another threshold (for tuning on those cases); `--speakers-seed=N` adds N to every case's
+ * seed (other lines, pauses and noise, same voices: a second sample of each set);
+ * `--speakers-only=tuning_noisy,noisy` runs only the named figures' conditions.
  */
 import { Diarizer, type SpeakerTurn } from "../inference-node/diarize/index.ts";
 import {
@@ -16,15 +18,17 @@ import {
   nameSpeakers,
   profileDistance,
 } from "../inference-node/diarize/voice-profile.ts";
+import { ReferenceRecorder, type VoiceReference } from "../inference-node/diarize/voice-reference.ts";
 import { buildExchange, seededRandom, synthesize, type Utterance } from "../test/helpers/dialogue.ts";
 import { byLabel } from "../test/helpers/diarize-sets.ts";
 import { type BenchResult, result } from "./types.ts";
 
 const RATE = 16_000;
 const CHUNK = 30 * RATE;
-const THRESHOLD = Number(
-  process.argv.find((a) => a.startsWith("--speakers-threshold="))?.split("=")[1] ?? KNOWN_SPEAKER_THRESHOLD,
-);
+const option = (name: string) => process.argv.find((a) => a.startsWith(`--speakers-${name}=`))?.split("=")[1];
+const THRESHOLD = Number(option("threshold") ?? KNOWN_SPEAKER_THRESHOLD);
+const SEED_OFFSET = Number(option("seed") ?? 0);
+const ONLY = option("only")?.split(",");
 
 /** Dialogue lines (2-3 s each at the pool's rates). */
 const DIALOGUE = [
@@ -102,7 +106,8 @@ async function referenceClip(label: string, lines: string[]): Promise<Float32Arr
 }
 
 async function dialogue(item: SpeakerCase, noiseSnrDb?: number) {
-  const random = seededRandom(item.seed);
+  const seed = item.seed + SEED_OFFSET;
+  const random = seededRandom(seed);
   const order = [0, 1, 2, 0, 1, 2, 1, 0, 2, 0, 1, 2];
   let line = Math.floor(random() * DIALOGUE.length);
   const plan: Utterance[] = order.map((index) => ({
@@ -110,7 +115,13 @@ async function dialogue(item: SpeakerCase, noiseSnrDb?: number) {
     text: DIALOGUE[line++ % DIALOGUE.length] ?? "",
     pause: 0.3 + random(),
   }));
-  return buildExchange(plan, { seed: item.seed, noiseSnrDb });
+  return buildExchange(plan, { seed, noiseSnrDb });
+}
+
+function reference(pcm: Float32Array): VoiceReference | null {
+  const recorder = new ReferenceRecorder();
+  for (let at = 0; at < pcm.length; at += CHUNK) recorder.push(pcm.subarray(at, at + CHUNK));
+  return recorder.finish();
 }
 
 function diarize(pcm: Float32Array): Diarizer {
@@ -127,14 +138,14 @@ async function scoreCase(item: SpeakerCase, noiseSnrDb?: number): Promise<CaseSc
   const voices = [];
   for (const [i, label] of enrolled.entries()) {
     const lines = REFERENCE.slice(i, i + 2);
-    const profile = diarize(await referenceClip(label, lines)).voiceProfile();
-    if (profile) voices.push({ name: label, profile });
+    const clip = reference(await referenceClip(label, lines));
+    if (clip) voices.push({ name: label, reference: clip });
   }
   const call = await dialogue(item, noiseSnrDb);
   const diarizer = diarize(call.pcm);
   const turns = diarizer.finish();
-  const clusters = diarizer.speakerProfiles();
-  const names = nameSpeakers(clusters, voices, THRESHOLD);
+  const profiles = diarizer.speakerProfiles();
+  const names = nameSpeakers(profiles, voices, THRESHOLD);
   const named = turns.map((turn) => ({ ...turn, speaker: names.get(turn.speaker) ?? turn.speaker }));
   const score: CaseScore = {
     enrolled: { right: 0, named: 0, total: 0 },
@@ -155,13 +166,14 @@ async function scoreCase(item: SpeakerCase, noiseSnrDb?: number): Promise<CaseSc
   // The distance of each reference to the cluster holding most of its voice (the right match) and to
   // every other cluster: the spread the threshold has to fall between.
   for (const voice of voices) {
+    const reference = voice.reference.profileIn(profiles.noise);
     const time = new Map<string, number>();
     for (const truth of call.turns.filter((t) => t.speaker === voice.name)) {
       for (const hyp of turns) time.set(hyp.speaker, (time.get(hyp.speaker) ?? 0) + overlap(truth, hyp));
     }
     const home = [...time].sort((a, b) => b[1] - a[1])[0]?.[0];
-    for (const [label, profile] of clusters) {
-      (label === home ? score.same : score.other).push(profileDistance(profile, voice.profile));
+    for (const [label, profile] of profiles.speakers) {
+      (label === home ? score.same : score.other).push(profileDistance(profile, reference));
     }
   }
   return score;
@@ -204,11 +216,19 @@ async function measure(prefix: string, cases: SpeakerCase[], noiseSnrDb?: number
   ];
 }
 
+/** The figures' conditions: name (after `speakers.`), cases and noise. */
+const CONDITIONS: [string, SpeakerCase[], number | undefined][] = [
+  ["tuning", TUNING, undefined],
+  ["tuning_noisy", TUNING, 10],
+  ["clean", MEASURED, undefined],
+  ["noisy", MEASURED, 10],
+];
+
 export async function speakers(): Promise<BenchResult[]> {
-  return [
-    ...(await measure("speakers.tuning", TUNING)),
-    ...(await measure("speakers.tuning_noisy", TUNING, 10)),
-    ...(await measure("speakers.clean", MEASURED)),
-    ...(await measure("speakers.noisy", MEASURED, 10)),
-  ];
+  const results: BenchResult[] = [];
+  for (const [name, cases, noiseSnrDb] of CONDITIONS) {
+    if (ONLY && !ONLY.includes(name)) continue;
+    results.push(...(await measure(`speakers.${name}`, cases, noiseSnrDb)));
+  }
+  return results;
 }

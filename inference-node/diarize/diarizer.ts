@@ -10,23 +10,24 @@
  *
  * Memory: the only state that grows with the audio is the block statistics, (2 * 19 + 4) float32 per
  * 0.25 s block = 40,320 bytes per audio minute (allocated in pages of 256 blocks), plus 16 bytes per
- * speech interval (about 230 bytes per minute on the synthetic dialogues): 2.4 MB per audio hour.
+ * speech interval (8 in the VAD's log, 8 in the noise meter's, noise-estimate.ts; about 230 bytes
+ * per minute on the synthetic dialogues): 2.4 MB per audio hour.
  * `finish()` briefly holds float64 copies of the statistics (about 4x the stored size, ~9 MB for an
  * hour) and a `maxItems`^2 float64 distance matrix (2.9 MB at the default 600).
  */
 import type { SpeakerTurn } from "../../protocol/transcription.ts";
 import { BLOCK_FRAMES, BlockStore, blockStride, windowEmbeddings } from "./blocks.ts";
 import { clusterWindows } from "./cluster.ts";
-import { blockOwners, type Evidence, windowEvidence } from "./evidence.ts";
-import { FRAME_HOP, MfccExtractor, SAMPLE_RATE } from "./features.ts";
+import { blockOwners, windowEvidence } from "./evidence.ts";
+import { CEPSTRAL_DIMS, FRAME_HOP, MfccExtractor, SAMPLE_RATE } from "./features.ts";
+import { NoiseMeter } from "./noise-estimate.ts";
 import { PitchTracker } from "./pitch.ts";
 import { buildTurns, resegment } from "./reseg.ts";
 import { changeSegments } from "./segment.ts";
 import { EnergyVad, type FrameVoicing, type VadOptions } from "./vad.ts";
-import { blockProfiles, speakerProfiles } from "./voice-profile.ts";
+import { type CallProfiles, speakerProfiles } from "./voice-profile.ts";
 
-/** Cepstra per frame (c1..c19). */
-const DIMS = 19;
+const DIMS = CEPSTRAL_DIMS;
 /** Bytes of block statistics per audio minute: 240 blocks of (2 * DIMS + 4) float32. */
 export const BYTES_PER_AUDIO_MINUTE = ((60 * SAMPLE_RATE) / FRAME_HOP / BLOCK_FRAMES) * blockStride(DIMS) * 4;
 
@@ -87,6 +88,7 @@ export class Diarizer {
   private readonly pitch = new PitchTracker();
   private readonly vad: FrameVoicing;
   private readonly store = new BlockStore(DIMS);
+  private readonly noise = new NoiseMeter();
   private readonly sums = new Float64Array(DIMS);
   private readonly sumsq = new Float64Array(DIMS);
   /** Pitched frames of the current block, and the sum and sum of squares of their log F0. */
@@ -104,7 +106,8 @@ export class Diarizer {
   push(pcm: Float32Array): void {
     if (this.result) throw new Error("Diarizer: push after finish");
     this.pitch.feed(pcm);
-    this.mfcc.push(pcm, (ceps, energyDb) => {
+    this.mfcc.push(pcm, (ceps, energyDb, logMel) => {
+      this.noise.frame(logMel, energyDb);
       if (this.vad.update(energyDb)) {
         this.voiced++;
         const logF0 = this.pitch.logF0(this.frames);
@@ -124,9 +127,9 @@ export class Diarizer {
     });
   }
 
-  /** Bytes of retained features: block statistics plus speech intervals. */
+  /** Bytes of retained features: block statistics, speech intervals and the noise estimate. */
   get featureBytes(): number {
-    return this.store.bytes + this.vad.bytes;
+    return this.store.bytes + this.vad.bytes + this.noise.bytes;
   }
 
   /** Clusters everything pushed so far and returns the speaker turns in time order. */
@@ -138,21 +141,16 @@ export class Diarizer {
   }
 
   /**
-   * The voice profile of each speaker of `finish()`'s turns, from the raw block statistics
-   * (voice-profile.ts), to name them after known speakers.
+   * The voice profile of each speaker of `finish()`'s turns, from the raw block statistics, and the
+   * recording's background noise (voice-profile.ts), to name them after known speakers.
    */
-  speakerProfiles(): Map<string, Evidence> {
+  speakerProfiles(): CallProfiles {
     const turns = this.finish();
     const stats = this.store.raw();
-    return stats ? speakerProfiles(stats, turns, (BLOCK_FRAMES * FRAME_HOP) / SAMPLE_RATE) : new Map();
-  }
-
-  /** Everything pushed as one voice's profile (a known speaker's reference clip); null if nothing was voiced. */
-  voiceProfile(): Evidence | null {
-    this.finish();
-    const stats = this.store.raw();
-    if (!stats) return null;
-    return blockProfiles(stats, new Int32Array(stats.counts.length), 1)[0] ?? null;
+    const speakers = stats
+      ? speakerProfiles(stats, turns, (BLOCK_FRAMES * FRAME_HOP) / SAMPLE_RATE)
+      : new Map();
+    return { speakers, noise: this.noise.estimate() };
   }
 
   private flushBlock(): void {

@@ -10,6 +10,10 @@ export const FRAME_LENGTH = 400;
 /** Frame hop: 10 ms, so 100 frames per second. */
 export const FRAME_HOP = 160;
 const FFT_SIZE = 512;
+/** Cepstra the diarizer keeps per frame (c1..c19). */
+export const CEPSTRAL_DIMS = 19;
+/** Mel filters per frame. */
+export const MEL_BANDS = 40;
 
 /** Cached per size: twiddle factors e^(-2πik/n) for k < n/2 and the bit-reversal permutation. */
 interface FftTables {
@@ -190,8 +194,11 @@ function dctBasis(n: number, count: number): Float64Array {
   return basis;
 }
 
-/** Called once per 10 ms frame with its cepstra (c1.., reused buffer) and its energy in dBFS. */
-export type FrameSink = (cepstra: Float64Array, energyDb: number) => void;
+/**
+ * Called once per 10 ms frame with its cepstra (c1.., reused buffer), its energy in dBFS and its 40
+ * log mel energies (reused buffer; what a known speaker's reference keeps, voice-reference.ts).
+ */
+export type FrameSink = (cepstra: Float64Array, energyDb: number, logMel: Float64Array) => void;
 
 /**
  * Streaming MFCC extractor: 25 ms Hamming frames every 10 ms, pre-emphasis 0.97, 512-point FFT,
@@ -208,11 +215,11 @@ export class MfccExtractor {
     { length: FRAME_LENGTH },
     (_, i) => 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (FRAME_LENGTH - 1)),
   );
-  private readonly filters = melFilterbank(40, FFT_SIZE, SAMPLE_RATE, 20, 7600);
+  private readonly filters = melFilterbank(MEL_BANDS, FFT_SIZE, SAMPLE_RATE, 20, 7600);
   private readonly frameBuf = new Float64Array(FFT_SIZE);
   private readonly power = new Float64Array(FFT_SIZE / 2 + 1);
   private readonly scratch = { re: new Float64Array(FFT_SIZE / 2), im: new Float64Array(FFT_SIZE / 2) };
-  private readonly logMel = new Float64Array(40);
+  private readonly logMel = new Float64Array(MEL_BANDS);
   private readonly ceps: Float64Array;
   private readonly out: Float64Array;
   /** Samples after the last emitted frame's hop: always fewer than one frame. */
@@ -256,6 +263,6 @@ export class MfccExtractor {
       this.logMel[m] = Math.log(sum + 1e-10);
     }
     dct(this.logMel, this.ceps);
-    sink(this.out, 10 * Math.log10(energy / FRAME_LENGTH + 1e-10));
+    sink(this.out, 10 * Math.log10(energy / FRAME_LENGTH + 1e-10), this.logMel);
   }
 }

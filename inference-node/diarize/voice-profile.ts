@@ -7,11 +7,14 @@
  * of speech, so one threshold serves a 3 s reference and a 10 minute cluster alike. The cepstral
  * spreads are left out of the comparison: background noise fills the spectrum's valleys and narrows
  * them far more than it moves the means, so a clean reference stopped matching its own voice in a
- * call at 10 dB SNR (bench/speakers.ts: 0% named with them, 93% without).
+ * call at 10 dB SNR (bench/speakers.ts: 0% named with them, 93% without). The means move too, so
+ * a reference is profiled under the recording's own noise before the comparison (voice-reference.ts).
  */
 import type { SpeakerTurn } from "../../protocol/transcription.ts";
 import type { BlockStats } from "./blocks.ts";
 import { type Evidence, mergeEvidence, windowEvidence } from "./evidence.ts";
+import type { NoiseEstimate } from "./noise-estimate.ts";
+import type { VoiceReference } from "./voice-reference.ts";
 
 /** Voiced frames a block needs for its cepstral features to count (as in the diarizer's evidence). */
 const MIN_BLOCK_VOICED = 10;
@@ -20,18 +23,24 @@ const MIN_BLOCK_PITCHED = 5;
 
 /**
  * Profile distance at or under which a cluster takes a known speaker's name. Tuned on the speakers
- * bench's tuning cases (bench/speakers.ts), not on the cases it reports: there a voice's own cluster
- * scored 0.09-0.29 clean and 0.30-0.85 at 10 dB SNR, other voices' clusters 0.37 and up clean and
- * 0.73 and up in noise; best-first naming keeps the overlap from costing a present voice its name.
- * On those cases 0.8 named 56% of the noisy speech right (6% false), 0.9 and 1.0 96% (12% false,
- * 8 points of which the diarizer's own merges give at any threshold): 0.9 is the lower of the two.
+ * bench's tuning cases (bench/speakers.ts), not on the cases it reports: with the reference profiled
+ * under the call's noise, a voice's own cluster scored 0.06-0.16 clean and up to 0.28 at 10 dB SNR,
+ * other voices' clusters 0.38 and up; the named shares are the same from 0.3 to 1.2 (best-first
+ * naming keeps the overlap from costing a present voice its name). 0.4 leaves half as much again
+ * over the largest own-voice distance, and names fewer clusters for a voice that is absent.
  */
-export const KNOWN_SPEAKER_THRESHOLD = 0.9;
+export const KNOWN_SPEAKER_THRESHOLD = 0.4;
 
-/** A reference voice: the name to give and its profile. */
+/** A reference voice: the name to give and its reference clip. */
 export interface KnownVoice {
   name: string;
-  profile: Evidence;
+  reference: VoiceReference;
+}
+
+/** A recording's speakers' profiles (by label) and its background noise: what known voices match against. */
+export interface CallProfiles {
+  speakers: ReadonlyMap<string, Evidence>;
+  noise: NoiseEstimate | null;
 }
 
 /**
@@ -92,21 +101,26 @@ export function profileDistance(a: Evidence, b: Evidence): number {
 }
 
 /**
- * Names clusters after known voices, best match first: the closest (cluster, voice) pair within
- * `threshold` is named, both leave, and so on. A cluster gets at most one name and a name at most
- * one cluster; a cluster no voice is close enough to keeps its label.
+ * Names clusters after known voices, best match first: each voice's reference is profiled under the
+ * call's noise, then the closest (cluster, voice) pair within `threshold` is named, both leave, and
+ * so on. A cluster gets at most one name and a name at most one cluster; a cluster no voice is close
+ * enough to keeps its label.
  *
  * @example
- * nameSpeakers(speakerProfiles(stats, turns, 0.25), [{ name: "agent", profile }], 1.0) // Map { "SPEAKER_01" => "agent" }
+ * nameSpeakers(diarizer.speakerProfiles(), [{ name: "agent", reference }], 0.4) // Map { "SPEAKER_01" => "agent" }
  */
 export function nameSpeakers(
-  clusters: ReadonlyMap<string, Evidence>,
+  call: CallProfiles,
   voices: readonly KnownVoice[],
   threshold: number,
 ): Map<string, string> {
+  const references = voices.map((voice) => ({
+    name: voice.name,
+    profile: voice.reference.profileIn(call.noise),
+  }));
   const pairs: { label: string; name: string; distance: number }[] = [];
-  for (const [label, profile] of clusters) {
-    for (const voice of voices) {
+  for (const [label, profile] of call.speakers) {
+    for (const voice of references) {
       const distance = profileDistance(profile, voice.profile);
       if (distance <= threshold) pairs.push({ label, name: voice.name, distance });
     }

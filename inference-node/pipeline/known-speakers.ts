@@ -2,19 +2,24 @@
  * Known speakers of a transcription (the compatible API's known_speaker_names[] with their reference
  * clips, or an async job's enrolled speakers): each clip is read through the lease, decoded by ffmpeg
  * like any media, checked to be 2-10 s of voice (an enrolled clip 2-30 s, protocol/speakers.ts), and
- * reduced to a voice profile by the diarizer's own front end; after diarization the clusters that
- * match a profile take its name (diarize/voice-profile.ts): in place of the label for the compatible
- * call (OpenAI's diarized_json shows the name), beside it as `speaker_name` for an enrolled voice.
- * An enrolled voice's profile is computed here, from its stored clip, every time a job names it, so
+ * kept as a voice reference by the diarizer's own front end (diarize/voice-reference.ts); after
+ * diarization each reference is profiled under the call's noise and the clusters that match a profile
+ * take its name (diarize/voice-profile.ts): in place of the label for the compatible call (OpenAI's
+ * diarized_json shows the name), beside it as `speaker_name` for an enrolled voice.
+ * An enrolled voice's reference is computed here, from its stored clip, every time a job names it, so
  * deleting the speaker's clip and row leaves no trace of the voice.
  */
 import type { LeaseOf } from "../../protocol/node.ts";
 import { ENROLLED_CLIP } from "../../protocol/speakers.ts";
 import type { KnownSpeaker } from "../../protocol/transcribe-params.ts";
 import type { SpeakerTurn } from "../../protocol/transcription.ts";
-import { Diarizer } from "../diarize/diarizer.ts";
-import type { Evidence } from "../diarize/evidence.ts";
-import { KNOWN_SPEAKER_THRESHOLD, type KnownVoice, nameSpeakers } from "../diarize/voice-profile.ts";
+import {
+  type CallProfiles,
+  KNOWN_SPEAKER_THRESHOLD,
+  type KnownVoice,
+  nameSpeakers,
+} from "../diarize/voice-profile.ts";
+import { ReferenceRecorder, type VoiceReference } from "../diarize/voice-reference.ts";
 import { saveToTempFile } from "../media/download.ts";
 import { MediaError } from "../media/media-error.ts";
 import { openPcm, SAMPLE_RATE } from "../media/pcm-stream.ts";
@@ -43,7 +48,7 @@ function clipRules(speaker: KnownSpeaker, index: number) {
 }
 
 /**
- * The voice profiles of a lease's known speakers, in order; [] when it names none. A clip that cannot
+ * The voice references of a lease's known speakers, in order; [] when it names none. A clip that cannot
  * be decoded, is not 2-10 s long or holds no voice fails the task (`speaker_reference_invalid`).
  *
  * @example const voices = await loadKnownVoices(lease, { ...deps.media, signal });
@@ -69,8 +74,8 @@ export async function loadKnownVoices(
       signal: options.signal,
     });
     try {
-      const profile = await clipProfile(file.path, rules, options.signal);
-      voices.push({ name: speaker.name, profile, enrolled: speaker.enrolled === true });
+      const reference = await clipReference(file.path, rules, options.signal);
+      voices.push({ name: speaker.name, reference, enrolled: speaker.enrolled === true });
     } finally {
       await file.remove();
     }
@@ -78,18 +83,18 @@ export async function loadKnownVoices(
   return voices;
 }
 
-async function clipProfile(
+async function clipReference(
   path: string,
   { where, limits }: ReturnType<typeof clipRules>,
   signal: AbortSignal,
-): Promise<Evidence> {
-  const diarizer = new Diarizer();
+): Promise<VoiceReference> {
+  const recorder = new ReferenceRecorder();
   let samples = 0;
   try {
     const source = await openPcm(path, { signal, maxDurationSec: limits.maxSec + DURATION_SLACK_SEC });
     for await (const chunk of source.chunks) {
       samples += chunk.length;
-      diarizer.push(chunk);
+      recorder.push(chunk);
     }
   } catch (error) {
     if (!(error instanceof MediaError)) throw error;
@@ -105,9 +110,9 @@ async function clipProfile(
       `${where} is ${seconds.toFixed(1)} s long: a reference clip must be ${limits.minSec}-${limits.maxSec} s`,
     );
   }
-  const profile = diarizer.voiceProfile();
-  if (!profile) throw new TaskFailureError("speaker_reference_invalid", `${where} holds no voice`);
-  return profile;
+  const reference = recorder.finish();
+  if (!reference) throw new TaskFailureError("speaker_reference_invalid", `${where} holds no voice`);
+  return reference;
 }
 
 /**
@@ -119,7 +124,7 @@ async function clipProfile(
  */
 export function nameTurns(
   turns: SpeakerTurn[],
-  profiles: ReadonlyMap<string, Evidence>,
+  profiles: CallProfiles,
   voices: readonly NamedVoice[],
 ): SpeakerTurn[] {
   if (voices.length === 0) return turns;

@@ -4,9 +4,9 @@
  * non-speech stretches; the energy fallback is not trusted to skip (noise it calls non-speech might
  * hold quiet words), so with it every sample is decoded and the diarizer runs its own energy VAD.
  */
-import type { Evidence } from "../diarize/evidence.ts";
 import { Diarizer, type SpeakerTurn } from "../diarize/index.ts";
 import { LabelledVoicing } from "../diarize/labelled-voicing.ts";
+import type { CallProfiles } from "../diarize/voice-profile.ts";
 import { SAMPLE_RATE } from "../media/pcm-stream.ts";
 import { skipNonSpeech, TimeMap } from "../vad/skip-non-speech.ts";
 import { type LabelledChunk, labelSpeech } from "../vad/speech-labels.ts";
@@ -38,8 +38,8 @@ export interface SpeechStream {
   finishDiarization(): SpeakerTurn[] | null;
   /** The diarizer's own wall time so far (feeding and clustering), in milliseconds. */
   diarizeMs(): number;
-  /** Voice profiles of the speakers of `finishDiarization()`'s turns (empty without diarization). */
-  speakerProfiles(): Map<string, Evidence>;
+  /** Voice profiles of the speakers of `finishDiarization()`'s turns and the noise (none without diarization). */
+  speakerProfiles(): CallProfiles;
 }
 
 /**
@@ -116,7 +116,7 @@ export function speechStream(
     diarizeMs: () => diarizeMs,
     speakerProfiles: () => {
       runDiarizer(true);
-      return diarizer?.speakerProfiles() ?? new Map();
+      return diarizer?.speakerProfiles() ?? { speakers: new Map(), noise: null };
     },
   };
 }
