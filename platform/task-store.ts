@@ -63,22 +63,32 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
   });
   const store = db(env);
   const insertTask = [store.insert(jobs).values(record), countInserted(store, record.task_id)] as const;
-  if (input.webhook) {
-    // One batch: a task never exists without the webhook it was created with.
-    const { target, baseUrl } = input.webhook;
-    await store.batch([
-      ...insertTask,
-      store
-        .insert(webhookDeliveries)
-        .values(newDeliveryRow(record.task_id, input.ownerKeyId, target, baseUrl, now)),
-    ]);
-  } else {
-    await store.batch(insertTask);
-  }
   const webhook = input.webhook
     ? ({ webhook_status: "pending", webhook_last_http_status: null } as const)
     : null;
-  await jobState(env, record.task_id).create(record, webhook);
+  // Both stores at once: the task is handed over only after both answered. A D1 failure leaves a fast
+  // entry nobody can name, which its alarm deletes; a JobState failure leaves a row without one, which
+  // reads fall back from (as after the entry's alarm), and the caller gets the error either way.
+  await Promise.all([
+    input.webhook
+      ? // One batch: a task never exists without the webhook it was created with.
+        store.batch([
+          ...insertTask,
+          store
+            .insert(webhookDeliveries)
+            .values(
+              newDeliveryRow(
+                record.task_id,
+                input.ownerKeyId,
+                input.webhook.target,
+                input.webhook.baseUrl,
+                now,
+              ),
+            ),
+        ])
+      : store.batch(insertTask),
+    jobState(env, record.task_id).create(record, webhook),
+  ]);
   return record;
 }
 
