@@ -398,19 +398,10 @@ export class Dispatcher extends DurableObject<Env> {
     await this.pool?.reserve(this.leases.count("speech"), this.queue.size(kindsOf("speech")), Date.now());
   }
 
-  /**
-   * After a change, a partition hands back the slots it no longer needs (or renews them) and pushes its
-   * summary to the root (at most once a second; the alarm pushes a later change).
-   */
+  /** After a change, a partition settles its budget and pushes its summary (pool-link.ts `sync`). */
   private async syncPool(): Promise<void> {
-    const pool = this.pool;
-    if (!pool) return;
-    const now = Date.now();
-    const used = this.leases.count("speech");
-    await pool.settle(used, this.queue.size(kindsOf("speech")), now);
-    pool.changed();
-    const slots = this.concurrency("speech");
-    await pool.push(() => pool.summary(this.queue, used, slots), now);
+    if (!this.pool) return;
+    await this.pool.sync(this.queue, this.leases.count("speech"), this.concurrency("speech"), Date.now());
     await this.scheduleAlarm();
   }
 

@@ -100,11 +100,21 @@ export class PoolLink {
    * Hands back the slots neither the leases out nor the line can use, and renews the rest once half
    * its time has passed (so the root reclaims only a silent partition's budget).
    */
-  async settle(used: number, waiting: number, now: number): Promise<void> {
+  private async settle(used: number, waiting: number, now: number): Promise<void> {
     if (this.cap === "auto" || this.held === 0) return;
     const surplus = this.held - used - waiting;
     if (surplus > 0) this.hold(await this.root.release(this.partition, surplus));
     else if (now >= this.renewAt()) this.hold(await this.root.acquire(this.partition, 0));
+  }
+
+  /**
+   * After a change of the line or the leases (`used` of them out): hands back the slots neither needs
+   * (or renews them) and pushes the summary (at most once a second; the alarm pushes a later change).
+   */
+  async sync(line: PartitionLine, used: number, slots: number, now: number): Promise<void> {
+    await this.settle(used, line.size(SPEECH_KINDS), now);
+    this.dirty = true;
+    await this.push(() => this.summary(line, used, slots), now);
   }
 
   /** The next time the partition must call the root (renew its budget, push a change); null: none. */
@@ -117,11 +127,6 @@ export class PoolLink {
   /** A key was served here: its turn in the pool's line. */
   served(owner: string, now: number): void {
     this.serves.set(owner, now);
-    this.dirty = true;
-  }
-
-  /** The line or the leases changed: the summary is pushed within PUSH_EVERY_MS. */
-  changed(): void {
     this.dirty = true;
   }
 
@@ -154,7 +159,7 @@ export class PoolLink {
   }
 
   /** The partition's speech line and leases as the root merges them. */
-  summary(line: PartitionLine, processing: number, slots: number): PartitionSummary {
+  private summary(line: PartitionLine, processing: number, slots: number): PartitionSummary {
     return {
       queued: line.size(SPEECH_KINDS),
       processing,
@@ -174,7 +179,7 @@ export class PoolLink {
   }
 
   /** Pushes the summary when it changed and the last push is PUSH_EVERY_MS old (`force`: at once). */
-  async push(summary: () => PartitionSummary, now: number, force = false): Promise<void> {
+  private async push(summary: () => PartitionSummary, now: number, force = false): Promise<void> {
     if (!this.dirty || (!force && now - this.pushedAt < PUSH_EVERY_MS)) return;
     this.dirty = false;
     this.pushedAt = now;

@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { PULL_EVERY_MS } from "../../durable-objects/dispatcher/pool-link.ts";
 import { workerConfig } from "../../platform/config.ts";
 import { partitionOf } from "../../platform/dispatch-routing.ts";
 import { dispatcher } from "../../platform/stubs.ts";
@@ -81,7 +82,9 @@ describe("key-affine Dispatcher partitions", () => {
     let stolen: string | undefined;
     for (let ask = 0; ask < 40 && !stolen; ask++) stolen = (await node.lease(2, 0))[0]?.task_id;
     expect(stolen).toBe(task.task_id);
-    // The pool's concurrency is the sum of the partitions' home slots: the node's two count once.
+    // The pool's concurrency is the sum of the partitions' home slots: the node's two count once (read
+    // past the second a poll's figures may lag).
+    await new Promise((resolve) => setTimeout(resolve, PULL_EVERY_MS + 100));
     expect((await partition(home).stats()).concurrency).toBe(2);
     expect(await rowsOf(owner.partition, "leases")).toBe(1);
   });

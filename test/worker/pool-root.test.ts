@@ -5,7 +5,9 @@ import { workerConfig } from "../../platform/config.ts";
 import { partitionOf } from "../../platform/dispatch-routing.ts";
 import { dispatcher, poolRoot } from "../../platform/stubs.ts";
 import { createKey, resetDispatcher, submitTranscription } from "./helpers.ts";
-import { type Lease, sampleResult, TestNode } from "./node-client.ts";
+import { sampleResult, TestNode } from "./node-client.ts";
+
+type Lease = Awaited<ReturnType<TestNode["lease"]>>[number];
 
 /** Runs in the `workers-partitions-cap` project: DISPATCHER_PARTITIONS = 4, MAX_CONCURRENT_TRANSCRIBE_JOBS = 3. */
 const PARTITIONS = 4;
