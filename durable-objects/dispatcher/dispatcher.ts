@@ -266,6 +266,7 @@ export class Dispatcher extends DurableObject<Env> {
       this.nodes.prune(now - FINISHED_MEMORY_MS);
       this.prunedAt = now;
     }
+    await this.reserveSlots();
     await this.serveWaiters();
     await this.syncPool();
     await this.scheduleAlarm();

@@ -9,6 +9,8 @@ import { BUDGET_TTL_LEASES } from "./pool-root.ts";
 
 /** A partition pushes its summary at most this often (and only when it changed). */
 export const PUSH_EVERY_MS = 1000;
+/** A partition refused a slot (the cap held elsewhere) asks again this much later while its tasks wait. */
+export const RETRY_MS = 1000;
 /** A partition reads the pool's figures again once its copy is this old: with the push, at most 2 s behind. */
 export const PULL_EVERY_MS = 1000;
 
@@ -67,6 +69,8 @@ export function chunkOf(cap: number, partitions: number): number {
  */
 export class PoolLink {
   private held = 0;
+  /** When a refused partition asks the root again (null: it was not refused). */
+  private retryAt: number | null = null;
   private expiresAt = 0;
   private dirty = true;
   private pushedAt = 0;
@@ -90,10 +94,21 @@ export class PoolLink {
     return this.cap === "auto" || (used < this.held && now < this.expiresAt);
   }
 
-  /** With a numeric cap and tasks waiting, makes sure a slot is free: asks the root for a chunk when none is. */
+  /**
+   * With a numeric cap and tasks waiting, makes sure a slot is free: asks the root for a chunk when none
+   * is. Refused (the cap is held elsewhere), it asks no more until RETRY_MS later, when its alarm asks
+   * again: a full cap costs the root one call a second per starved partition, not one per node's ask, and
+   * a slot freed in another partition reaches this line's parked nodes without waiting for their next ask.
+   */
   async reserve(used: number, waiting: number, now: number): Promise<void> {
-    if (this.cap === "auto" || waiting === 0 || this.covers(used, now)) return;
+    if (this.cap === "auto") return;
+    if (waiting === 0 || this.covers(used, now)) {
+      this.retryAt = null;
+      return;
+    }
+    if (this.retryAt !== null && now < this.retryAt) return;
     this.hold(await this.root.acquire(this.partition, Math.min(this.chunk, waiting)));
+    this.retryAt = this.covers(used, now) ? null : now + RETRY_MS;
   }
 
   /**
@@ -119,7 +134,11 @@ export class PoolLink {
 
   /** The next time the partition must call the root (renew its budget, push a change); null: none. */
   deadline(): number | null {
-    const times = [this.held > 0 ? this.renewAt() : null, this.dirty ? this.pushedAt + PUSH_EVERY_MS : null];
+    const times = [
+      this.held > 0 ? this.renewAt() : null,
+      this.dirty ? this.pushedAt + PUSH_EVERY_MS : null,
+      this.retryAt,
+    ];
     const set = times.filter((time) => time !== null);
     return set.length > 0 ? Math.min(...set) : null;
   }

@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
-import { PULL_EVERY_MS } from "../../durable-objects/dispatcher/pool-link.ts";
+import { PULL_EVERY_MS, RETRY_MS } from "../../durable-objects/dispatcher/pool-link.ts";
 import { workerConfig } from "../../platform/config.ts";
 import { partitionOf } from "../../platform/dispatch-routing.ts";
 import { dispatcher, poolRoot } from "../../platform/stubs.ts";
@@ -72,6 +72,8 @@ describe("a partitioned pool's root under a numeric cap", () => {
     // One lease ends: its partition hands the slot back unless its own line needs it; either way one
     // more task runs, and still no more than the cap.
     expect((await nodes[0]!.complete(leases[0]!.lease_id, sampleResult())).status).toBe(204);
+    // A partition refused a slot asks the root again only RETRY_MS later.
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS + 100));
     const more = await askAll(nodes, 6);
     expect(more).toHaveLength(1);
     expect(await leasesOut()).toBe(CAP);
@@ -90,8 +92,11 @@ describe("a partitioned pool's root under a numeric cap", () => {
     const nodeB = nodeAt(b);
     expect(await askAll([nodeB], 3)).toHaveLength(0);
 
+    // B's node long-polls; A's lease ends and its partition hands the slot back (its line is empty), and
+    // B's partition, refused before, asks the root again by its alarm and wakes the parked node.
+    const parked = nodeB.lease(1, 10_000);
     expect((await nodeA.complete(leasesA[0]!.lease_id, sampleResult())).status).toBe(204);
-    const [leaseB] = await askAll([nodeB], 1);
+    const [leaseB] = await parked;
     expect(leaseB?.task_id).toBe(waiting.task_id);
     expect(await leasesOut()).toBe(CAP);
   });
