@@ -71,7 +71,11 @@ export class Dispatcher extends DurableObject<Env> {
       running: (owner, workClass) => this.leases.runningOf(owner, workClass),
     });
     this.nodes = new NodeTable(sql);
-    this.pool = poolLinkFor(env, ctx.id.name);
+    this.pool = poolLinkFor(env, ctx.id.name, {
+      line: this.queue,
+      used: () => this.leases.count("speech"),
+      slots: () => this.concurrency("speech"),
+    });
   }
 
   /** Hands a task over for scheduling. Idempotent: a task already waiting, leased or finished is ignored. */
@@ -127,7 +131,7 @@ export class Dispatcher extends DurableObject<Env> {
       const held = this.leases.heldBy(ask.node.node_id, workClass);
       this.fleet.offer(workClass, ask.node.node_id, ask.capacity + held, now);
     }
-    await this.reserveSlots();
+    await this.pool?.reserve(Date.now());
     const granted = this.grant(ask, node);
     if (granted[0]) await this.scheduleAlarm(granted[0].expires_at);
     await this.syncPool();
@@ -230,10 +234,7 @@ export class Dispatcher extends DurableObject<Env> {
     const kind = taskId ? this.queue.kindOf(taskId) : null;
     const workClass = kind ? workClassOf(kind) : "speech";
     const kinds = kindsOf(workClass);
-    if (this.pool && workClass === "speech") {
-      const slots = this.concurrency(workClass);
-      return this.pool.stats(this.queue, this.leases.count(workClass), slots, taskId, Date.now());
-    }
+    if (this.pool && workClass === "speech") return this.pool.stats(taskId, Date.now());
     return {
       queued: this.queue.size(kinds),
       processing: this.leases.count(workClass),
@@ -266,7 +267,7 @@ export class Dispatcher extends DurableObject<Env> {
       this.nodes.prune(now - FINISHED_MEMORY_MS);
       this.prunedAt = now;
     }
-    await this.reserveSlots();
+    await this.pool?.reserve(Date.now());
     await this.serveWaiters();
     await this.syncPool();
     await this.scheduleAlarm();
@@ -349,7 +350,7 @@ export class Dispatcher extends DurableObject<Env> {
    * class has both, so a parked fleet costs nothing while the slots are full or the line is empty.
    */
   private async serveWaiters(): Promise<void> {
-    if (this.waiters.length > 0) await this.reserveSlots();
+    if (this.waiters.length > 0) await this.pool?.reserve(Date.now());
     let expiry: number | undefined;
     for (const waiter of [...this.waiters]) {
       if (!this.canGrantAny()) break;
@@ -383,26 +384,18 @@ export class Dispatcher extends DurableObject<Env> {
   }
 
   /**
-   * A speech partition has no cap of its own: under a numeric cap it grants only on a slot of the root's
-   * budget; under `auto` a node asks for its own free slots only and one ask gets one grant, so the ask's
-   * capacity is the bound (its nodes' leases are spread over partitions, so a partition's own count
-   * against its home nodes' slots would mean nothing).
+   * A speech partition has no cap of its own: under a numeric cap it grants on a slot of the root's budget;
+   * under `auto` one ask gets one grant, so the ask's capacity (the node's free slots) is the bound.
    */
   private hasFreeSlot(workClass: WorkClass): boolean {
-    if (this.pool && workClass === "speech")
-      return this.pool.covers(this.leases.count(workClass), Date.now());
+    if (this.pool && workClass === "speech") return this.pool.covers(Date.now());
     return this.leases.count(workClass) < this.concurrency(workClass);
-  }
-
-  /** A partition under a numeric cap makes sure it holds a free slot before granting speech. */
-  private async reserveSlots(): Promise<void> {
-    await this.pool?.reserve(this.leases.count("speech"), this.queue.size(kindsOf("speech")), Date.now());
   }
 
   /** After a change, a partition settles its budget and pushes its summary (pool-link.ts `sync`). */
   private async syncPool(): Promise<void> {
     if (!this.pool) return;
-    await this.pool.sync(this.queue, this.leases.count("speech"), this.concurrency("speech"), Date.now());
+    await this.pool.sync(Date.now());
     await this.scheduleAlarm();
   }
 

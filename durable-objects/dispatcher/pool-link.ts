@@ -31,6 +31,13 @@ export interface PartitionLine {
   rankOf(taskId: string, kinds: readonly TaskKind[]): { lane: Lane; owner: string; rank: number } | null;
 }
 
+/** The partition as its link reads it: its line, its speech leases out, its `auto` slots. */
+export interface PartitionView {
+  line: PartitionLine;
+  used(): number;
+  slots(): number;
+}
+
 /** Where a waiting task stands in its partition's line. */
 type TaskAt = { lane: Lane; owner: string; rank: number };
 
@@ -38,19 +45,14 @@ type TaskAt = { lane: Lane; owner: string; rank: number };
  * The link of a Dispatcher object named `objectName` to its pool's root: one for a partition of a
  * speech pool (DISPATCHER_PARTITIONS > 1), none for an unpartitioned scheduler (its figures are exact).
  */
-export function poolLinkFor(env: Env, objectName: string | undefined): PoolLink | null {
+export function poolLinkFor(env: Env, objectName: string | undefined, view: PartitionView): PoolLink | null {
   const key = objectName === undefined ? null : parseSchedulerName(objectName);
   if (key?.workClass !== "speech" || key.partition === undefined) return null;
   const config = workerConfig(env);
   const cap = config.maxConcurrentTranscribeJobs;
   const chunk = cap === "auto" ? 0 : chunkOf(cap, config.dispatcherPartitions);
-  return new PoolLink(
-    poolRoot(env, key.pool),
-    key.partition,
-    cap,
-    chunk,
-    BUDGET_TTL_LEASES * config.leaseTtlMs,
-  );
+  const ttlMs = BUDGET_TTL_LEASES * config.leaseTtlMs;
+  return new PoolLink(poolRoot(env, key.pool), view, key.partition, cap, chunk, ttlMs);
 }
 
 /**
@@ -82,6 +84,7 @@ export class PoolLink {
 
   constructor(
     private readonly root: RootCalls,
+    private readonly view: PartitionView,
     readonly partition: number,
     /** The pool's cap; `auto` leases no budgets. */
     readonly cap: number | "auto",
@@ -89,9 +92,9 @@ export class PoolLink {
     private readonly ttlMs: number,
   ) {}
 
-  /** Whether the partition may hold `used + 1` leases: a slot of its budget is free and not expired. */
-  covers(used: number, now: number): boolean {
-    return this.cap === "auto" || (used < this.held && now < this.expiresAt);
+  /** Whether the partition may grant one more speech lease: a slot of its budget is free and not expired. */
+  covers(now: number): boolean {
+    return this.cap === "auto" || (this.view.used() < this.held && now < this.expiresAt);
   }
 
   /**
@@ -100,36 +103,37 @@ export class PoolLink {
    * again: a full cap costs the root one call a second per starved partition, not one per node's ask, and
    * a slot freed in another partition reaches this line's parked nodes without waiting for their next ask.
    */
-  async reserve(used: number, waiting: number, now: number): Promise<void> {
+  async reserve(now: number): Promise<void> {
     if (this.cap === "auto") return;
-    if (waiting === 0 || this.covers(used, now)) {
+    const waiting = this.view.line.size(SPEECH_KINDS);
+    if (waiting === 0 || this.covers(now)) {
       this.retryAt = null;
       return;
     }
     if (this.retryAt !== null && now < this.retryAt) return;
     this.hold(await this.root.acquire(this.partition, Math.min(this.chunk, waiting)));
-    this.retryAt = this.covers(used, now) ? null : now + RETRY_MS;
+    this.retryAt = this.covers(now) ? null : now + RETRY_MS;
   }
 
   /**
    * Hands back the slots neither the leases out nor the line can use, and renews the rest once half
    * its time has passed (so the root reclaims only a silent partition's budget).
    */
-  private async settle(used: number, waiting: number, now: number): Promise<void> {
+  private async settle(now: number): Promise<void> {
     if (this.cap === "auto" || this.held === 0) return;
-    const surplus = this.held - used - waiting;
+    const surplus = this.held - this.view.used() - this.view.line.size(SPEECH_KINDS);
     if (surplus > 0) this.hold(await this.root.release(this.partition, surplus));
     else if (now >= this.renewAt()) this.hold(await this.root.acquire(this.partition, 0));
   }
 
   /**
-   * After a change of the line or the leases (`used` of them out): hands back the slots neither needs
-   * (or renews them) and pushes the summary (at most once a second; the alarm pushes a later change).
+   * After a change of the line or the leases: hands back the slots neither needs (or renews them) and
+   * pushes the summary (at most once a second; the alarm pushes a later change).
    */
-  async sync(line: PartitionLine, used: number, slots: number, now: number): Promise<void> {
-    await this.settle(used, line.size(SPEECH_KINDS), now);
+  async sync(now: number): Promise<void> {
+    await this.settle(now);
     this.dirty = true;
-    await this.push(() => this.summary(line, used, slots), now);
+    await this.push(now);
   }
 
   /** The next time the partition must call the root (renew its budget, push a change); null: none. */
@@ -154,19 +158,12 @@ export class PoolLink {
    * partitions' `auto` slots, or the number), and the task's place in the pool's line, all as of a
    * snapshot at most 2 s old. A task the snapshot does not hold yet (it arrived since) pushes at once.
    */
-  async stats(
-    line: PartitionLine,
-    processing: number,
-    slots: number,
-    taskId: string | undefined,
-    now: number,
-  ): Promise<QueueStats> {
-    const summary = () => this.summary(line, processing, slots);
-    await this.push(summary, now);
+  async stats(taskId: string | undefined, now: number): Promise<QueueStats> {
+    await this.push(now);
     let snapshot = await this.figures(now);
-    const at = taskId === undefined ? null : line.rankOf(taskId, SPEECH_KINDS);
+    const at = taskId === undefined ? null : this.view.line.rankOf(taskId, SPEECH_KINDS);
     if (at && !this.holds(snapshot, at)) {
-      await this.push(summary, now, true);
+      await this.push(now, true);
       snapshot = await this.figures(now);
     }
     return {
@@ -178,11 +175,12 @@ export class PoolLink {
   }
 
   /** The partition's speech line and leases as the root merges them. */
-  private summary(line: PartitionLine, processing: number, slots: number): PartitionSummary {
+  private summary(): PartitionSummary {
+    const { line } = this.view;
     return {
       queued: line.size(SPEECH_KINDS),
-      processing,
-      slots,
+      processing: this.view.used(),
+      slots: this.view.slots(),
       lanes: LANES.map((lane) =>
         line.keyLines(lane, SPEECH_KINDS).map((key) => ({
           owner: key.owner,
@@ -198,11 +196,11 @@ export class PoolLink {
   }
 
   /** Pushes the summary when it changed and the last push is PUSH_EVERY_MS old (`force`: at once). */
-  private async push(summary: () => PartitionSummary, now: number, force = false): Promise<void> {
+  private async push(now: number, force = false): Promise<void> {
     if (!this.dirty || (!force && now - this.pushedAt < PUSH_EVERY_MS)) return;
     this.dirty = false;
     this.pushedAt = now;
-    this.keep(await this.root.report(this.partition, summary()), now);
+    this.keep(await this.root.report(this.partition, this.summary()), now);
   }
 
   /** The pool's figures, read again when the copy is PULL_EVERY_MS old. */
