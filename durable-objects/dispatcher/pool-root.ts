@@ -59,9 +59,15 @@ export class PoolRoot extends DurableObject<Env> {
     return this.figures();
   }
 
-  /** The pool's figures, merged once per change of a summary. */
+  /**
+   * The pool's figures, merged once per change of a summary. Only the partitions of the current
+   * DISPATCHER_PARTITIONS count: a summary left by a partition no longer used would never change again.
+   */
   async figures(): Promise<PoolSnapshot> {
-    this.snapshot ??= mergeSummaries(this.summaries, Date.now());
+    if (this.snapshot) return this.snapshot;
+    const partitions = workerConfig(this.env).dispatcherPartitions;
+    const current = new Map([...this.summaries].filter(([partition]) => partition < partitions));
+    this.snapshot = mergeSummaries(current, Date.now());
     return this.snapshot;
   }
 

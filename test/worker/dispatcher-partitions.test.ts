@@ -1,11 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PULL_EVERY_MS } from "../../durable-objects/dispatcher/pool-link.ts";
 import { workerConfig } from "../../platform/config.ts";
 import { partitionOf } from "../../platform/dispatch-routing.ts";
 import { dispatcher } from "../../platform/stubs.ts";
-import { readTask } from "../../platform/task-store.ts";
+import { failUnlessEnded, readTask } from "../../platform/task-store.ts";
+import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
 import { bearer, call, createKey, deliver, resetDispatcher, submitTranscription } from "./helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 
@@ -40,6 +41,20 @@ function nodeIdAt(p: number): string {
   for (let i = 0; ; i++) if (partitionOf(`node-${i}`, PARTITIONS) === p) return `node-${i}`;
 }
 
+/** Tasks this file submitted: each submit also goes to the real Queue, whose delivery may come late. */
+const submitted: string[] = [];
+
+async function submit(ownerKeyId: string) {
+  const task = await submitTranscription(ownerKeyId);
+  submitted.push(task.task_id);
+  return task;
+}
+
+// A delivery that arrives after the next test's reset finds its task ended and hands nothing over.
+afterEach(async () => {
+  for (const taskId of submitted.splice(0)) await failUnlessEnded(env, taskId, CANCELLED_FAILURE);
+});
+
 beforeEach(async () => {
   expect(workerConfig(env).dispatcherPartitions).toBe(PARTITIONS);
   await resetDispatcher();
@@ -48,8 +63,8 @@ beforeEach(async () => {
 describe("key-affine Dispatcher partitions", () => {
   it("keep a key's tasks in its partition's line, idempotently", async () => {
     const owner = await keyOutside(-1);
-    const first = await submitTranscription(owner.id);
-    const second = await submitTranscription(owner.id);
+    const first = await submit(owner.id);
+    const second = await submit(owner.id);
     // A second hand-off of the same task (the Queue's delivery after the fast path) is a duplicate there.
     await deliver([first.task_id]);
     expect(await partition(owner.partition).stats(second.task_id)).toMatchObject({ queued: 2, position: 2 });
@@ -60,7 +75,7 @@ describe("key-affine Dispatcher partitions", () => {
 
   it("lease a task to its home node, and its calls reach the issuing partition", async () => {
     const owner = await keyOutside(-1);
-    const task = await submitTranscription(owner.id);
+    const task = await submit(owner.id);
     const node = new TestNode({ node_id: nodeIdAt(owner.partition) });
     const [lease] = await node.lease(1, 0);
     expect(lease?.task_id).toBe(task.task_id);
@@ -76,7 +91,7 @@ describe("key-affine Dispatcher partitions", () => {
   it("let a node steal from a partition other than its home, counting its slots at home only", async () => {
     const home = 0;
     const owner = await keyOutside(home);
-    const task = await submitTranscription(owner.id);
+    const task = await submit(owner.id);
     const node = new TestNode({ node_id: nodeIdAt(home) });
     // Each ask draws its other partition at random among the three: within 40 asks the task's comes up.
     let stolen: string | undefined;
@@ -91,7 +106,7 @@ describe("key-affine Dispatcher partitions", () => {
 
   it("cancel a deleted task in its partition", async () => {
     const owner = await keyOutside(-1);
-    const task = await submitTranscription(owner.id);
+    const task = await submit(owner.id);
     const response = await call(`/transcribe/${task.task_id}`, {
       method: "DELETE",
       headers: bearer(owner.key),

@@ -1,9 +1,11 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PULL_EVERY_MS, RETRY_MS } from "../../durable-objects/dispatcher/pool-link.ts";
 import { workerConfig } from "../../platform/config.ts";
 import { partitionOf } from "../../platform/dispatch-routing.ts";
 import { dispatcher, poolRoot } from "../../platform/stubs.ts";
+import { failUnlessEnded } from "../../platform/task-store.ts";
+import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
 import { createKey, resetDispatcher, submitTranscription } from "./helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 
@@ -50,6 +52,20 @@ async function askAll(nodes: TestNode[], rounds: number): Promise<Lease[]> {
   return got;
 }
 
+/** Tasks this file submitted: each submit also goes to the real Queue, whose delivery may come late. */
+const submitted: string[] = [];
+
+async function submit(ownerKeyId: string) {
+  const task = await submitTranscription(ownerKeyId);
+  submitted.push(task.task_id);
+  return task;
+}
+
+// A delivery that arrives after the next test's reset finds its task ended and hands nothing over.
+afterEach(async () => {
+  for (const taskId of submitted.splice(0)) await failUnlessEnded(env, taskId, CANCELLED_FAILURE);
+});
+
 beforeEach(async () => {
   expect(workerConfig(env)).toMatchObject({
     dispatcherPartitions: PARTITIONS,
@@ -62,7 +78,7 @@ describe("a partitioned pool's root under a numeric cap", () => {
   it("never lets the partitions together run more than the cap, and a freed slot serves another partition", async () => {
     const keys = await Promise.all([0, 1, 2, 3].map(keyAt));
     const tasks = [];
-    for (const key of keys) for (let i = 0; i < 2; i++) tasks.push(await submitTranscription(key.id));
+    for (const key of keys) for (let i = 0; i < 2; i++) tasks.push(await submit(key.id));
     const nodes = [0, 1, 2, 3].map(nodeAt);
     const leases = await askAll(nodes, 6);
     expect(leases).toHaveLength(CAP);
@@ -82,13 +98,13 @@ describe("a partitioned pool's root under a numeric cap", () => {
   it("hands a slot freed in one partition to a task waiting in another", async () => {
     const [a, b] = [0, 1];
     const keyA = await keyAt(a);
-    for (let i = 0; i < CAP; i++) await submitTranscription(keyA.id);
+    for (let i = 0; i < CAP; i++) await submit(keyA.id);
     const nodeA = nodeAt(a);
     const leasesA = await askAll([nodeA], CAP + 2);
     expect(leasesA).toHaveLength(CAP);
 
     const keyB = await keyAt(b);
-    const waiting = await submitTranscription(keyB.id);
+    const waiting = await submit(keyB.id);
     const nodeB = nodeAt(b);
     expect(await askAll([nodeB], 3)).toHaveLength(0);
 
@@ -103,7 +119,7 @@ describe("a partitioned pool's root under a numeric cap", () => {
 
   it("reclaims the budget of a partition that stopped renewing it", async () => {
     const keyA = await keyAt(0);
-    for (let i = 0; i < CAP; i++) await submitTranscription(keyA.id);
+    for (let i = 0; i < CAP; i++) await submit(keyA.id);
     expect(await askAll([nodeAt(0)], CAP)).toHaveLength(CAP);
     expect(await root().held()).toBe(CAP);
     await runInDurableObject(root(), (_instance, state) => {
@@ -119,9 +135,9 @@ describe("a partitioned pool's root under a numeric cap", () => {
     const [a, b] = [0, 1];
     const keyA = await keyAt(a);
     const keyB = await keyAt(b);
-    const firstA = await submitTranscription(keyA.id);
-    const secondA = await submitTranscription(keyA.id);
-    const onlyB = await submitTranscription(keyB.id);
+    const firstA = await submit(keyA.id);
+    const secondA = await submit(keyA.id);
+    const onlyB = await submit(keyB.id);
     // The figures are as of a snapshot at most 2 s old: past the second a partition pushes and pulls
     // again, so every poll below reads all three tasks.
     await new Promise((resolve) => setTimeout(resolve, PULL_EVERY_MS + 100));
