@@ -71,6 +71,8 @@ export function chunkOf(cap: number, partitions: number): number {
  */
 export class PoolLink {
   private held = 0;
+  /** Whether `held` is the root's word yet (a restarted partition with leases out must ask). */
+  private known = false;
   /** When a refused partition asks the root again (null: it was not refused). */
   private retryAt: number | null = null;
   private expiresAt = 0;
@@ -117,10 +119,11 @@ export class PoolLink {
 
   /**
    * Hands back the slots neither the leases out nor the line can use, and renews the rest once half
-   * its time has passed (so the root reclaims only a silent partition's budget).
+   * its time has passed (so the root reclaims only a silent partition's budget). A restarted partition
+   * with leases out renews at once: that is how it learns what it holds.
    */
   private async settle(now: number): Promise<void> {
-    if (this.cap === "auto" || this.held === 0) return;
+    if (this.cap === "auto" || (this.held === 0 && (this.known || this.view.used() === 0))) return;
     const surplus = this.held - this.view.used() - this.view.line.size(SPEECH_KINDS);
     if (surplus > 0) this.hold(await this.root.release(this.partition, surplus));
     else if (now >= this.renewAt()) this.hold(await this.root.acquire(this.partition, 0));
@@ -232,6 +235,7 @@ export class PoolLink {
 
   private hold(holding: Holding): void {
     this.held = holding.slots;
+    this.known = true;
     this.expiresAt = holding.expiresAt;
   }
 

@@ -131,6 +131,27 @@ describe("a partitioned pool's root under a numeric cap", () => {
     expect(await root().held()).toBe(0);
   });
 
+  it("has a restarted partition with leases out renew the holding it learns from the root", async () => {
+    const keyA = await keyAt(0);
+    for (let i = 0; i < CAP; i++) await submit(keyA.id);
+    expect(await askAll([nodeAt(0)], CAP)).toHaveLength(CAP);
+    const expiry = () =>
+      runInDurableObject(
+        root(),
+        (_instance, state) =>
+          state.storage.sql.exec<{ expires_at: number }>("SELECT expires_at FROM budgets").one().expires_at,
+      );
+    const before = await expiry();
+    // The partition restarts (its holding was memory only) and its alarm comes: it asks the root.
+    await runInDurableObject(partition(0), (_instance, state) => state.abort("restart")).catch(
+      () => undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await runDurableObjectAlarm(partition(0))).toBe(true);
+    expect(await expiry()).toBeGreaterThan(before);
+    expect(await root().held()).toBe(CAP);
+  });
+
   it("answers a poll with the whole pool's figures and the task's place in the pool's line", async () => {
     const [a, b] = [0, 1];
     const keyA = await keyAt(a);
