@@ -23,6 +23,8 @@ const TEST_JWT_SECRET = "test-jwt-secret-of-at-least-32-characters";
 const SESSION_CAP_TESTS = ["test/worker/live-session-cap.test.ts", "test/worker/rooms-stream-cap.test.ts"];
 /** The test files run with partitioned speech Dispatchers (DISPATCHER_PARTITIONS = 4). */
 const PARTITION_TESTS = ["test/worker/dispatcher-partitions.test.ts"];
+/** The test files run with partitioned speech Dispatchers under a numeric cap their pool's root leases. */
+const PARTITION_CAP_TESTS = ["test/worker/pool-root.test.ts"];
 /** The one test file run under a short AUTH_CACHE_TTL_SEC. */
 const REVOCATION_TEST = "test/worker/security-node-revocation.test.ts";
 
@@ -107,12 +109,17 @@ export default defineConfig(async () => {
           migrations,
           "workers",
           ["test/worker/**/*.test.ts"],
-          [...SESSION_CAP_TESTS, REVOCATION_TEST, ...PARTITION_TESTS],
+          [...SESSION_CAP_TESTS, REVOCATION_TEST, ...PARTITION_TESTS, ...PARTITION_CAP_TESTS],
         ),
         // The same Worker with four partitions per speech pool (which needs the `auto` cap).
         workersProject(migrations, "workers-partitions", PARTITION_TESTS, [], {
           DISPATCHER_PARTITIONS: "4",
           MAX_CONCURRENT_TRANSCRIBE_JOBS: "auto",
+        }),
+        // Four partitions under a numeric cap of 3: the pool's root leases it in slot budgets.
+        workersProject(migrations, "workers-partitions-cap", PARTITION_CAP_TESTS, [], {
+          DISPATCHER_PARTITIONS: "4",
+          MAX_CONCURRENT_TRANSCRIBE_JOBS: "3",
         }),
         // The same Worker with a short live-session cap, for the tests that meet it (every other live
         // test would, with a cap this short).

@@ -27,6 +27,7 @@ import {
   JOB_POLLS,
   type LiveFleet,
   type LiveRunBody,
+  ROOT_CALLS_PER_JOB,
   type RunBody,
   type RunFigures,
   type SchedulerOp,
@@ -99,6 +100,9 @@ const CASES: Case[] = [
   // The same two fleets, one of BENCH_PARTITIONS partitions: its object-time per deployment job.
   { op: "job_partition", label: "n10_k10", fleet: fleet({ keys: 10 }) },
   { op: "job_partition", label: "n2000_w20000_k2000_l1000", fleet: fleet({ ...LARGE, leases: 1_000 }) },
+  // The pool root's share of a job with a numeric cap (MAX_CONCURRENT_TRANSCRIBE_JOBS = 2 here) over
+  // BENCH_PARTITIONS partitions, beside ROOT_CALLS_PER_JOB trivial writes.
+  { op: "root_job", label: "p4_cap2", fleet: fleet({}) },
 ];
 
 interface LiveCase {
@@ -374,7 +378,14 @@ export const scheduler: BenchGroup = async () => {
         `statement, ${perCall(f.reference, "rowsWritten").toFixed(1)} written); fleet: ${nodes} nodes, ${waiting} waiting, ` +
         `${keys} keys, ${leases} leases, ${parked} parked`;
       // A job is JOB_CALLS calls of the object; its reference is that many trivial writes.
-      const calls = c.op === "job" ? JOB_CALLS : c.op === "job_partition" ? JOB_CALLS / BENCH_PARTITIONS : 1;
+      const calls =
+        c.op === "job"
+          ? JOB_CALLS
+          : c.op === "job_partition"
+            ? JOB_CALLS / BENCH_PARTITIONS
+            : c.op === "root_job"
+              ? ROOT_CALLS_PER_JOB
+              : 1;
       results.push(result(`scheduler.${c.op}.${c.label}`, f.msPerOp, f.refMsPerOp * calls, unit, note));
       console.error(
         `scheduler: ${c.op}.${c.label} ${f.msPerOp.toFixed(3)} vs ${f.refMsPerOp.toFixed(3)} ${unit}`,

@@ -50,8 +50,8 @@ const WorkerEnv = z.object({
   /** Live streams one node identity's hub sockets take together, whatever capacity they register. */
   LIVE_NODE_MAX_CAPACITY: z.preprocess(absentIfEmpty, count(1).default(DEFAULT_LIVE_CAPACITY)),
   /**
-   * Key-affine partitions of each speech pool's Dispatcher (by owner key); more than one needs
-   * MAX_CONCURRENT_TRANSCRIBE_JOBS = auto until a root leases numeric budgets (docs/architecture.md, Scale).
+   * Key-affine partitions of each speech pool's Dispatcher (by owner key); with more than one, the pool's
+   * root leases a numeric MAX_CONCURRENT_TRANSCRIBE_JOBS to them in slot budgets (docs/architecture.md, Scale).
    */
   DISPATCHER_PARTITIONS: z.preprocess(absentIfEmpty, count(1).max(64).default(1)),
   /** LiveHub shards the inference nodes' hub sockets are spread over (by node identity). */
@@ -158,7 +158,7 @@ function toConfig(v: z.infer<typeof WorkerEnv>) {
     liveMaxStreamsPerKey: v.LIVE_MAX_STREAMS_PER_KEY,
     liveNodeMaxCapacity: v.LIVE_NODE_MAX_CAPACITY,
     liveHubShards: v.LIVE_HUB_SHARDS,
-    dispatcherPartitions: dispatcherPartitions(v),
+    dispatcherPartitions: v.DISPATCHER_PARTITIONS,
     roomTtlMs: v.ROOM_TTL_SEC * 1000,
     roomMaxAgeMs: v.ROOM_MAX_AGE_SEC * 1000,
     roomMaxParticipants: v.ROOM_MAX_PARTICIPANTS,
@@ -209,19 +209,6 @@ function jwtSettings(v: z.infer<typeof WorkerEnv>): JwtSettings | null {
     jwksRefreshMs: v.AUTH_JWT_JWKS_REFRESH_SEC * 1000,
     secret: v.AUTH_JWT_SECRET,
   };
-}
-
-/**
- * Partitions split a pool's line, not a numeric cap: until a root leases budgets of it to the
- * partitions, a number would hold per partition, so only `auto` (each node's own slots) is accepted.
- */
-function dispatcherPartitions(v: z.infer<typeof WorkerEnv>): number {
-  if (v.DISPATCHER_PARTITIONS > 1 && v.MAX_CONCURRENT_TRANSCRIBE_JOBS !== "auto") {
-    throw new ConfigError(
-      "Worker configuration: DISPATCHER_PARTITIONS > 1 needs MAX_CONCURRENT_TRANSCRIBE_JOBS = auto",
-    );
-  }
-  return v.DISPATCHER_PARTITIONS;
 }
 
 /** A variable with a value the schema refuses; the message names each one. */

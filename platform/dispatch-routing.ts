@@ -50,6 +50,24 @@ export function schedulerName(key: SchedulerKey): string {
 }
 
 /**
+ * The scheduler an object name names (`schedulerName`'s inverse); null for a name it never gives. A
+ * Dispatcher reads its own name (`ctx.id.name`) to learn whether it is a partition, and of which pool.
+ *
+ * @example parseSchedulerName("speech:whisper-base#2") // { workClass: "speech", pool: "whisper-base", partition: 2 }
+ */
+export function parseSchedulerName(name: string): SchedulerKey | null {
+  const match = /^(speech|render):(.+?)(?:#(\d+))?$/.exec(name);
+  if (!match?.[1] || !match[2]) return null;
+  const key: SchedulerKey = { workClass: match[1] as WorkClass, pool: match[2] };
+  return match[3] === undefined ? key : { ...key, partition: Number(match[3]) };
+}
+
+/** The object name of a partitioned speech pool's root (durable-objects/dispatcher/pool-root.ts). */
+export function poolRootName(pool: string): string {
+  return `${schedulerName({ workClass: "speech", pool })}#root`;
+}
+
+/**
  * The partition of an owner key or a node id: FNV-1a of it, modulo the partition count. Stable across
  * isolates and deployments of the same count.
  *

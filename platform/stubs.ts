@@ -1,6 +1,7 @@
 import { workerConfig } from "./config.ts";
 import {
   issuerOfLease,
+  poolRootName,
   type RoutedTask,
   type SchedulerKey,
   schedulerName,
@@ -20,6 +21,11 @@ export function jobState(env: Env, taskId: string) {
 /** The Dispatcher of one work class of one model pool (platform/dispatch-routing.ts says which). */
 export function dispatcher(env: Env, key: SchedulerKey) {
   return env.DISPATCHER.get(env.DISPATCHER.idFromName(schedulerName(key)));
+}
+
+/** The root of a partitioned speech pool: its numeric cap's slot budgets and its queue figures. */
+export function poolRoot(env: Env, pool: string) {
+  return env.POOL_ROOT.get(env.POOL_ROOT.idFromName(poolRootName(pool)));
 }
 
 /** The Dispatcher that schedules a task (by its kind, model and, when partitioned, owner key). */

@@ -24,13 +24,21 @@ export type SchedulerOp =
   | "complete"
   | "stats"
   | "job"
-  | "job_partition";
+  | "job_partition"
+  | "root_job";
 
 /**
  * `job_partition`: the deployment's jobs spread over this many key-affine partitions, and one
  * partition's share of each measured (DISPATCHER_PARTITIONS; docs/architecture.md, "Scale").
  */
 export const BENCH_PARTITIONS = 4;
+
+/**
+ * `root_job`: the pool root's calls per scheduled job with a numeric cap and BENCH_PARTITIONS partitions,
+ * at the cap's smallest chunk (one slot): a partition takes a slot before its grant and hands it back
+ * when the lease ends (a larger cap's chunks divide this).
+ */
+export const ROOT_CALLS_PER_JOB = 2;
 
 /** A LiveHub shard's fleet: registered nodes, the streams they run, and slots each has to spare. */
 export interface LiveFleet {

@@ -29,12 +29,14 @@ import {
 } from "./bench-api.ts";
 import type { BenchDispatcher } from "./bench-dispatcher.ts";
 import type { BenchKeyStreams, BenchLiveHub } from "./bench-live-hub.ts";
+import type { BenchPoolRoot } from "./bench-pool-root.ts";
 
 export { JobState } from "../../durable-objects/job-state.ts";
 export { LiveGate } from "../../durable-objects/live/live-gate.ts";
 export { BenchBaseline } from "./baseline.ts";
 export { BenchDispatcher } from "./bench-dispatcher.ts";
 export { BenchKeyStreams, BenchLiveHub } from "./bench-live-hub.ts";
+export { BenchPoolRoot } from "./bench-pool-root.ts";
 
 /** Calls in flight at once: a busy object's load, not one caller's latency. */
 const CONCURRENCY = 16;
@@ -42,6 +44,7 @@ const CONCURRENCY = 16;
 interface BenchEnv extends Env {
   BENCH_DISPATCHER: DurableObjectNamespace<BenchDispatcher>;
   BENCH_BASELINE: DurableObjectNamespace<BenchBaseline>;
+  BENCH_POOL_ROOT: DurableObjectNamespace<BenchPoolRoot>;
 }
 
 type Stub = DurableObjectStub<Dispatcher>;
@@ -192,6 +195,15 @@ export default {
       const baseline = env.BENCH_BASELINE.get(env.BENCH_BASELINE.idFromName(body.object));
       await inFlight(body.offset, body.n, (i) => baseline.write(i));
       return Response.json({ ops: body.n, ...(await baseline.takeCounts()) } satisfies RunFigures);
+    }
+    if (body.op === "root_job") {
+      // Job i's partition takes a slot of the cap before its grant and hands it back as the lease ends.
+      const root = env.BENCH_POOL_ROOT.get(env.BENCH_POOL_ROOT.idFromName(body.object));
+      await inFlight(body.offset, body.n, async (i) => {
+        await root.acquire(i % BENCH_PARTITIONS, 1);
+        await root.release(i % BENCH_PARTITIONS, 1);
+      });
+      return Response.json({ ops: body.n, ...(await root.takeCounts()) } satisfies RunFigures);
     }
     await inFlight(body.offset, body.n, (i) =>
       operation(dispatcher as unknown as Stub, body.op, i, body.fleet),

@@ -19,6 +19,7 @@ import { compareTurns } from "./fair-rotation.ts";
 import { FleetSlots } from "./fleet-slots.ts";
 import { createLeaseTables, isHeldBy, type LeaseRow, LeaseTable } from "./lease-table.ts";
 import { NodeTable } from "./node-table.ts";
+import { type PoolLink, poolLinkFor } from "./pool-link.ts";
 
 export interface DispatchTask {
   task_id: string;
@@ -52,6 +53,8 @@ export class Dispatcher extends DurableObject<Env> {
   private readonly leases: LeaseTable;
   private readonly nodes: NodeTable;
   private readonly fleet = new FleetSlots();
+  /** A speech partition's link to its pool's root (slot budgets, the pool's figures); null elsewhere. */
+  private readonly pool: PoolLink | null;
   private waiters: Waiter[] = [];
   private prunedAt = Date.now();
   /** The alarm set in storage (null: none; undefined: not read yet since the object started). */
@@ -68,6 +71,11 @@ export class Dispatcher extends DurableObject<Env> {
       running: (owner, workClass) => this.leases.runningOf(owner, workClass),
     });
     this.nodes = new NodeTable(sql);
+    this.pool = poolLinkFor(env, ctx.id.name, {
+      line: this.queue,
+      used: () => this.leases.count("speech"),
+      slots: () => this.concurrency("speech"),
+    });
   }
 
   /** Hands a task over for scheduling. Idempotent: a task already waiting, leased or finished is ignored. */
@@ -76,6 +84,7 @@ export class Dispatcher extends DurableObject<Env> {
     if (this.leases.isFinished(task.task_id)) return "duplicate";
     this.queue.push({ ...task, attempts: 0 });
     await this.serveWaiters();
+    await this.syncPool();
     return "queued";
   }
 
@@ -96,6 +105,7 @@ export class Dispatcher extends DurableObject<Env> {
     const failedNow = await failUnlessEnded(this.env, taskId, CANCELLED_FAILURE);
     this.queue.remove(taskId);
     if (!this.flagLease(taskId)) this.leases.markFinished(taskId, Date.now());
+    await this.syncPool();
     return failedNow;
   }
 
@@ -121,8 +131,10 @@ export class Dispatcher extends DurableObject<Env> {
       const held = this.leases.heldBy(ask.node.node_id, workClass);
       this.fleet.offer(workClass, ask.node.node_id, ask.capacity + held, now);
     }
+    await this.pool?.reserve(Date.now());
     const granted = this.grant(ask, node);
     if (granted[0]) await this.scheduleAlarm(granted[0].expires_at);
+    await this.syncPool();
     if (granted.length > 0 || ask.wait_ms <= 0) return granted;
     return new Promise((resolve) => {
       const waiter: Waiter = {
@@ -210,6 +222,7 @@ export class Dispatcher extends DurableObject<Env> {
     else if (outcome === "unused") this.queue.push({ ...lease, attempts: lease.attempts - 1 }, lease.seq);
     else this.queue.push(lease, lease.seq);
     await this.serveWaiters();
+    await this.syncPool();
   }
 
   /**
@@ -221,6 +234,7 @@ export class Dispatcher extends DurableObject<Env> {
     const kind = taskId ? this.queue.kindOf(taskId) : null;
     const workClass = kind ? workClassOf(kind) : "speech";
     const kinds = kindsOf(workClass);
+    if (this.pool && workClass === "speech") return this.pool.stats(taskId, Date.now());
     return {
       queued: this.queue.size(kinds),
       processing: this.leases.count(workClass),
@@ -253,8 +267,10 @@ export class Dispatcher extends DurableObject<Env> {
       this.nodes.prune(now - FINISHED_MEMORY_MS);
       this.prunedAt = now;
     }
-    await this.scheduleAlarm();
+    await this.pool?.reserve(Date.now());
     await this.serveWaiters();
+    await this.syncPool();
+    await this.scheduleAlarm();
   }
 
   private async takeBack(lease: LeaseRow, now: number): Promise<void> {
@@ -296,6 +312,7 @@ export class Dispatcher extends DurableObject<Env> {
       const task = this.nextTask(ask.kinds);
       if (!task) break;
       this.queue.take(task);
+      this.pool?.served(task.owner, Date.now());
       const lease: LeaseRow = {
         ...task,
         lease_id: leaseIdFor(this.ctx.id.toString()),
@@ -333,6 +350,7 @@ export class Dispatcher extends DurableObject<Env> {
    * class has both, so a parked fleet costs nothing while the slots are full or the line is empty.
    */
   private async serveWaiters(): Promise<void> {
+    if (this.waiters.length > 0) await this.pool?.reserve(Date.now());
     let expiry: number | undefined;
     for (const waiter of [...this.waiters]) {
       if (!this.canGrantAny()) break;
@@ -357,6 +375,7 @@ export class Dispatcher extends DurableObject<Env> {
     const next = Math.min(
       expiry ?? this.leases.nextExpiry() ?? Number.POSITIVE_INFINITY,
       this.prunedAt + PRUNE_EVERY_MS,
+      this.pool?.deadline() ?? Number.POSITIVE_INFINITY,
     );
     if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
     if (this.alarmAt !== null && this.alarmAt <= next) return;
@@ -364,19 +383,20 @@ export class Dispatcher extends DurableObject<Env> {
     this.alarmAt = next;
   }
 
+  /**
+   * A speech partition has no cap of its own: under a numeric cap it grants on a slot of the root's budget;
+   * under `auto` one ask gets one grant, so the ask's capacity (the node's free slots) is the bound.
+   */
   private hasFreeSlot(workClass: WorkClass): boolean {
-    if (this.boundByAsk(workClass)) return true;
+    if (this.pool && workClass === "speech") return this.pool.covers(Date.now());
     return this.leases.count(workClass) < this.concurrency(workClass);
   }
 
-  /**
-   * A speech partition (DISPATCHER_PARTITIONS > 1, which needs `auto`) has no cap of its own: a node asks
-   * for its own free slots only and one ask gets one grant, so the ask's capacity is the bound, and the
-   * deployment runs at most the slots its nodes offer. Its nodes' leases are spread over partitions, so a
-   * partition's own count against its home nodes' slots would mean nothing.
-   */
-  private boundByAsk(workClass: WorkClass): boolean {
-    return workClass === "speech" && workerConfig(this.env).dispatcherPartitions > 1;
+  /** After a change, a partition settles its budget and pushes its summary (pool-link.ts `sync`). */
+  private async syncPool(): Promise<void> {
+    if (!this.pool) return;
+    await this.pool.sync(Date.now());
+    await this.scheduleAlarm();
   }
 
   /** Whether a node serving `kinds` would get a task now: one waits in a class with a free slot. */

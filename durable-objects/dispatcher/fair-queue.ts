@@ -1,4 +1,5 @@
-import type { TaskKind } from "../../protocol/task.ts";
+import type { Lane, TaskKind } from "../../protocol/task.ts";
+import type { KeyLine } from "./fair-rotation.ts";
 import { type NextTask, type RunningCounts, TurnIndex, type WaitingTask } from "./turn-index.ts";
 
 export type { NextTask, WaitingTask };
@@ -131,6 +132,16 @@ export class FairQueue {
   /** A key's running count changed (a grant or a release): its place in the rotation moves. */
   runningChanged(owner: string): void {
     this.index.runningChanged(owner);
+  }
+
+  /** Each key with tasks of `kinds` waiting in `lane`: its turn (this object's counters) and how many wait. */
+  keyLines(lane: Lane, kinds: readonly TaskKind[]): KeyLine[] {
+    return this.index.keyLines(lane, kinds);
+  }
+
+  /** A waiting task's lane, key, and its place among its key's tasks of `kinds` there (0-based). */
+  rankOf(taskId: string, kinds: readonly TaskKind[]): { lane: Lane; owner: string; rank: number } | null {
+    return this.index.rankOf(taskId, kinds);
   }
 
   /**

@@ -241,8 +241,20 @@ export class TurnIndex {
     return placeInLine(lanes, task.owner, rank, this.served);
   }
 
+  /** A waiting task's lane, key, and how many of its key's tasks of `kinds` wait ahead of it in that lane. */
+  rankOf(taskId: string, kinds: readonly TaskKind[]): { lane: Lane; owner: string; rank: number } | null {
+    const task = this.byTask.get(taskId);
+    if (!task) return null;
+    let rank = 0;
+    for (const kind of kinds) {
+      const fifo = this.lines.get(lineId(task.lane, kind))?.tasks.get(task.owner) ?? [];
+      rank += insertionPoint(fifo, task.seq - 1);
+    }
+    return { lane: task.lane, owner: task.owner, rank };
+  }
+
   /** Each key with tasks of `kinds` waiting in `lane`: its turn and how many wait. */
-  private keyLines(lane: Lane, kinds: readonly TaskKind[]): KeyLine[] {
+  keyLines(lane: Lane, kinds: readonly TaskKind[]): KeyLine[] {
     const byOwner = new Map<string, KeyLine>();
     for (const kind of kinds) {
       const line = this.lines.get(lineId(lane, kind));

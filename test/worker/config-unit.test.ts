@@ -37,11 +37,10 @@ describe("workerConfig", () => {
     }
   });
 
-  it("refuses Dispatcher partitions under a numeric transcription cap (no root leases budgets of it)", () => {
+  it("accepts Dispatcher partitions under a numeric transcription cap (the pool's root leases it)", () => {
     const partitioned = { ...env, DISPATCHER_PARTITIONS: "4" };
-    expect(() => workerConfig({ ...partitioned, MAX_CONCURRENT_TRANSCRIBE_JOBS: "2" })).toThrow(
-      /DISPATCHER_PARTITIONS > 1 needs MAX_CONCURRENT_TRANSCRIBE_JOBS = auto/,
-    );
+    const numeric = workerConfig({ ...partitioned, MAX_CONCURRENT_TRANSCRIBE_JOBS: "2" });
+    expect(numeric).toMatchObject({ dispatcherPartitions: 4, maxConcurrentTranscribeJobs: 2 });
     const config = workerConfig({ ...partitioned, MAX_CONCURRENT_TRANSCRIBE_JOBS: "auto" });
     expect(config.dispatcherPartitions).toBe(4);
     expect(workerConfig(env).dispatcherPartitions).toBe(1);

@@ -10,7 +10,7 @@ import { workerConfig } from "../../platform/config.ts";
 import { db } from "../../platform/db.ts";
 import { knownSchedulers } from "../../platform/dispatch-routing.ts";
 import { apiKeys, nodeIdentities } from "../../platform/schema.ts";
-import { dispatcher, dispatcherOfTask } from "../../platform/stubs.ts";
+import { dispatcher, dispatcherOfTask, poolRoot } from "../../platform/stubs.ts";
 import { createTask, readTask } from "../../platform/task-store.ts";
 import type { Lane, TaskRecordOf, WorkClass } from "../../protocol/task.ts";
 import type { TranscribeParams } from "../../protocol/transcribe-params.ts";
@@ -96,6 +96,16 @@ export async function resetDispatcher(): Promise<void> {
   const { modelRegistry, dispatcherPartitions } = workerConfig(env);
   const models = modelRegistry.models.map((entry) => entry.id);
   for (const key of knownSchedulers(models, dispatcherPartitions)) await resetScheduler(dispatcher(env, key));
+  if (dispatcherPartitions > 1) for (const pool of models) await resetPoolRoot(poolRoot(env, pool));
+}
+
+/** Empties a partitioned pool's root (its budgets and summaries) and restarts it. */
+async function resetPoolRoot(stub: ReturnType<typeof poolRoot>): Promise<void> {
+  await runInDurableObject(stub, async (_instance, state) => {
+    for (const table of ["budgets", "summaries"]) state.storage.sql.exec(`DELETE FROM ${table}`);
+    await state.storage.deleteAlarm();
+  });
+  await runInDurableObject(stub, (_instance, state) => state.abort("reset")).catch(() => undefined);
 }
 
 /** Empties one Dispatcher and restarts it (only it: every object would end other files' live sessions). */
