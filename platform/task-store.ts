@@ -10,6 +10,7 @@ import {
 } from "../protocol/task.ts";
 import type { TaskFailureCode } from "../protocol/task-failure.ts";
 import { db } from "./db.ts";
+import { invalidateHistory } from "./history-invalidation.ts";
 import { loadResult, storeResult } from "./result-store.ts";
 import { jobs, webhookDeliveries } from "./schema.ts";
 import { jobState } from "./stubs.ts";
@@ -78,7 +79,7 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
   const webhook = input.webhook
     ? ({ webhook_status: "pending", webhook_last_http_status: null } as const)
     : null;
-  await jobState(env, record.task_id).create(record, webhook);
+  await Promise.all([jobState(env, record.task_id).create(record, webhook), invalidateHistory(env, record)]);
   return record;
 }
 
@@ -90,12 +91,15 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
  */
 export async function withdrawTask(env: Env, taskId: string): Promise<void> {
   const store = db(env);
-  await store.batch([
+  const [, , removed] = await store.batch([
     store.delete(webhookDeliveries).where(eq(webhookDeliveries.task_id, taskId)),
     countRemoved(store, taskId),
-    store.delete(jobs).where(eq(jobs.task_id, taskId)),
+    store
+      .delete(jobs)
+      .where(eq(jobs.task_id, taskId))
+      .returning({ owner_key_id: jobs.owner_key_id, kind: jobs.kind }),
   ]);
-  await jobState(env, taskId).erase();
+  await Promise.all([jobState(env, taskId).erase(), ...removed.map((task) => invalidateHistory(env, task))]);
 }
 
 /**
@@ -200,7 +204,10 @@ export async function changeTaskStatus(
   // The counters move in the same batch, under the same conditions as the row.
   const [, , written] = await store.batch([...countMoved(store, taskId, next.status), update]);
   if (written.length === 0) return null;
-  const { hasWebhook } = await jobState(env, taskId).write(next);
+  const [{ hasWebhook }] = await Promise.all([
+    jobState(env, taskId).write(next),
+    invalidateHistory(env, next),
+  ]);
   // A task created without a webhook has no delivery row to make due (JobState knows; null: it forgot).
   if (hasEnded(next) && hasWebhook !== false) await markWebhookDue(env, taskId);
   return next;

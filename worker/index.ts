@@ -11,6 +11,7 @@ import { consumeWebhooks, WEBHOOK_QUEUE_NAME } from "./webhooks/consumer.ts";
 import { sweepWebhooks } from "./webhooks/sweep.ts";
 
 export { Dispatcher } from "../durable-objects/dispatcher/dispatcher.ts";
+export { HistoryCache } from "../durable-objects/history/history-cache.ts";
 export { JobState } from "../durable-objects/job-state.ts";
 export { LiveKeyStreams } from "../durable-objects/live/key-streams.ts";
 export { LiveGate } from "../durable-objects/live/live-gate.ts";
