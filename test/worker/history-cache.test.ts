@@ -4,9 +4,11 @@
  * never appear; a deleted task, a new task and a status change show on the next page at once; a cached
  * page answers exactly as a D1 read does for any limit it covers.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
+import type { HistoryCache } from "../../durable-objects/history/history-cache.ts";
 import { db } from "../../platform/db.ts";
 import { readHistoryRows } from "../../platform/history-store.ts";
 import { jobs } from "../../platform/schema.ts";
@@ -39,6 +41,19 @@ describe("history cache", () => {
     await db(env).update(jobs).set({ status: "processing" }).where(eq(jobs.task_id, task.task_id));
     expect((await history(key.key)).jobs[0]?.status).toBe("queued");
     await historyCache(env, key.id).invalidate();
+    expect((await history(key.key)).jobs[0]?.status).toBe("processing");
+  });
+
+  it("a fill that an invalidation overtook does not keep what it read", async () => {
+    const task = await createTranscription(key.id);
+    await runInDurableObject(historyCache(env, key.id), async (cache: HistoryCache) => {
+      // The fill's D1 read is under way when a write's invalidation arrives.
+      const filling = cache.newestPage(key.id, 20);
+      cache.invalidate();
+      expect((await filling).records[0]?.status).toBe("queued");
+    });
+    // Nothing was kept: a row changed without an invalidation is read as it now is.
+    await db(env).update(jobs).set({ status: "processing" }).where(eq(jobs.task_id, task.task_id));
     expect((await history(key.key)).jobs[0]?.status).toBe("processing");
   });
 
