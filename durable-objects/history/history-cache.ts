@@ -5,7 +5,7 @@ import { answerFromCache, type CachedPage, isWorthKeeping } from "./newest-page.
 /**
  * One API key's newest history page (GET /history with no cursor, skip, or status filter), in memory:
  * filled from the D1 primary on a miss, dropped by every write that changes what the page shows (task
- * created or withdrawn, status change, delete: `invalidateHistory` in platform/history-store.ts), and
+ * created or withdrawn, status change, delete: `invalidateHistory` in platform/history-invalidation.ts), and
  * never trusted for longer than HISTORY_CACHE_TTL_MS. Nothing is stored; a restarted object refills.
  */
 export class HistoryCache extends DurableObject<Env> {

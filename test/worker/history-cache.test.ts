@@ -9,6 +9,11 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { HistoryCache } from "../../durable-objects/history/history-cache.ts";
+import {
+  answerFromCache,
+  type CachedPage,
+  HISTORY_CACHE_TTL_MS,
+} from "../../durable-objects/history/newest-page.ts";
 import { db } from "../../platform/db.ts";
 import { readHistoryRows } from "../../platform/history-store.ts";
 import { jobs } from "../../platform/schema.ts";
@@ -122,5 +127,28 @@ describe("history cache", () => {
     expect(ten.next_cursor).toBeNull();
     const next = await history(key.key, `?limit=2&cursor=${two.next_cursor}`);
     expect(ids(next)).toEqual([tasks[0]?.task_id]);
+  });
+});
+
+describe("answerFromCache", () => {
+  const page = (records: number, limit: number): CachedPage => ({
+    limit,
+    rows: {
+      records: Array.from({ length: records }, (_, i) => ({ task_id: `t${i}` })) as never,
+      total: records,
+    },
+    readAt: 1_000,
+  });
+
+  it("answers until HISTORY_CACHE_TTL_MS after its read began, then no longer", () => {
+    expect(answerFromCache(page(3, 5), 5, 1_000 + HISTORY_CACHE_TTL_MS - 1)).not.toBeNull();
+    expect(answerFromCache(page(3, 5), 5, 1_000 + HISTORY_CACHE_TTL_MS)).toBeNull();
+    expect(answerFromCache(null, 5, 1_000)).toBeNull();
+  });
+
+  it("covers limits up to its own, and any limit when it holds the whole list", () => {
+    expect(answerFromCache(page(5, 5), 2, 1_000)?.records).toHaveLength(2);
+    expect(answerFromCache(page(5, 5), 6, 1_000)).toBeNull();
+    expect(answerFromCache(page(3, 5), 100, 1_000)?.records).toHaveLength(3);
   });
 });
