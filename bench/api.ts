@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 /**
  * Group `api`: poll and history latency and throughput on the local stack (wrangler dev), each as a
  * ratio against a trivial JSON route measured in the same run (local wrangler dev is not capacity:
- * its proxy and local D1 dominate), and the enqueue→lease hand-off latency.
+ * its proxy and local D1 dominate), the enqueue→lease hand-off latency and an upload's enqueue alone.
  */
 import autocannon from "autocannon";
 import { LocalPlatform } from "../test/helpers/local-platform.ts";
@@ -96,7 +96,12 @@ export const api: BenchGroup = async () => {
     const auth = { authorization: `Bearer ${key}` };
     const handoff = await handOffLatencies(base, key, token);
     let taskId = "";
-    for (let i = 0; i < SEED_TASKS; i++) taskId = await enqueue(base, key);
+    const enqueueMs: number[] = [];
+    for (let i = 0; i < SEED_TASKS; i++) {
+      const sent = performance.now();
+      taskId = await enqueue(base, key);
+      enqueueMs.push(performance.now() - sent);
+    }
 
     const targets = {
       trivial: { url: `${base}/`, headers: auth },
@@ -158,6 +163,15 @@ export const api: BenchGroup = async () => {
     );
     figures.push(
       result("api.handoff.p99_ms", percentile(handoff, 99), pick("trivial", "p99"), "ms", handoffNote),
+    );
+    figures.push(
+      result(
+        "api.enqueue.p50_ms",
+        percentile(enqueueMs, 50),
+        pick("trivial", "p50"),
+        "ms",
+        `${SEED_TASKS} sequential 2 KB uploads (POST /transcribe/upload, no node waiting); reference = trivial p50`,
+      ),
     );
     return figures;
   } finally {

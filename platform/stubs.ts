@@ -76,3 +76,8 @@ export function translationRoom(env: Env, conversationId: string) {
 export function remoteTier(env: Env, poolId: string) {
   return env.REMOTE_TIER.get(env.REMOTE_TIER.idFromName(poolId));
 }
+
+/** The HistoryCache of API key `keyId` (its newest history page, in memory). */
+export function historyCache(env: Env, keyId: string) {
+  return env.HISTORY_CACHE.get(env.HISTORY_CACHE.idFromName(keyId));
+}

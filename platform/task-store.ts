@@ -10,6 +10,7 @@ import {
 } from "../protocol/task.ts";
 import type { TaskFailureCode } from "../protocol/task-failure.ts";
 import { db } from "./db.ts";
+import { invalidateHistory } from "./history-invalidation.ts";
 import { loadResult, storeResult } from "./result-store.ts";
 import { jobs, webhookDeliveries } from "./schema.ts";
 import { jobState } from "./stubs.ts";
@@ -63,32 +64,22 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
   });
   const store = db(env);
   const insertTask = [store.insert(jobs).values(record), countInserted(store, record.task_id)] as const;
+  if (input.webhook) {
+    // One batch: a task never exists without the webhook it was created with.
+    const { target, baseUrl } = input.webhook;
+    await store.batch([
+      ...insertTask,
+      store
+        .insert(webhookDeliveries)
+        .values(newDeliveryRow(record.task_id, input.ownerKeyId, target, baseUrl, now)),
+    ]);
+  } else {
+    await store.batch(insertTask);
+  }
   const webhook = input.webhook
     ? ({ webhook_status: "pending", webhook_last_http_status: null } as const)
     : null;
-  // Both stores at once: the task is handed over only after both answered. A D1 failure leaves a fast
-  // entry nobody can name, which its alarm deletes; a JobState failure leaves a row without one, which
-  // reads fall back from (as after the entry's alarm), and the caller gets the error either way.
-  await Promise.all([
-    input.webhook
-      ? // One batch: a task never exists without the webhook it was created with.
-        store.batch([
-          ...insertTask,
-          store
-            .insert(webhookDeliveries)
-            .values(
-              newDeliveryRow(
-                record.task_id,
-                input.ownerKeyId,
-                input.webhook.target,
-                input.webhook.baseUrl,
-                now,
-              ),
-            ),
-        ])
-      : store.batch(insertTask),
-    jobState(env, record.task_id).create(record, webhook),
-  ]);
+  await Promise.all([jobState(env, record.task_id).create(record, webhook), invalidateHistory(env, record)]);
   return record;
 }
 
@@ -100,12 +91,15 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
  */
 export async function withdrawTask(env: Env, taskId: string): Promise<void> {
   const store = db(env);
-  await store.batch([
+  const [, , removed] = await store.batch([
     store.delete(webhookDeliveries).where(eq(webhookDeliveries.task_id, taskId)),
     countRemoved(store, taskId),
-    store.delete(jobs).where(eq(jobs.task_id, taskId)),
+    store
+      .delete(jobs)
+      .where(eq(jobs.task_id, taskId))
+      .returning({ owner_key_id: jobs.owner_key_id, kind: jobs.kind }),
   ]);
-  await jobState(env, taskId).erase();
+  await Promise.all([jobState(env, taskId).erase(), ...removed.map((task) => invalidateHistory(env, task))]);
 }
 
 /**
@@ -210,7 +204,10 @@ export async function changeTaskStatus(
   // The counters move in the same batch, under the same conditions as the row.
   const [, , written] = await store.batch([...countMoved(store, taskId, next.status), update]);
   if (written.length === 0) return null;
-  const { hasWebhook } = await jobState(env, taskId).write(next);
+  const [{ hasWebhook }] = await Promise.all([
+    jobState(env, taskId).write(next),
+    invalidateHistory(env, next),
+  ]);
   // A task created without a webhook has no delivery row to make due (JobState knows; null: it forgot).
   if (hasEnded(next) && hasWebhook !== false) await markWebhookDue(env, taskId);
   return next;

@@ -12,6 +12,7 @@ import { sweepWebhooks } from "./webhooks/sweep.ts";
 
 export { Dispatcher } from "../durable-objects/dispatcher/dispatcher.ts";
 export { PoolRoot } from "../durable-objects/dispatcher/pool-root.ts";
+export { HistoryCache } from "../durable-objects/history/history-cache.ts";
 export { JobState } from "../durable-objects/job-state.ts";
 export { LiveKeyStreams } from "../durable-objects/live/key-streams.ts";
 export { LiveGate } from "../durable-objects/live/live-gate.ts";

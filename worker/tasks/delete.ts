@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNotNull, isNull, ne, sql } from "drizzle-orm";
 import { db } from "../../platform/db.ts";
+import { invalidateHistory } from "../../platform/history-invalidation.ts";
 import { deleteResults } from "../../platform/result-store.ts";
 import { jobs } from "../../platform/schema.ts";
 import { dispatcherOfTask, jobState } from "../../platform/stubs.ts";
@@ -43,7 +44,8 @@ export async function deleteOwnedTask(
     inArray(jobs.kind, [...kinds]),
     isNull(jobs.deleted_at),
   );
-  if (!(await db(env).select({ task_id: jobs.task_id }).from(jobs).where(owned).get())) return false;
+  const found = await db(env).select({ kind: jobs.kind }).from(jobs).where(owned).get();
+  if (!found) return false;
   await jobState(env, taskId).erase();
   const store = db(env);
   // The per-key counter stops counting it in the batch that marks it (its count is the mark's).
@@ -53,6 +55,8 @@ export async function deleteOwnedTask(
   ]);
   // A concurrent DELETE of the same task marked it in between: that one answers 204, this one 404.
   if (marked.length === 0) return false;
+  // From the mark on, the task is on no history page: the key's cached one goes before the answer.
+  await invalidateHistory(env, { owner_key_id: ownerKeyId, kind: found.kind });
   await finishDelete(env, taskId);
   return true;
 }
