@@ -41,6 +41,8 @@ export class Dispatcher extends DurableObject<Env> {
   private readonly grants: GrantPolicy;
   private readonly parked = new ParkedPolls();
   private readonly alarms: AlarmSchedule;
+  /** The line and the leases, as the lease-returns.ts functions take them. */
+  private readonly tables: DispatchTables;
   private prunedAt = Date.now();
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -54,6 +56,7 @@ export class Dispatcher extends DurableObject<Env> {
       running: (owner, workClass) => this.leases.runningOf(owner, workClass),
     });
     this.nodes = new NodeTable(sql);
+    this.tables = { queue: this.queue, leases: this.leases };
     this.pool = poolLinkFor(env, ctx.id.name, {
       line: this.queue,
       used: () => this.leases.count("speech"),
@@ -85,7 +88,7 @@ export class Dispatcher extends DurableObject<Env> {
    * `cancelTask` explains. True when the task was failed `cancelled` now, false when it had already ended.
    */
   async cancel(taskId: string): Promise<boolean> {
-    const failedNow = await cancelTask(this.env, this.tables(), taskId);
+    const failedNow = await cancelTask(this.env, this.tables, taskId);
     await this.syncPool();
     return failedNow;
   }
@@ -170,7 +173,7 @@ export class Dispatcher extends DurableObject<Env> {
   async release(leaseId: string, outcome: LeaseOutcome): Promise<void> {
     const lease = this.leases.get(leaseId);
     if (!lease) return;
-    endLease(this.tables(), lease, outcome);
+    endLease(this.tables, lease, outcome);
     await this.serveWaiters();
     await this.syncPool();
   }
@@ -207,7 +210,7 @@ export class Dispatcher extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const now = Date.now();
     this.alarms.fired();
-    for (const lease of this.leases.expired(now)) await takeBack(this.env, this.tables(), lease, now);
+    for (const lease of this.leases.expired(now)) await takeBack(this.env, this.tables, lease, now);
     if (now - this.prunedAt >= PRUNE_EVERY_MS) {
       this.leases.pruneFinished(now - FINISHED_MEMORY_MS);
       this.nodes.prune(now - FINISHED_MEMORY_MS);
@@ -217,10 +220,6 @@ export class Dispatcher extends DurableObject<Env> {
     await this.serveWaiters();
     await this.syncPool();
     await this.scheduleAlarm();
-  }
-
-  private tables(): DispatchTables {
-    return { queue: this.queue, leases: this.leases };
   }
 
   /** Wakes long-polling nodes while there is work and room for it (parked-polls.ts `serve`). */
