@@ -90,7 +90,7 @@ export class BenchDispatcher extends Dispatcher {
       waiting: count("waiting"),
       leased: count("leases"),
       finished: count("finished"),
-      parked: (this as unknown as { waiters: unknown[] }).waiters.length,
+      parked: (this as unknown as { parked: { size: number } }).parked.size,
     };
   }
 }

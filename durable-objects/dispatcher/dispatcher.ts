@@ -1,24 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerConfig } from "../../platform/config.ts";
-import { leaseIdFor } from "../../platform/dispatch-routing.ts";
 import type { NodeIdentity } from "../../platform/node-identity.ts";
-import { changeTaskStatus, failUnlessEnded } from "../../platform/task-store.ts";
 import type { LeaseAsk, NodeHealth } from "../../protocol/node.ts";
-import {
-  kindsOf,
-  type Lane,
-  type QueueStats,
-  TASK_KINDS,
-  type TaskKind,
-  type WorkClass,
-  workClassOf,
-} from "../../protocol/task.ts";
-import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
-import { createFairQueueTables, FairQueue, type WaitingTask } from "./fair-queue.ts";
-import { compareTurns } from "./fair-rotation.ts";
+import { kindsOf, type Lane, type QueueStats, type TaskKind, workClassOf } from "../../protocol/task.ts";
+import { AlarmSchedule } from "./alarm-schedule.ts";
+import { createFairQueueTables, FairQueue } from "./fair-queue.ts";
 import { FleetSlots } from "./fleet-slots.ts";
+import { GrantPolicy } from "./grant-policy.ts";
+import { cancelTask, type DispatchTables, endLease, type LeaseOutcome, takeBack } from "./lease-returns.ts";
 import { createLeaseTables, isHeldBy, type LeaseRow, LeaseTable } from "./lease-table.ts";
 import { NodeTable } from "./node-table.ts";
+import { ParkedPolls } from "./parked-polls.ts";
 import { type PoolLink, poolLinkFor } from "./pool-link.ts";
 
 export interface DispatchTask {
@@ -26,15 +18,6 @@ export interface DispatchTask {
   owner: string;
   lane: Lane;
   kind: TaskKind;
-}
-
-interface Waiter {
-  ask: LeaseAsk;
-  /** The Worker's name for a wait it may withdraw (it waits on several schedulers at once). */
-  waitId: string | undefined;
-  node: NodeIdentity;
-  resolve: (leases: LeaseRow[]) => void;
-  timer: ReturnType<typeof setTimeout>;
 }
 
 /** How long finished tasks (late duplicates ignored) and silent nodes are remembered. */
@@ -55,10 +38,12 @@ export class Dispatcher extends DurableObject<Env> {
   private readonly fleet = new FleetSlots();
   /** A speech partition's link to its pool's root (slot budgets, the pool's figures); null elsewhere. */
   private readonly pool: PoolLink | null;
-  private waiters: Waiter[] = [];
+  private readonly grants: GrantPolicy;
+  private readonly parked = new ParkedPolls();
+  private readonly alarms: AlarmSchedule;
+  /** The line and the leases, as the lease-returns.ts functions take them. */
+  private readonly tables: DispatchTables;
   private prunedAt = Date.now();
-  /** The alarm set in storage (null: none; undefined: not read yet since the object started). */
-  private alarmAt: number | null | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -71,11 +56,21 @@ export class Dispatcher extends DurableObject<Env> {
       running: (owner, workClass) => this.leases.runningOf(owner, workClass),
     });
     this.nodes = new NodeTable(sql);
+    this.tables = { queue: this.queue, leases: this.leases };
     this.pool = poolLinkFor(env, ctx.id.name, {
       line: this.queue,
       used: () => this.leases.count("speech"),
-      slots: () => this.concurrency("speech"),
+      slots: () => this.grants.concurrency("speech"),
     });
+    this.grants = new GrantPolicy({
+      queue: this.queue,
+      leases: this.leases,
+      fleet: this.fleet,
+      pool: this.pool,
+      objectId: ctx.id.toString(),
+      config: () => workerConfig(this.env),
+    });
+    this.alarms = new AlarmSchedule(ctx.storage);
   }
 
   /** Hands a task over for scheduling. Idempotent: a task already waiting, leased or finished is ignored. */
@@ -89,31 +84,13 @@ export class Dispatcher extends DurableObject<Env> {
   }
 
   /**
-   * Cancels a task (its synchronous caller went away; a client deleted it): the whole cancel happens
-   * here, so the order of its steps is one object's. True when the task was failed `cancelled` now,
-   * false when it had already ended.
-   *
-   * A leased task's lease is flagged **before** the stores are written: every reader of a flagged lease
-   * fails the task itself (the node's next heartbeat or call, the lease's expiry), so a crash after the
-   * flag still ends the task, and whoever sees the task failed finds its node already being told. A
-   * waiting task leaves the line **after** the stores: a crash in between leaves a failed task in line,
-   * which the lease that takes it drops. The task may be handed over or leased while the stores are
-   * written; both are looked at again afterwards. It then counts as finished, so a late hand-off is ignored.
+   * Cancels a task (its synchronous caller went away; a client deleted it), in the order lease-returns.ts
+   * `cancelTask` explains. True when the task was failed `cancelled` now, false when it had already ended.
    */
   async cancel(taskId: string): Promise<boolean> {
-    this.flagLease(taskId);
-    const failedNow = await failUnlessEnded(this.env, taskId, CANCELLED_FAILURE);
-    this.queue.remove(taskId);
-    if (!this.flagLease(taskId)) this.leases.markFinished(taskId, Date.now());
+    const failedNow = await cancelTask(this.env, this.tables, taskId);
     await this.syncPool();
     return failedNow;
-  }
-
-  /** Marks the lease holding a task cancelled; false when no lease holds it. */
-  private flagLease(taskId: string): boolean {
-    const lease = this.leases.byTask(taskId);
-    if (lease) this.leases.cancel(lease.lease_id);
-    return lease !== null;
   }
 
   /**
@@ -132,32 +109,16 @@ export class Dispatcher extends DurableObject<Env> {
       this.fleet.offer(workClass, ask.node.node_id, ask.capacity + held, now);
     }
     await this.pool?.reserve(Date.now());
-    const granted = this.grant(ask, node);
+    const granted = this.grants.grant(ask, node);
     if (granted[0]) await this.scheduleAlarm(granted[0].expires_at);
     await this.syncPool();
     if (granted.length > 0 || ask.wait_ms <= 0) return granted;
-    return new Promise((resolve) => {
-      const waiter: Waiter = {
-        ask,
-        waitId,
-        node,
-        resolve,
-        timer: setTimeout(() => {
-          this.waiters = this.waiters.filter((w) => w !== waiter);
-          resolve([]);
-        }, ask.wait_ms),
-      };
-      this.waiters.push(waiter);
-    });
+    return this.parked.park(ask, node, waitId);
   }
 
   /** Ends a wait early with no lease: the node that asked got work from another scheduler. */
   async withdraw(waitId: string): Promise<void> {
-    const waiter = this.waiters.find((w) => w.waitId === waitId);
-    if (!waiter) return;
-    clearTimeout(waiter.timer);
-    this.waiters = this.waiters.filter((w) => w !== waiter);
-    waiter.resolve([]);
+    this.parked.withdraw(waitId);
   }
 
   /**
@@ -182,7 +143,7 @@ export class Dispatcher extends DurableObject<Env> {
     const now = Date.now();
     this.nodes.record(health, now);
     this.fleet.seen(health.node_id, now);
-    const expiresAt = now + this.leaseTtlMs();
+    const expiresAt = now + workerConfig(this.env).leaseTtlMs;
     const answers = leaseIds.map((leaseId) => {
       const lease = this.leases.get(leaseId);
       if (!lease || !isHeldBy(lease, holder)) return null;
@@ -208,19 +169,11 @@ export class Dispatcher extends DurableObject<Env> {
     return this.leases.get(leaseId);
   }
 
-  /**
-   * Ends a lease. `finished`: the task reached done or failed (its stores are already written).
-   * `requeue`: the task goes back to its old place in line for another attempt. `unused`: the grant
-   * never reached a node (it had its fill from another scheduler): back in place, the attempt not counted.
-   */
-  async release(leaseId: string, outcome: "finished" | "requeue" | "unused"): Promise<void> {
+  /** Ends a lease: `finished`, `requeue` or `unused`, as lease-returns.ts `endLease` says. */
+  async release(leaseId: string, outcome: LeaseOutcome): Promise<void> {
     const lease = this.leases.get(leaseId);
     if (!lease) return;
-    this.leases.delete(lease);
-    this.queue.runningChanged(lease.owner);
-    if (outcome === "finished") this.leases.markFinished(lease.task_id, Date.now());
-    else if (outcome === "unused") this.queue.push({ ...lease, attempts: lease.attempts - 1 }, lease.seq);
-    else this.queue.push(lease, lease.seq);
+    endLease(this.tables, lease, outcome);
     await this.serveWaiters();
     await this.syncPool();
   }
@@ -239,7 +192,7 @@ export class Dispatcher extends DurableObject<Env> {
       queued: this.queue.size(kinds),
       processing: this.leases.count(workClass),
       position: taskId ? this.queue.position(taskId, kinds, Date.now()) : null,
-      concurrency: this.concurrency(workClass),
+      concurrency: this.grants.concurrency(workClass),
     };
   }
 
@@ -253,15 +206,11 @@ export class Dispatcher extends DurableObject<Env> {
     return this.nodes.live(Date.now() - workerConfig(this.env).nodeStaleMs);
   }
 
-  /**
-   * Takes back expired leases: another attempt, or failure once the attempts are spent. A lease can
-   * outlive its task (the node's result was stored, then the release was lost to a crash): such a task
-   * has ended and is only forgotten here, never run again.
-   */
+  /** Takes back expired leases (lease-returns.ts `takeBack`), prunes, and sets the next alarm. */
   override async alarm(): Promise<void> {
     const now = Date.now();
-    this.alarmAt = null;
-    for (const lease of this.leases.expired(now)) await this.takeBack(lease, now);
+    this.alarms.fired();
+    for (const lease of this.leases.expired(now)) await takeBack(this.env, this.tables, lease, now);
     if (now - this.prunedAt >= PRUNE_EVERY_MS) {
       this.leases.pruneFinished(now - FINISHED_MEMORY_MS);
       this.nodes.prune(now - FINISHED_MEMORY_MS);
@@ -273,103 +222,16 @@ export class Dispatcher extends DurableObject<Env> {
     await this.scheduleAlarm();
   }
 
-  private async takeBack(lease: LeaseRow, now: number): Promise<void> {
-    const { maxTaskAttempts } = workerConfig(this.env);
-    if (lease.cancelled || lease.attempts >= maxTaskAttempts) {
-      // Cancelled: its node died before hearing of the cancel, the task stays failed. Out of attempts:
-      // node_lost. Either way only unless the task already ended (its result wins).
-      await failUnlessEnded(
-        this.env,
-        lease.task_id,
-        lease.cancelled
-          ? CANCELLED_FAILURE
-          : {
-              code: "node_lost",
-              message: `task failed after ${lease.attempts} attempts: the inference node stopped responding (lease expired)`,
-            },
-      );
-      this.leases.delete(lease);
-      this.queue.runningChanged(lease.owner);
-      this.leases.markFinished(lease.task_id, now);
-      return;
-    }
-    // Back in line first, so a call on the expired lease meanwhile gets 410; then the stores, whose
-    // write is refused when the task has already ended.
-    this.leases.delete(lease);
-    this.queue.push(lease, lease.seq);
-    this.queue.runningChanged(lease.owner);
-    if (!(await changeTaskStatus(this.env, lease.task_id, { status: "queued" }))) {
-      this.queue.remove(lease.task_id);
-      this.leases.markFinished(lease.task_id, now);
-    }
-  }
-
-  /** Grants up to the ask's capacity, each task only while its work class has a free slot. */
-  private grant(ask: LeaseAsk, node: NodeIdentity): LeaseRow[] {
-    const granted: LeaseRow[] = [];
-    const expiresAt = Date.now() + this.leaseTtlMs();
-    while (granted.length < ask.capacity) {
-      const task = this.nextTask(ask.kinds);
-      if (!task) break;
-      this.queue.take(task);
-      this.pool?.served(task.owner, Date.now());
-      const lease: LeaseRow = {
-        ...task,
-        lease_id: leaseIdFor(this.ctx.id.toString()),
-        attempts: task.attempts + 1,
-        node_id: ask.node.node_id,
-        node_name: node.name,
-        identity_id: node.id,
-        expires_at: expiresAt,
-        cancelled: 0,
-      };
-      this.leases.insert(lease);
-      this.queue.runningChanged(task.owner);
-      granted.push(lease);
-    }
-    return granted;
-  }
-
-  /**
-   * The next task for a node serving `kinds`: each work class with a free slot applies the grant rule
-   * to its own slots; a node serving both classes gets the earlier lane, then the rule's pick.
-   */
-  private nextTask(kinds: readonly TaskKind[]): WaitingTask | null {
-    const classes = [...new Set(kinds.map(workClassOf))].filter((workClass) => this.hasFreeSlot(workClass));
-    const picks = classes.flatMap((workClass) => {
-      const pick = this.queue.peek(kinds.filter((kind) => workClassOf(kind) === workClass));
-      return pick ? [pick] : [];
-    });
-    picks.sort((a, b) => a.laneIndex - b.laneIndex || compareTurns(a.turn, b.turn));
-    return picks[0]?.task ?? null;
-  }
-
-  /**
-   * Wakes long-polling nodes, oldest first, while there is work and room for it. A waiter is tried only
-   * when some kind it serves has a task waiting in a class with a free slot, and the walk stops once no
-   * class has both, so a parked fleet costs nothing while the slots are full or the line is empty.
-   */
+  /** Wakes long-polling nodes while there is work and room for it (parked-polls.ts `serve`). */
   private async serveWaiters(): Promise<void> {
-    if (this.waiters.length > 0) await this.pool?.reserve(Date.now());
-    let expiry: number | undefined;
-    for (const waiter of [...this.waiters]) {
-      if (!this.canGrantAny()) break;
-      if (!this.canGrant(waiter.ask.kinds)) continue;
-      const granted = this.grant(waiter.ask, waiter.node);
-      if (granted.length === 0) continue;
-      expiry = granted[0]?.expires_at;
-      clearTimeout(waiter.timer);
-      this.waiters = this.waiters.filter((w) => w !== waiter);
-      waiter.resolve(granted);
-    }
+    if (this.parked.size > 0) await this.pool?.reserve(Date.now());
+    const expiry = this.parked.serve(this.grants);
     if (expiry !== undefined) await this.scheduleAlarm(expiry);
   }
 
   /**
-   * Keeps the alarm at or before the next lease expiry and the next prune. Only ever moved earlier here
-   * (an alarm that comes too early finds nothing to take back and sets the next one), so a grant or a
-   * heartbeat, whose deadline is later than the alarm already set, costs no storage call. `expiry`: a
-   * deadline just written; without it the earliest one is read.
+   * Keeps the alarm at or before the next lease expiry, the next prune and the pool link's next call.
+   * `expiry`: a deadline just written; without it the earliest one is read.
    */
   private async scheduleAlarm(expiry?: number): Promise<void> {
     const next = Math.min(
@@ -377,19 +239,7 @@ export class Dispatcher extends DurableObject<Env> {
       this.prunedAt + PRUNE_EVERY_MS,
       this.pool?.deadline() ?? Number.POSITIVE_INFINITY,
     );
-    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
-    if (this.alarmAt !== null && this.alarmAt <= next) return;
-    await this.ctx.storage.setAlarm(next);
-    this.alarmAt = next;
-  }
-
-  /**
-   * A speech partition has no cap of its own: under a numeric cap it grants on a slot of the root's budget;
-   * under `auto` one ask gets one grant, so the ask's capacity (the node's free slots) is the bound.
-   */
-  private hasFreeSlot(workClass: WorkClass): boolean {
-    if (this.pool && workClass === "speech") return this.pool.covers(Date.now());
-    return this.leases.count(workClass) < this.concurrency(workClass);
+    await this.alarms.keepBy(next);
   }
 
   /** After a change, a partition settles its budget and pushes its summary (pool-link.ts `sync`). */
@@ -397,27 +247,5 @@ export class Dispatcher extends DurableObject<Env> {
     if (!this.pool) return;
     await this.pool.sync(Date.now());
     await this.scheduleAlarm();
-  }
-
-  /** Whether a node serving `kinds` would get a task now: one waits in a class with a free slot. */
-  private canGrant(kinds: readonly TaskKind[]): boolean {
-    return kinds.some((kind) => this.queue.size([kind]) > 0 && this.hasFreeSlot(workClassOf(kind)));
-  }
-
-  private canGrantAny(): boolean {
-    return this.canGrant(TASK_KINDS);
-  }
-
-  /** The class's cap: the configured number, or with `auto` the slots its live nodes offer. */
-  private concurrency(workClass: WorkClass): number {
-    const config = workerConfig(this.env);
-    const cap = workClass === "speech" ? config.maxConcurrentTranscribeJobs : config.maxConcurrentContentJobs;
-    if (cap !== "auto") return cap;
-    const now = Date.now();
-    return this.fleet.total(workClass, now, now - config.nodeStaleMs);
-  }
-
-  private leaseTtlMs(): number {
-    return workerConfig(this.env).leaseTtlMs;
   }
 }
