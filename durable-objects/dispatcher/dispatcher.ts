@@ -295,7 +295,7 @@ export class Dispatcher extends DurableObject<Env> {
     while (granted.length < ask.capacity) {
       const task = this.nextTask(ask.kinds);
       if (!task) break;
-      this.queue.take(task);
+      const served = this.queue.take(task);
       const lease: LeaseRow = {
         ...task,
         lease_id: leaseIdFor(this.ctx.id.toString()),
@@ -304,6 +304,7 @@ export class Dispatcher extends DurableObject<Env> {
         node_name: node.name,
         identity_id: node.id,
         expires_at: expiresAt,
+        served,
         cancelled: 0,
       };
       this.leases.insert(lease);

@@ -16,6 +16,8 @@ export type LeaseRow = {
   /** That identity's id: only it may use the lease ('' on a lease stored before ids were recorded). */
   identity_id: string;
   expires_at: number;
+  /** The serve counter's value when the grant made this lease (fair-rotation.ts: its key's last serve then). */
+  served: number;
   /** 1 once the task was cancelled (its caller went away); the node learns it on its next heartbeat. */
   cancelled: 0 | 1;
 };
@@ -35,22 +37,30 @@ export function createLeaseTables(sql: SqlStorage): void {
     node_id TEXT NOT NULL,
     node_name TEXT NOT NULL DEFAULT '',
     identity_id TEXT NOT NULL DEFAULT '',
-    expires_at INTEGER NOT NULL
+    expires_at INTEGER NOT NULL,
+    served INTEGER NOT NULL DEFAULT 0
   )`);
   // Leases stored before node identities had no node_name, and before lease ownership no identity_id:
-  // add them ('' = not recorded; isHeldBy says who holds such a lease).
+  // add them ('' = not recorded; isHeldBy says who holds such a lease); before serves were kept with
+  // the lease, no served (0: the owners table holds that serve).
   const columns = sql.exec<{ name: string }>("PRAGMA table_info(leases)").toArray();
-  for (const column of ["node_name", "identity_id"]) {
+  for (const [column, type] of [
+    ["node_name", "TEXT NOT NULL DEFAULT ''"],
+    ["identity_id", "TEXT NOT NULL DEFAULT ''"],
+    ["served", "INTEGER NOT NULL DEFAULT 0"],
+  ]) {
     if (!columns.some((existing) => existing.name === column)) {
-      sql.exec(`ALTER TABLE leases ADD COLUMN ${column} TEXT NOT NULL DEFAULT ''`);
+      sql.exec(`ALTER TABLE leases ADD COLUMN ${column} ${type}`);
     }
   }
   // Leases whose task was cancelled while a node held it; a row goes with its lease.
   sql.exec("CREATE TABLE IF NOT EXISTS cancelled_leases (lease_id TEXT PRIMARY KEY)");
   // Tasks that reached an end, so a late duplicate hand-off is ignored; pruned after a day.
   sql.exec("CREATE TABLE IF NOT EXISTS finished (task_id TEXT PRIMARY KEY, at INTEGER NOT NULL)");
-  // Every lookup by an index: the next expiry and the expired leases, the prunes by age.
-  sql.exec("CREATE INDEX IF NOT EXISTS leases_expires_at ON leases (expires_at)");
+  // Every lookup by an index: the prunes by age. The expired leases and the next expiry are read only
+  // when an alarm fires, by a scan of the leases (O(leases), a few ms at 10 000): an index on expires_at
+  // cost every grant, heartbeat and release one more page to write.
+  sql.exec("DROP INDEX IF EXISTS leases_expires_at");
   sql.exec("CREATE INDEX IF NOT EXISTS finished_at ON finished (at)");
   sql.exec(
     "CREATE TABLE IF NOT EXISTS nodes (node_id TEXT PRIMARY KEY, health TEXT NOT NULL, seen_at INTEGER NOT NULL)",
@@ -91,8 +101,8 @@ export class LeaseTable {
   insert(row: LeaseRow): void {
     this.sql.exec(
       `INSERT INTO leases
-         (lease_id, task_id, seq, owner, lane, kind, attempts, node_id, node_name, identity_id, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         (lease_id, task_id, seq, owner, lane, kind, attempts, node_id, node_name, identity_id, expires_at, served)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       row.lease_id,
       row.task_id,
       row.seq,
@@ -104,6 +114,7 @@ export class LeaseTable {
       row.node_name,
       row.identity_id,
       row.expires_at,
+      row.served,
     );
     this.remember({ ...row });
   }
@@ -177,12 +188,14 @@ export class LeaseTable {
     this.total.set(workClass, (this.total.get(workClass) ?? 0) + delta);
   }
 
+  /** The leases whose deadline is at or before `now`: a scan of the table, made only when an alarm fires. */
   expired(now: number): LeaseRow[] {
     return this.sql
       .exec<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM leases l WHERE l.expires_at <= ?`, now)
       .toArray();
   }
 
+  /** The earliest deadline, or null when no lease is out: a scan, made only when an alarm fires. */
   nextExpiry(): number | null {
     return this.sql.exec<{ t: number | null }>("SELECT MIN(expires_at) AS t FROM leases").one().t;
   }
