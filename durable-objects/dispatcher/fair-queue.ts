@@ -51,7 +51,7 @@ export class FairQueue {
   private readonly snapshots = new Map<string, PlacesSnapshot>();
   /** Keys served since the last save, each with its last serve's number. */
   private readonly unsaved = new Map<string, number>();
-  /** The serve counter's value at the last save (or when the object started). */
+  /** The serve counter's value at the last save. */
   private savedUpTo: number;
 
   constructor(
@@ -59,18 +59,26 @@ export class FairQueue {
     counts: RunningCounts,
   ) {
     this.index = new TurnIndex(counts);
-    // Each key's last serve: the saved one, or a later one a running lease holds.
-    const owners = sql
-      .exec<{ owner: string; last_served: number }>(
-        `SELECT owner, MAX(last_served) AS last_served FROM (
-           SELECT owner, last_served FROM owners UNION ALL SELECT owner, served FROM leases
+    // Each key's last serve: the saved one, or a later one a running lease holds, which is saved with
+    // the next save (the lease may end first).
+    const keys = sql
+      .exec<{ owner: string; saved: number | null; held: number | null }>(
+        `SELECT owner, MAX(saved) AS saved, MAX(held) AS held FROM (
+           SELECT owner, last_served AS saved, NULL AS held FROM owners
+           UNION ALL SELECT owner, NULL, served FROM leases
          ) GROUP BY owner`,
       )
       .toArray();
-    this.savedUpTo = Math.max(0, ...owners.map((row) => row.last_served));
+    this.savedUpTo = keys.reduce((most, key) => Math.max(most, key.saved ?? 0), 0);
+    const lastServed = keys.map((key): [string, number] => [
+      key.owner,
+      Math.max(key.saved ?? 0, key.held ?? 0),
+    ]);
+    for (const key of keys)
+      if ((key.held ?? 0) > (key.saved ?? 0)) this.unsaved.set(key.owner, key.held ?? 0);
     this.index.restoreServes(
-      this.savedUpTo,
-      owners.map((row) => [row.owner, row.last_served]),
+      lastServed.reduce((most, [, at]) => Math.max(most, at), 0),
+      lastServed,
     );
     for (const task of sql.exec<WaitingTask>("SELECT * FROM waiting ORDER BY seq"))
       this.index.add({ ...task });

@@ -24,10 +24,10 @@ function scheduler(name: string): Scheduler {
   return env.DISPATCHER.get(env.DISPATCHER.idFromName(`serves-restart/${name}`));
 }
 
-const task = (task_id: string, owner: string): DispatchTask => ({
+const task = (task_id: string, owner: string, lane: DispatchTask["lane"] = "batch"): DispatchTask => ({
   task_id,
   owner,
-  lane: "batch",
+  lane,
   kind: "transcribe",
 });
 
@@ -89,6 +89,21 @@ describe("the rotation's serves across a Dispatcher restart", () => {
     const leases = await lineUpTwoKeys(stub);
     for (const leaseId of leases) await stub.release(leaseId, "finished");
     stub = await restart("saved");
+    expect((await grantOne(stub)).taskId).toBe("b2");
+  });
+
+  it("saves after a restart the serves that only running leases held, so their end loses nothing", async () => {
+    let stub = scheduler("held-then-saved");
+    const leases = await lineUpTwoKeys(stub);
+    stub = await restart("held-then-saved");
+    for (const leaseId of leases) await stub.release(leaseId, "finished");
+    // Serves 3 to SAVE_SERVES_EVERY (interactive tasks, served ahead of A's and B's waiting ones): the
+    // last one saves, B's and A's serves (their leases gone) included.
+    for (let i = 0; i < SAVE_SERVES_EVERY - 2; i++) {
+      await stub.enqueue(task(`f${i}`, "key-f", "interactive"));
+      await stub.release((await grantOne(stub)).leaseId, "finished");
+    }
+    stub = await restart("held-then-saved");
     expect((await grantOne(stub)).taskId).toBe("b2");
   });
 
