@@ -21,10 +21,21 @@ export function createFairQueueTables(sql: SqlStorage): void {
   )`);
   // The line's lookups are in memory now (TurnIndex); this index only cost a row write per change.
   sql.exec("DROP INDEX IF EXISTS waiting_lane_owner");
-  // Round-robin state: the serve number when each key was last served. The serve counter is the
-  // highest of them (each serve writes its key's row), so it needs no row of its own.
+  // Round-robin state: the serve number when each key was last served, saved every SAVE_SERVES_EVERY
+  // serves (`FairQueue.take`); each lease also keeps the serve that made it (leases.served).
   sql.exec("CREATE TABLE IF NOT EXISTS owners (owner TEXT PRIMARY KEY, last_served INTEGER NOT NULL)");
 }
+
+/**
+ * A grant writes no row of its key's: the keys' last serves are saved in one statement every this many
+ * serves, and a running lease keeps its own (leases.served). A restart reads each key's last serve as
+ * the later of the two (the serve counter as the highest), so it loses only serves among the last
+ * SAVE_SERVES_EVERY - 1 grants whose leases have ended since: such a key rejoins the rotation as if last
+ * served at its previous saved serve, and may go before keys with as many tasks running that it would
+ * have followed. Nothing else moves: each key's FIFO, the running counts, every task's seq (its place
+ * on another attempt) and which tasks wait are all exact.
+ */
+export const SAVE_SERVES_EVERY = 64;
 
 /** Above this many tasks waiting in a work class, a task's place may come from a snapshot up to a second old. */
 export const EXACT_PLACES_UP_TO = 1_000;
@@ -39,18 +50,36 @@ interface PlacesSnapshot {
 export class FairQueue {
   private readonly index: TurnIndex;
   private readonly snapshots = new Map<string, PlacesSnapshot>();
+  /** Keys served since the last save, each with its last serve's number. */
+  private readonly unsaved = new Map<string, number>();
+  /** The serve counter's value at the last save. */
+  private savedUpTo: number;
 
   constructor(
     private readonly sql: SqlStorage,
     counts: RunningCounts,
   ) {
     this.index = new TurnIndex(counts);
-    const owners = sql
-      .exec<{ owner: string; last_served: number }>("SELECT owner, last_served FROM owners")
+    // Each key's last serve: the saved one, or a later one a running lease holds, which is saved with
+    // the next save (the lease may end first).
+    const keys = sql
+      .exec<{ owner: string; saved: number | null; held: number | null }>(
+        `SELECT owner, MAX(saved) AS saved, MAX(held) AS held FROM (
+           SELECT owner, last_served AS saved, NULL AS held FROM owners
+           UNION ALL SELECT owner, NULL, served FROM leases
+         ) GROUP BY owner`,
+      )
       .toArray();
+    this.savedUpTo = keys.reduce((most, key) => Math.max(most, key.saved ?? 0), 0);
+    const lastServed = keys.map((key): [string, number] => [
+      key.owner,
+      Math.max(key.saved ?? 0, key.held ?? 0),
+    ]);
+    for (const key of keys)
+      if ((key.held ?? 0) > (key.saved ?? 0)) this.unsaved.set(key.owner, key.held ?? 0);
     this.index.restoreServes(
-      Math.max(0, ...owners.map((row) => row.last_served)),
-      owners.map((row) => [row.owner, row.last_served]),
+      lastServed.reduce((most, [, at]) => Math.max(most, at), 0),
+      lastServed,
     );
     for (const task of sql.exec<WaitingTask>("SELECT * FROM waiting ORDER BY seq"))
       this.index.add({ ...task });
@@ -115,18 +144,30 @@ export class FairQueue {
     return this.index.peek(kinds);
   }
 
-  /** Takes a task `peek` chose out of the line; its key becomes the one served most recently. */
-  take(task: WaitingTask): void {
+  /**
+   * Takes a task `peek` chose out of the line; its key becomes the one served most recently. Returns
+   * the serve's number, for the lease to keep (leases.served); the keys' serves are saved together
+   * every SAVE_SERVES_EVERY serves.
+   */
+  take(task: WaitingTask): number {
     this.index.remove(task.task_id);
     this.sql.exec("DELETE FROM waiting WHERE seq = ?", task.seq);
     const served = this.index.servedSoFar() + 1;
-    this.sql.exec(
-      `INSERT INTO owners (owner, last_served) VALUES (?, ?)
-       ON CONFLICT (owner) DO UPDATE SET last_served = excluded.last_served`,
-      task.owner,
-      served,
-    );
     this.index.markServed(task, served);
+    this.unsaved.set(task.owner, served);
+    if (served - this.savedUpTo >= SAVE_SERVES_EVERY) this.saveServes(served);
+    return served;
+  }
+
+  /** Saves the last serve of every key served since the last save, in one statement. */
+  private saveServes(served: number): void {
+    this.sql.exec(
+      `INSERT INTO owners (owner, last_served) SELECT key, value FROM json_each(?) WHERE true
+       ON CONFLICT (owner) DO UPDATE SET last_served = excluded.last_served`,
+      JSON.stringify(Object.fromEntries(this.unsaved)),
+    );
+    this.unsaved.clear();
+    this.savedUpTo = served;
   }
 
   /** A key's running count changed (a grant or a release): its place in the rotation moves. */

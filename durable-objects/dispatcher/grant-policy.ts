@@ -36,7 +36,7 @@ export class GrantPolicy {
     while (granted.length < ask.capacity) {
       const task = this.nextTask(ask.kinds);
       if (!task) break;
-      queue.take(task);
+      const served = queue.take(task);
       pool?.served(task.owner, Date.now());
       const lease: LeaseRow = {
         ...task,
@@ -46,6 +46,7 @@ export class GrantPolicy {
         node_name: node.name,
         identity_id: node.id,
         expires_at: expiresAt,
+        served,
         cancelled: 0,
       };
       leases.insert(lease);

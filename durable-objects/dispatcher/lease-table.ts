@@ -1,3 +1,4 @@
+import { OrderedSet } from "js-sdsl";
 import { type NodeIdentity, SHARED_NODE } from "../../platform/node-identity.ts";
 import { type Lane, type TaskKind, type WorkClass, workClassOf } from "../../protocol/task.ts";
 
@@ -16,6 +17,8 @@ export type LeaseRow = {
   /** That identity's id: only it may use the lease ('' on a lease stored before ids were recorded). */
   identity_id: string;
   expires_at: number;
+  /** The serve counter's value when the grant made this lease (fair-rotation.ts: its key's last serve then). */
+  served: number;
   /** 1 once the task was cancelled (its caller went away); the node learns it on its next heartbeat. */
   cancelled: 0 | 1;
 };
@@ -35,22 +38,30 @@ export function createLeaseTables(sql: SqlStorage): void {
     node_id TEXT NOT NULL,
     node_name TEXT NOT NULL DEFAULT '',
     identity_id TEXT NOT NULL DEFAULT '',
-    expires_at INTEGER NOT NULL
+    expires_at INTEGER NOT NULL,
+    served INTEGER NOT NULL DEFAULT 0
   )`);
   // Leases stored before node identities had no node_name, and before lease ownership no identity_id:
-  // add them ('' = not recorded; isHeldBy says who holds such a lease).
+  // add them ('' = not recorded; isHeldBy says who holds such a lease); before serves were kept with
+  // the lease, no served (0: the owners table holds that serve).
   const columns = sql.exec<{ name: string }>("PRAGMA table_info(leases)").toArray();
-  for (const column of ["node_name", "identity_id"]) {
+  for (const [column, type] of [
+    ["node_name", "TEXT NOT NULL DEFAULT ''"],
+    ["identity_id", "TEXT NOT NULL DEFAULT ''"],
+    ["served", "INTEGER NOT NULL DEFAULT 0"],
+  ]) {
     if (!columns.some((existing) => existing.name === column)) {
-      sql.exec(`ALTER TABLE leases ADD COLUMN ${column} TEXT NOT NULL DEFAULT ''`);
+      sql.exec(`ALTER TABLE leases ADD COLUMN ${column} ${type}`);
     }
   }
   // Leases whose task was cancelled while a node held it; a row goes with its lease.
   sql.exec("CREATE TABLE IF NOT EXISTS cancelled_leases (lease_id TEXT PRIMARY KEY)");
   // Tasks that reached an end, so a late duplicate hand-off is ignored; pruned after a day.
   sql.exec("CREATE TABLE IF NOT EXISTS finished (task_id TEXT PRIMARY KEY, at INTEGER NOT NULL)");
-  // Every lookup by an index: the next expiry and the expired leases, the prunes by age.
-  sql.exec("CREATE INDEX IF NOT EXISTS leases_expires_at ON leases (expires_at)");
+  // Every lookup by an index: the prunes by age here; the expired leases and the next expiry by the
+  // deadline index in memory (LeaseTable), as an index on expires_at here cost every grant, heartbeat
+  // and release one more page to write.
+  sql.exec("DROP INDEX IF EXISTS leases_expires_at");
   sql.exec("CREATE INDEX IF NOT EXISTS finished_at ON finished (at)");
   sql.exec(
     "CREATE TABLE IF NOT EXISTS nodes (node_id TEXT PRIMARY KEY, health TEXT NOT NULL, seen_at INTEGER NOT NULL)",
@@ -71,11 +82,14 @@ export function isHeldBy(lease: LeaseRow, node: NodeIdentity): boolean {
 }
 
 /**
- * The leases out: SQLite is the durable record, and memory holds every lease row and the counts per
- * work class and key (rebuilt from the table when the object starts), so a lookup, a heartbeat's check,
- * a grant or a poll never reads the table. A few hundred bytes a running lease.
+ * The leases out: SQLite is the durable record, and memory holds every lease row, the counts per
+ * work class and key, and the leases ordered by deadline (rebuilt from the table when the object
+ * starts), so a lookup, a heartbeat's check, a grant, a poll or the alarm's look for expired leases
+ * never reads the table. A few hundred bytes a running lease.
  */
 export class LeaseTable {
+  /** [expires_at, lease_id] of every lease, earliest first (js-sdsl's red-black tree): O(log n) a change. */
+  private readonly deadlines = new OrderedSet<Deadline>([], compareDeadlines);
   private readonly running = new Map<WorkClass, Map<string, number>>();
   private readonly total = new Map<WorkClass, number>();
   /** Leases out per work class and node, so a node's ask says its whole capacity (`FleetSlots`). */
@@ -91,8 +105,8 @@ export class LeaseTable {
   insert(row: LeaseRow): void {
     this.sql.exec(
       `INSERT INTO leases
-         (lease_id, task_id, seq, owner, lane, kind, attempts, node_id, node_name, identity_id, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         (lease_id, task_id, seq, owner, lane, kind, attempts, node_id, node_name, identity_id, expires_at, served)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       row.lease_id,
       row.task_id,
       row.seq,
@@ -104,12 +118,14 @@ export class LeaseTable {
       row.node_name,
       row.identity_id,
       row.expires_at,
+      row.served,
     );
     this.remember({ ...row });
   }
 
   private remember(row: LeaseRow): void {
     this.rows.set(row.lease_id, row);
+    this.deadlines.insert([row.expires_at, row.lease_id]);
     this.leaseOfTask.set(row.task_id, row.lease_id);
     this.addRunning(row, 1);
   }
@@ -142,7 +158,9 @@ export class LeaseTable {
     const row = this.rows.get(leaseId);
     if (!row) return;
     this.sql.exec("UPDATE leases SET expires_at = ? WHERE lease_id = ?", expiresAt, leaseId);
+    this.deadlines.eraseElementByKey([row.expires_at, leaseId]);
     row.expires_at = expiresAt;
+    this.deadlines.insert([expiresAt, leaseId]);
   }
 
   delete(lease: Pick<LeaseRow, "lease_id">): void {
@@ -151,6 +169,7 @@ export class LeaseTable {
     this.sql.exec("DELETE FROM leases WHERE lease_id = ?", row.lease_id);
     if (row.cancelled) this.sql.exec("DELETE FROM cancelled_leases WHERE lease_id = ?", row.lease_id);
     this.rows.delete(row.lease_id);
+    this.deadlines.eraseElementByKey([row.expires_at, row.lease_id]);
     this.leaseOfTask.delete(row.task_id);
     this.addRunning(row, -1);
   }
@@ -177,14 +196,20 @@ export class LeaseTable {
     this.total.set(workClass, (this.total.get(workClass) ?? 0) + delta);
   }
 
+  /** Copies of the leases whose deadline is at or before `now`, earliest first. */
   expired(now: number): LeaseRow[] {
-    return this.sql
-      .exec<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM leases l WHERE l.expires_at <= ?`, now)
-      .toArray();
+    const expired: LeaseRow[] = [];
+    for (const [expiresAt, leaseId] of this.deadlines) {
+      if (expiresAt > now) break;
+      const row = this.get(leaseId);
+      if (row) expired.push(row);
+    }
+    return expired;
   }
 
+  /** The earliest deadline, or null when no lease is out. */
   nextExpiry(): number | null {
-    return this.sql.exec<{ t: number | null }>("SELECT MIN(expires_at) AS t FROM leases").one().t;
+    return this.deadlines.front()?.[0] ?? null;
   }
 
   markFinished(taskId: string, now: number): void {
@@ -199,6 +224,13 @@ export class LeaseTable {
     this.sql.exec("DELETE FROM finished WHERE at < ?", before);
   }
 }
+/** A lease's deadline as a tree key: by time, then by lease id. */
+type Deadline = readonly [number, string];
+
+function compareDeadlines(a: Deadline, b: Deadline): number {
+  return a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
+}
+
 /** Adds `delta` to a per-class count, dropping counts that reach zero. */
 function addTo(
   counts: Map<WorkClass, Map<string, number>>,

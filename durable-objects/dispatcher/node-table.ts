@@ -11,7 +11,13 @@ export class NodeTable {
   /** What was last written per node, so an unchanged report within REWRITE_AFTER_MS writes nothing. */
   private readonly written = new Map<string, { health: string; at: number }>();
 
-  constructor(private readonly sql: SqlStorage) {}
+  /** What the table holds is what was last written: a restart does not make every node's next call write. */
+  constructor(private readonly sql: SqlStorage) {
+    for (const row of sql.exec<{ node_id: string; health: string; seen_at: number }>(
+      "SELECT node_id, health, seen_at FROM nodes",
+    ))
+      this.written.set(row.node_id, { health: row.health, at: row.seen_at });
+  }
 
   record(health: NodeHealth, now: number): void {
     const json = JSON.stringify(health);

@@ -57,6 +57,7 @@ describe("lease table upgrade", () => {
         node_name: "gpu-2",
         identity_id: GPU_2.id,
         expires_at: Date.now() + 60_000,
+        served: 1,
         cancelled: 0,
       });
       const fresh = leases.get("l-new");
