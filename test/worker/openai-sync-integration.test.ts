@@ -1,4 +1,4 @@
-import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import OpenAI from "openai";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import {
   createTranscription,
   deliver,
   dispatcherStub,
+  pastLeaseDeadlines,
   resetDispatcher,
   submitTranscription,
 } from "./helpers.ts";
@@ -246,11 +247,7 @@ describe("cancellation when the caller goes away", () => {
     const task = await submitTranscription(id, { lane: "interactive" });
     const [lease] = await new TestNode().lease(1, 0);
     expect(await cancelTask(env, task)).toBe(true);
-    const stub = dispatcherStub();
-    await runInDurableObject(stub, async (_instance, state) => {
-      state.storage.sql.exec("UPDATE leases SET expires_at = ?", Date.now() - 1);
-      await state.storage.setAlarm(Date.now() + 60_000);
-    });
+    const stub = await pastLeaseDeadlines(dispatcherStub());
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await stub.lookup(lease!.lease_id)).toBeNull();
     expect(await stub.stats()).toMatchObject({ queued: 0, processing: 0 });

@@ -7,6 +7,7 @@ import {
   createTranscription,
   deliver,
   dispatcherStub,
+  pastLeaseDeadlines,
   resetDispatcher,
   submitTranscription,
 } from "./helpers.ts";
@@ -85,10 +86,7 @@ describe("a duplicate-delivery storm", () => {
     const task = await createTranscription(id);
     await deliver([task.task_id]);
     const [first] = await drainLeases(nodes);
-    await runInDurableObject(dispatcherStub(), async (instance, state) => {
-      state.storage.sql.exec("UPDATE leases SET expires_at = ?", Date.now() - 1);
-      await instance.alarm();
-    });
+    await runInDurableObject(await pastLeaseDeadlines(dispatcherStub()), (instance) => instance.alarm());
     await storm(task.task_id);
     expect(await dispatcherRows(task.task_id)).toEqual({ waiting: 1, leased: 0 });
 

@@ -7,6 +7,7 @@ import {
   createTranscription,
   deliver,
   dispatcherStub,
+  pastLeaseDeadlines,
   resetDispatcher,
   submitTranscription,
 } from "./helpers.ts";
@@ -67,9 +68,7 @@ describe("the Dispatcher reset mid-lease", () => {
     expect((await survivor.heartbeat(kept!.lease_id, 50)).status).toBe(200);
     expect((await survivor.complete(kept!.lease_id, sampleResult("kept"))).status).toBe(204);
     // The victim's lease runs out: the alarm that was set before the reset takes it back.
-    await runInDurableObject(dispatcherStub(), (_instance, state) => {
-      state.storage.sql.exec("UPDATE leases SET expires_at = ?", Date.now() - 1);
-    });
+    await pastLeaseDeadlines(dispatcherStub(), true);
     expect(await runDurableObjectAlarm(dispatcherStub())).toBe(true);
     expect((await readTask(env, orphaned!.task_id))?.status).toBe("queued");
 
