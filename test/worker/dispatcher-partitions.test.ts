@@ -5,9 +5,8 @@ import { PULL_EVERY_MS } from "../../durable-objects/dispatcher/pool-link.ts";
 import { workerConfig } from "../../platform/config.ts";
 import { partitionOf } from "../../platform/dispatch-routing.ts";
 import { dispatcher } from "../../platform/stubs.ts";
-import { failUnlessEnded, readTask } from "../../platform/task-store.ts";
-import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
-import { bearer, call, createKey, deliver, resetDispatcher, submitTranscription } from "./helpers.ts";
+import { readTask } from "../../platform/task-store.ts";
+import { bearer, call, createKey, deliver, resetDispatcher, submissionsEndedAfterEach } from "./helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 
 /** Runs in the `workers-partitions` project: DISPATCHER_PARTITIONS = 4, MAX_CONCURRENT_TRANSCRIBE_JOBS = auto. */
@@ -41,19 +40,8 @@ function nodeIdAt(p: number): string {
   for (let i = 0; ; i++) if (partitionOf(`node-${i}`, PARTITIONS) === p) return `node-${i}`;
 }
 
-/** Tasks this file submitted: each submit also goes to the real Queue, whose delivery may come late. */
-const submitted: string[] = [];
-
-async function submit(ownerKeyId: string) {
-  const task = await submitTranscription(ownerKeyId);
-  submitted.push(task.task_id);
-  return task;
-}
-
-// A delivery that arrives after the next test's reset finds its task ended and hands nothing over.
-afterEach(async () => {
-  for (const taskId of submitted.splice(0)) await failUnlessEnded(env, taskId, CANCELLED_FAILURE);
-});
+const { submit, endSubmitted } = submissionsEndedAfterEach();
+afterEach(endSubmitted);
 
 beforeEach(async () => {
   expect(workerConfig(env).dispatcherPartitions).toBe(PARTITIONS);

@@ -11,8 +11,9 @@ import { db } from "../../platform/db.ts";
 import { knownSchedulers } from "../../platform/dispatch-routing.ts";
 import { apiKeys, nodeIdentities } from "../../platform/schema.ts";
 import { dispatcher, dispatcherOfTask, poolRoot } from "../../platform/stubs.ts";
-import { createTask, readTask } from "../../platform/task-store.ts";
+import { createTask, failUnlessEnded, readTask } from "../../platform/task-store.ts";
 import type { Lane, TaskRecordOf, WorkClass } from "../../protocol/task.ts";
+import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
 import type { TranscribeParams } from "../../protocol/transcribe-params.ts";
 import { generateApiKey, generateNodeToken } from "../../worker/auth/key-material.ts";
 import worker from "../../worker/index.ts";
@@ -72,6 +73,25 @@ export const TRANSCRIBE_PARAMS: TranscribeParams = {
   object_key: null,
   file_url: null,
 };
+
+/**
+ * Transcriptions a test file submits and ends after each test: each submit also goes to the real
+ * Queue, whose delivery may come late, and a delivery that arrives after the next test's reset finds
+ * its task ended and hands nothing over. `afterEach(endSubmitted)` in the file.
+ */
+export function submissionsEndedAfterEach() {
+  const submitted: string[] = [];
+  return {
+    submit: async (ownerKeyId: string) => {
+      const task = await submitTranscription(ownerKeyId);
+      submitted.push(task.task_id);
+      return task;
+    },
+    endSubmitted: async () => {
+      for (const taskId of submitted.splice(0)) await failUnlessEnded(env, taskId, CANCELLED_FAILURE);
+    },
+  };
+}
 
 /** Creates a transcription task for `ownerKeyId` and hands it to the queue consumer directly. */
 export async function submitTranscription(

@@ -4,9 +4,7 @@ import { PULL_EVERY_MS, RETRY_MS } from "../../durable-objects/dispatcher/pool-l
 import { workerConfig } from "../../platform/config.ts";
 import { partitionOf } from "../../platform/dispatch-routing.ts";
 import { dispatcher, poolRoot } from "../../platform/stubs.ts";
-import { failUnlessEnded } from "../../platform/task-store.ts";
-import { CANCELLED_FAILURE } from "../../protocol/task-failure.ts";
-import { createKey, resetDispatcher, submitTranscription } from "./helpers.ts";
+import { createKey, resetDispatcher, submissionsEndedAfterEach } from "./helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 
 type Lease = Awaited<ReturnType<TestNode["lease"]>>[number];
@@ -52,19 +50,8 @@ async function askAll(nodes: TestNode[], rounds: number): Promise<Lease[]> {
   return got;
 }
 
-/** Tasks this file submitted: each submit also goes to the real Queue, whose delivery may come late. */
-const submitted: string[] = [];
-
-async function submit(ownerKeyId: string) {
-  const task = await submitTranscription(ownerKeyId);
-  submitted.push(task.task_id);
-  return task;
-}
-
-// A delivery that arrives after the next test's reset finds its task ended and hands nothing over.
-afterEach(async () => {
-  for (const taskId of submitted.splice(0)) await failUnlessEnded(env, taskId, CANCELLED_FAILURE);
-});
+const { submit, endSubmitted } = submissionsEndedAfterEach();
+afterEach(endSubmitted);
 
 beforeEach(async () => {
   expect(workerConfig(env)).toMatchObject({
