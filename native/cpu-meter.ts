@@ -1,21 +1,32 @@
 /**
  * Cores' worth of CPU that other processes keep busy, for the per-decode thread decision
  * (thread-policy.ts): the machine's busy time (os.cpus()) minus this process's own (its decodes
- * included), per 250 ms sample, and the **least** of the samples over the last ~METER_WINDOW_MS. A
- * neighbour that competes for the cores (another decoder, a build) is busy in every sample; the
- * platform's own short bursts around a request (the Worker taking the upload, the media read, ffmpeg
- * turning the file into PCM, a child process this one does not count as its own) fill a few, and must
- * not cost the decode its threads. Sampled by an unref'd timer so a decision never waits.
+ * included). The sustained figure is the **least** of the 250 ms intervals' figures over the last
+ * ~METER_WINDOW_MS. A neighbour that competes for the cores (another decoder, a build) is busy in every
+ * interval; the platform's own short bursts around a request (the Worker taking the upload, the media
+ * read, ffmpeg turning the file into PCM, a child process this one does not count as its own) fill a
+ * few, and must not cost the decode its threads. Sampled every SAMPLE_MS by an unref'd timer, so a
+ * decision never waits, and so the last moments before a decode can be read back too (`recentlyIdle`).
  */
 import { availableParallelism, cpus } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 
-const SAMPLE_MS = 250;
+/** The sampler's period: fine enough to read back the last ~50 ms before a decode (os.cpus() costs ~50 us). */
+const SAMPLE_MS = 50;
+/** The sustained figure's intervals, in samples: 250 ms, long enough for 10 ms ticks to read true. */
+const SUSTAINED_STRIDE = 5;
 /**
  * Longer than the platform's burst before a decode (a few hundred ms), short enough that a neighbour
  * that started is counted from its second second on.
  */
 export const METER_WINDOW_MS = 2000;
+/**
+ * Other processes' CPU below this over a look counts as none: /proc/stat counts in 10 ms ticks and
+ * this process's own time is exact, so an idle machine reads within half a tick of zero.
+ */
+const NO_FOREIGN_TICK_MS = 5;
+/** A look back or ahead this long that saw no foreign tick is clearly idle (a busy core ticks every 10 ms). */
+const CLEAR_IDLE_MS = 20;
 
 export interface Sample {
   at: number;
@@ -30,12 +41,20 @@ function sample(): Sample {
   return { at: performance.now(), machineBusyMs: busy, ownMs: (own.user + own.system) / 1000 };
 }
 
+/** CPU ms other processes used between two samples; never below 0 (tick rounding). */
+function foreignMsBetween(from: Sample, to: Sample): number {
+  return Math.max(0, to.machineBusyMs - from.machineBusyMs - (to.ownMs - from.ownMs));
+}
+
 /** Busy cores of other processes between two samples; never below 0 (tick rounding). */
 export function foreignBusyBetween(from: Sample, to: Sample): number {
   const wall = to.at - from.at;
-  if (wall <= 0) return 0;
-  const foreign = to.machineBusyMs - from.machineBusyMs - (to.ownMs - from.ownMs);
-  return Math.max(0, foreign / wall);
+  return wall <= 0 ? 0 : foreignMsBetween(from, to) / wall;
+}
+
+/** Whether a look from `from` to `to` was long enough to tell and saw no other process take a tick. */
+export function clearlyIdleBetween(from: Sample, to: Sample): boolean {
+  return to.at - from.at >= CLEAR_IDLE_MS && foreignMsBetween(from, to) < NO_FOREIGN_TICK_MS;
 }
 
 let samples: Sample[] = [];
@@ -47,20 +66,20 @@ export function startCpuMeter(): void {
   samples = [sample()];
   timer = setInterval(() => {
     samples.push(sample());
-    const keep = Math.ceil(METER_WINDOW_MS / SAMPLE_MS) + 1;
+    const keep = Math.ceil(METER_WINDOW_MS / SAMPLE_MS) + SUSTAINED_STRIDE;
     if (samples.length > keep) samples = samples.slice(-keep);
   }, SAMPLE_MS);
   timer.unref();
 }
 
 /**
- * Other processes' busy cores, sustained: the least of each sample interval's figure over the last
- * ~METER_WINDOW_MS (0 while fewer than two samples were taken).
+ * Other processes' sustained busy cores: the least figure of the intervals `stride` samples long that
+ * end at the newest sample (0 while no such interval was sampled).
  */
-export function sustainedForeignBusy(window: readonly Sample[]): number {
+export function sustainedForeignBusy(window: readonly Sample[], stride = 1): number {
   let least = Number.POSITIVE_INFINITY;
-  for (let i = 1; i < window.length; i++) {
-    const from = window[i - 1];
+  for (let i = window.length - 1; i - stride >= 0; i -= stride) {
+    const from = window[i - stride];
     const to = window[i];
     if (from && to) least = Math.min(least, foreignBusyBetween(from, to));
   }
@@ -70,20 +89,37 @@ export function sustainedForeignBusy(window: readonly Sample[]): number {
 /** Other processes' sustained busy cores over the last ~METER_WINDOW_MS (0 when sampling has only just started). */
 export function foreignBusyCores(): number {
   startCpuMeter();
-  return sustainedForeignBusy(samples);
+  return sustainedForeignBusy(samples, SUSTAINED_STRIDE);
+}
+
+/**
+ * Whether no other process took a tick since the newest sample at least CLEAR_IDLE_MS old: read back,
+ * without a wait. Just before a file decode that is this process's own media read and VAD, so a
+ * neighbour that stopped before the request came in (another server's decode that just answered) is
+ * no longer there, and one still busy ticks in it.
+ */
+export function recentlyIdle(): boolean {
+  startCpuMeter();
+  const now = sample();
+  for (let i = samples.length - 1; i >= 0; i--) {
+    const from = samples[i];
+    if (from && now.at - from.at >= CLEAR_IDLE_MS) return clearlyIdleBetween(from, now);
+  }
+  return false;
 }
 
 /** A look at the load now ends early, from this long on, once its figure is clearly idle or busy. */
 const PROBE_EARLY_MS = 50;
-const PROBE_STEP_MS = 25;
+const PROBE_STEP_MS = 10;
 
 /**
  * Other processes' busy cores from now on, for up to `maxMs`. The sustained figure looks back, so it
  * still counts a neighbour that stopped a moment ago (another server's decode that just answered);
  * by the time a decode starts, the platform's own burst before it is over too, so a short look now
  * tells a neighbour that is still there from one that is gone. /proc/stat counts in 10 ms ticks: a
- * look ends after PROBE_EARLY_MS when it saw at most one stray tick per core pair (under 0.25 cores:
- * idle) or a whole core busy, and otherwise runs the whole `maxMs` (±0.2 cores over 100 ms on two).
+ * look ends after CLEAR_IDLE_MS when no other process took a tick, after PROBE_EARLY_MS when it saw
+ * at most one stray tick per core pair (under 0.25 cores: idle) or a whole core busy, and otherwise
+ * runs the whole `maxMs` (±0.2 cores over 100 ms on two).
  */
 export async function probeForeignBusy(maxMs: number): Promise<number> {
   const from = sample();
@@ -92,7 +128,9 @@ export async function probeForeignBusy(maxMs: number): Promise<number> {
     const step = Math.min(PROBE_STEP_MS, maxMs - elapsed);
     await sleep(step);
     elapsed += step;
-    foreign = foreignBusyBetween(from, sample());
+    const to = sample();
+    foreign = foreignBusyBetween(from, to);
+    if (clearlyIdleBetween(from, to)) break;
     if (elapsed >= PROBE_EARLY_MS && (foreign < 0.25 || foreign >= 1)) break;
   }
   return foreign;

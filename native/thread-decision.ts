@@ -2,16 +2,12 @@
  * A decode's threads under each policy, from the CPU meter's figures (cpu-meter.ts) and the rule
  * (thread-policy.ts). Streams decide at once from the sustained load: their decodes are short and
  * frequent, and a wait would be latency. A file decode whose threads the sustained load would cut
- * first looks at the load now, for PROBE_MS, and takes the lesser figure.
+ * first reads back the moments just before it (its own media read and VAD): no other process took a
+ * tick there, the threads are its at once. Otherwise it looks at the load now, for up to PROBE_MS,
+ * and takes the lesser figure.
  */
-import { foreignBusyCores, probeForeignBusy, usableCores } from "./cpu-meter.ts";
-import {
-  chooseThreading,
-  fixedThreading,
-  lostThreadsToLoad,
-  type Threading,
-  type ThreadPolicy,
-} from "./thread-policy.ts";
+import { foreignBusyCores, probeForeignBusy, recentlyIdle, usableCores } from "./cpu-meter.ts";
+import { chooseThreading, fixedThreading, type Threading, type ThreadPolicy } from "./thread-policy.ts";
 
 /**
  * The longest a file decode looks at the load before it gives up threads (half that when the figure
@@ -24,10 +20,17 @@ export const PROBE_MS = 100;
 export interface LoadReadings {
   cores: () => number;
   sustained: () => number;
+  /** Whether no other process took a tick in the last moments, read back without a wait. */
+  recentlyIdle: () => boolean;
   now: (ms: number) => Promise<number>;
 }
 
-const METER: LoadReadings = { cores: usableCores, sustained: foreignBusyCores, now: probeForeignBusy };
+const METER: LoadReadings = {
+  cores: usableCores,
+  sustained: foreignBusyCores,
+  recentlyIdle,
+  now: probeForeignBusy,
+};
 
 /** A policy's two decisions: a stream's, at once, and a file decode's, which may look again first. */
 export interface ThreadDecisions {
@@ -45,8 +48,11 @@ export function adaptiveDecisions(readings: LoadReadings = METER): ThreadDecisio
       // an invalid count goes to the addon's option check as given (toNativeOptions), at once
       if (!Number.isInteger(requested) || requested < 1) return fixedThreading(requested);
       const sustained = readings.sustained();
-      const input = { requested, cores: readings.cores(), foreignBusyCores: sustained };
-      if (!lostThreadsToLoad(input)) return chooseThreading(input);
+      const loaded = decide(requested, sustained);
+      const idle = decide(requested, 0);
+      // the sustained load costs no threads: nothing to look again for
+      if (loaded.threads >= idle.threads) return loaded;
+      if (readings.recentlyIdle()) return idle;
       return readings.now(PROBE_MS).then((now) => decide(requested, Math.min(sustained, now)));
     },
   };

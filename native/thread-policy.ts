@@ -8,8 +8,8 @@
  * otherwise only as many threads as there are idle cores (at least one: a single thread meets no
  * barrier) and no polling between graphs, leaving the contested cores to their other work.
  * The load is the sustained one (cpu-meter.ts): the platform's own burst before a decode does not
- * count. A file decode that it would cost threads looks again, now (`lostThreadsToLoad`), and decides
- * from the lesser figure: a neighbour that stopped a moment ago no longer counts either.
+ * count. A file decode that it would cost threads looks again (thread-decision.ts), and decides from
+ * the lesser figure: a neighbour that stopped a moment ago no longer counts either.
  * A model's own concurrent decodes are not counted (the inference node sizes concurrency x threads
  * to its cores); a decode waiting for its turn was decided when it was called.
  */
@@ -40,14 +40,6 @@ export function chooseThreading(input: ThreadingInput): Threading {
   const idleCores = Math.floor(input.cores - Math.max(0, input.foreignBusyCores) + IDLE_SLACK);
   if (idleCores >= requested) return { threads: requested, pollLevel: SPIN_POLL_LEVEL };
   return { threads: Math.max(1, idleCores), pollLevel: 0 };
-}
-
-/**
- * Whether `input`'s load leaves the decode fewer threads than an idle machine would: only then is a
- * second look at the load worth its wait.
- */
-export function lostThreadsToLoad(input: ThreadingInput): boolean {
-  return chooseThreading(input).threads < chooseThreading({ ...input, foreignBusyCores: 0 }).threads;
 }
 
 /** The `fixed` policy: the threads asked for, polling as ggml does by default, whatever the load. */

@@ -1,13 +1,14 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { foreignBusyBetween, probeForeignBusy, sustainedForeignBusy } from "../../native/cpu-meter.ts";
-import { adaptiveDecisions, PROBE_MS } from "../../native/thread-decision.ts";
 import {
-  chooseThreading,
-  fixedThreading,
-  lostThreadsToLoad,
-  SPIN_POLL_LEVEL,
-} from "../../native/thread-policy.ts";
+  clearlyIdleBetween,
+  foreignBusyBetween,
+  probeForeignBusy,
+  recentlyIdle,
+  sustainedForeignBusy,
+} from "../../native/cpu-meter.ts";
+import { adaptiveDecisions, PROBE_MS } from "../../native/thread-decision.ts";
+import { chooseThreading, fixedThreading, SPIN_POLL_LEVEL } from "../../native/thread-policy.ts";
 
 describe("chooseThreading", () => {
   it("gives every thread asked for, polling, while that many cores are idle", () => {
@@ -82,26 +83,43 @@ describe("sustainedForeignBusy", () => {
   it("is 0 before two samples exist", () => {
     expect(sustainedForeignBusy(samplesOf([]))).toBe(0);
   });
+
+  it("reads intervals `stride` samples long, ending at the newest", () => {
+    // fine samples: a neighbour busy in every other one averages 1 core over each pair of them
+    const fine = samplesOf([2, 0, 2, 0, 2, 0, 2, 0]);
+    expect(sustainedForeignBusy(fine)).toBe(0);
+    expect(sustainedForeignBusy(fine, 2)).toBeCloseTo(1);
+    // too few samples for one interval of the stride
+    expect(sustainedForeignBusy(samplesOf([2]), 2)).toBe(0);
+  });
 });
 
-describe("lostThreadsToLoad", () => {
-  it("is true only when the load costs threads an idle machine would give", () => {
-    expect(lostThreadsToLoad({ requested: 2, cores: 2, foreignBusyCores: 1 })).toBe(true);
-    expect(lostThreadsToLoad({ requested: 2, cores: 2, foreignBusyCores: 0.1 })).toBe(false);
-    // more threads asked than cores: an idle machine gives the cores, so no second look for that
-    expect(lostThreadsToLoad({ requested: 4, cores: 2, foreignBusyCores: 0 })).toBe(false);
-    expect(lostThreadsToLoad({ requested: 4, cores: 8, foreignBusyCores: 5 })).toBe(true);
+describe("clearlyIdleBetween", () => {
+  const at = (ms: number, machineBusyMs: number, ownMs: number) => ({ at: ms, machineBusyMs, ownMs });
+
+  it("is idle when every tick the machine counted was this process's own", () => {
+    // this process read its media for 28 ms; the machine counted it as three 10 ms ticks
+    expect(clearlyIdleBetween(at(0, 0, 0), at(40, 30, 28))).toBe(true);
+  });
+
+  it("is not idle when another process took a tick", () => {
+    expect(clearlyIdleBetween(at(0, 0, 0), at(40, 40, 28))).toBe(false);
+  });
+
+  it("tells nothing from a look too short for a busy core to have ticked", () => {
+    expect(clearlyIdleBetween(at(0, 0, 0), at(8, 0, 0))).toBe(false);
   });
 });
 
 describe("adaptiveDecisions", () => {
   /** Readings with a fixed sustained figure and a look now that answers `now` and counts its calls. */
-  const readings = (sustained: number, now: number) => {
+  const readings = (sustained: number, now: number, idleJustBefore = false) => {
     const looks: number[] = [];
     return {
       looks,
       cores: () => 2,
       sustained: () => sustained,
+      recentlyIdle: () => idleJustBefore,
       now: async (ms: number) => {
         looks.push(ms);
         return now;
@@ -120,6 +138,13 @@ describe("adaptiveDecisions", () => {
     const r = readings(2, 0.05);
     await expect(adaptiveDecisions(r).file(2)).resolves.toEqual({ threads: 2, pollLevel: SPIN_POLL_LEVEL });
     expect(r.looks).toEqual([PROBE_MS]);
+  });
+
+  it("gives the threads back at once, without a look, when the moments before were idle", () => {
+    // the neighbour stopped before the request came in: the media read and VAD since saw no foreign tick
+    const r = readings(2, 2, true);
+    expect(adaptiveDecisions(r).file(2)).toEqual({ threads: 2, pollLevel: SPIN_POLL_LEVEL });
+    expect(r.looks).toEqual([]);
   });
 
   it("keeps the cut when the neighbour is still busy now", async () => {
@@ -145,13 +170,14 @@ describe("adaptiveDecisions", () => {
   });
 });
 
-describe("probeForeignBusy", () => {
-  it("counts a busy neighbour process", async () => {
+describe("probeForeignBusy and recentlyIdle", () => {
+  it("count a busy neighbour process", async () => {
     const neighbour = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
       // the neighbour spins a whole core; on a loaded machine it gets at least a share of one
       expect(await probeForeignBusy(300)).toBeGreaterThan(0.3);
+      expect(recentlyIdle()).toBe(false);
     } finally {
       neighbour.kill("SIGKILL");
     }
