@@ -124,8 +124,8 @@ function reference(pcm: Float32Array): VoiceReference | null {
   return recorder.finish();
 }
 
-function diarize(pcm: Float32Array): Diarizer {
-  const diarizer = new Diarizer();
+function diarize(pcm: Float32Array, references: VoiceReference[]): Diarizer {
+  const diarizer = new Diarizer({ references });
   for (let at = 0; at < pcm.length; at += CHUNK) diarizer.push(pcm.subarray(at, at + CHUNK));
   return diarizer;
 }
@@ -142,7 +142,10 @@ async function scoreCase(item: SpeakerCase, noiseSnrDb?: number): Promise<CaseSc
     if (clip) voices.push({ name: label, reference: clip });
   }
   const call = await dialogue(item, noiseSnrDb);
-  const diarizer = diarize(call.pcm);
+  const diarizer = diarize(
+    call.pcm,
+    voices.map((voice) => voice.reference),
+  );
   const turns = diarizer.finish();
   const profiles = diarizer.speakerProfiles();
   const names = nameSpeakers(profiles, voices, THRESHOLD);

@@ -45,6 +45,15 @@ export interface ClusterOptions {
   minSize?: number;
   /** Windows clustered agglomeratively at most. Default 600. */
   maxItems?: number;
+  /**
+   * Stage 2: per point, a second evidence (the known-speaker profile of its blocks), and a rule that,
+   * given every cluster's sum of it, says which two clusters stay apart whatever the other tests say
+   * (reference-anchors.ts), unless there are more than `maxClusters`.
+   */
+  keepApart?: {
+    evidence: Evidence[];
+    rule(clusters: ReadonlyMap<number, Evidence>): (a: number, b: number) => boolean;
+  };
 }
 
 /** Weight, in windows, of the recording-wide within-cluster variance added to every pair's. */
@@ -226,12 +235,16 @@ export function clusterWindows(points: Float64Array[], options: ClusterOptions):
   // audio the t^2 is large and the Fisher ratio decides; on a short clip a few overlapping windows
   // make any split look separated, and the t^2 decides.
   const blocks = evidence ? evidenceByLabel(evidence, labels) : null;
+  const { keepApart } = options;
+  const profiles = keepApart ? evidenceByLabel(keepApart.evidence, labels) : null;
   while (stats.size > minClusters) {
     let pair: [number, number] | null = null;
     let lowest = Number.POSITIVE_INFINITY;
+    const apart = profiles && stats.size <= maxClusters ? keepApart?.rule(profiles) : undefined;
     for (const [a, ma] of stats) {
       for (const [b, mb] of stats) {
         if (a >= b) continue;
+        if (apart?.(a, b)) continue;
         const separated = fisherSeparation(ma, mb, prior) - overlap * (1 / ma.n + 1 / mb.n);
         const [ea, eb] = [blocks?.get(a), blocks?.get(b)];
         const tested = ea && eb ? blockT2(ea, eb) / significance : Number.POSITIVE_INFINITY;
@@ -245,6 +258,8 @@ export function clusterWindows(points: Float64Array[], options: ClusterOptions):
     stats = moments(points, labels);
     blocks?.set(a, mergeEvidence(blocks.get(a), blocks.get(b)));
     blocks?.delete(b);
+    profiles?.set(a, mergeEvidence(profiles.get(a), profiles.get(b)));
+    profiles?.delete(b);
   }
   const renumber = new Map<number, number>();
   return Int32Array.from(labels, (c) => {

@@ -13,7 +13,8 @@
  * speech interval (8 in the VAD's log, 8 in the noise meter's, noise-estimate.ts; about 230 bytes
  * per minute on the synthetic dialogues): 2.4 MB per audio hour.
  * `finish()` briefly holds float64 copies of the statistics (about 4x the stored size, ~9 MB for an
- * hour) and a `maxItems`^2 float64 distance matrix (2.9 MB at the default 600).
+ * hour) and a `maxItems`^2 float64 distance matrix (2.9 MB at the default 600); when the request
+ * names speakers, also the raw statistics and every window's raw profile (reference-anchors.ts).
  */
 import type { SpeakerTurn } from "../../protocol/transcription.ts";
 import { BLOCK_FRAMES, BlockStore, blockStride, windowEmbeddings } from "./blocks.ts";
@@ -22,10 +23,12 @@ import { blockOwners, windowEvidence } from "./evidence.ts";
 import { CEPSTRAL_DIMS, FRAME_HOP, MfccExtractor, SAMPLE_RATE } from "./features.ts";
 import { NoiseMeter } from "./noise-estimate.ts";
 import { PitchTracker } from "./pitch.ts";
+import { anchoredApart } from "./reference-anchors.ts";
 import { buildTurns, resegment } from "./reseg.ts";
 import { changeSegments } from "./segment.ts";
 import { EnergyVad, type FrameVoicing, type VadOptions } from "./vad.ts";
-import { type CallProfiles, speakerProfiles } from "./voice-profile.ts";
+import { blockProfiles, type CallProfiles, speakerProfiles } from "./voice-profile.ts";
+import type { VoiceReference } from "./voice-reference.ts";
 
 const DIMS = CEPSTRAL_DIMS;
 /** Bytes of block statistics per audio minute: 240 blocks of (2 * DIMS + 4) float32. */
@@ -55,6 +58,11 @@ export interface DiarizerOptions {
   vad?: VadOptions;
   /** Where speech is, from a learned VAD (labelled-voicing.ts); the energy VAD when absent. */
   voicing?: FrameVoicing;
+  /**
+   * Known voices the request names: a cluster one of them matches is not merged with a cluster far
+   * from it (reference-anchors.ts). The clustering is unchanged without them.
+   */
+  references?: readonly VoiceReference[];
 }
 
 const WINDOW_BLOCKS = 6; // 1.5 s
@@ -161,6 +169,16 @@ export class Diarizer {
     this.pitchMoments.fill(0);
   }
 
+  /** The known voices' rule for the clustering, over each window's raw profile; none without them. */
+  private keepApart(owners: Int32Array, windows: number) {
+    const references = this.options.references ?? [];
+    const raw = references.length > 0 ? this.store.raw() : null;
+    if (!raw) return {};
+    const noise = this.noise.estimate();
+    const rule = anchoredApart(references.map((reference) => reference.profileIn(noise)));
+    return { keepApart: { evidence: blockProfiles(raw, owners, windows), rule } };
+  }
+
   private diarize(): SpeakerTurn[] {
     const stats = this.store.normalized();
     const intervals = this.vad.intervals();
@@ -190,6 +208,7 @@ export class Diarizer {
       minClusters: numSpeakers ?? this.options.minSpeakers ?? 1,
       maxClusters: numSpeakers ?? this.options.maxSpeakers ?? 8,
       maxItems: this.options.maxItems ?? 600,
+      ...this.keepApart(owners, windows.length),
     });
     // A block starts with the label of the window that owns it; blocks no window covers stay
     // unlabelled (-1) until resegmentation assigns them.

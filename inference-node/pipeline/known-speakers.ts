@@ -2,9 +2,10 @@
  * Known speakers of a transcription (the compatible API's known_speaker_names[] with their reference
  * clips, or an async job's enrolled speakers): each clip is read through the lease, decoded by ffmpeg
  * like any media, checked to be 2-10 s of voice (an enrolled clip 2-30 s, protocol/speakers.ts), and
- * kept as a voice reference by the diarizer's own front end (diarize/voice-reference.ts); after
- * diarization each reference is profiled under the call's noise and the clusters that match a profile
- * take its name (diarize/voice-profile.ts): in place of the label for the compatible call (OpenAI's
+ * kept as a voice reference by the diarizer's own front end (diarize/voice-reference.ts); the diarizer
+ * gets the references before it clusters, so it keeps other voices out of their clusters
+ * (diarize/reference-anchors.ts), and after diarization each reference is profiled under the call's
+ * noise and the clusters that match a profile take its name (diarize/voice-profile.ts): in place of the label for the compatible call (OpenAI's
  * diarized_json shows the name), beside it as `speaker_name` for an enrolled voice.
  * An enrolled voice's reference is computed here, from its stored clip, every time a job names it, so
  * deleting the speaker's clip and row leaves no trace of the voice.

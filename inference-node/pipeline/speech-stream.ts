@@ -7,6 +7,7 @@
 import { Diarizer, type SpeakerTurn } from "../diarize/index.ts";
 import { LabelledVoicing } from "../diarize/labelled-voicing.ts";
 import type { CallProfiles } from "../diarize/voice-profile.ts";
+import type { VoiceReference } from "../diarize/voice-reference.ts";
 import { SAMPLE_RATE } from "../media/pcm-stream.ts";
 import { skipNonSpeech, TimeMap } from "../vad/skip-non-speech.ts";
 import { type LabelledChunk, labelSpeech } from "../vad/speech-labels.ts";
@@ -20,6 +21,8 @@ export interface SpeechStreamOptions {
   diarize: boolean;
   /** Non-speech stretches longer than this (s) are not decoded, with Silero; 0 = decode all. */
   skipNonSpeechSec: number;
+  /** The request's known voices, which the diarizer keeps apart from other voices (diarize/reference-anchors.ts). */
+  references?: readonly VoiceReference[];
 }
 
 export interface SpeechStream {
@@ -56,7 +59,8 @@ export function speechStream(
   const skipping = silero && options.skipNonSpeechSec > 0;
   const vadStream = silero && (options.diarize || skipping) ? options.vad.stream() : null;
   const voicing = options.diarize && vadStream ? new LabelledVoicing(vadStream.frameSamples) : null;
-  const diarizer = options.diarize ? new Diarizer(voicing ? { voicing } : {}) : null;
+  const references = options.references ?? [];
+  const diarizer = options.diarize ? new Diarizer({ ...(voicing && { voicing }), references }) : null;
   // Chunks read but not yet diarized: what is read while one window decodes, about one window; a
   // reader that never calls diarizeAlongside has them diarized as they come past the bound.
   const pending: { pcm: Float32Array; speech: boolean[] }[] = [];

@@ -66,7 +66,8 @@ export async function transcribe(
     const openStarted = performance.now();
     const source = await openPcm(media.path, { signal, maxDurationSec: lease.max_audio_duration_sec });
     const openMs = performance.now() - openStarted;
-    const speech = speechStream(source.chunks, deps);
+    const references = knownVoices.map((voice) => voice.reference);
+    const speech = speechStream(source.chunks, { ...deps, references });
     const { timeMap } = speech;
     const run = await decodeStream(deps.model.whisper, speech.pcm, {
       language,
