@@ -23,6 +23,7 @@ import { ensureSyntheticModel } from "../native/model/synthetic.ts";
 import { freePort } from "../scripts/lib/ports.ts";
 import { LocalPlatform } from "../test/helpers/local-platform.ts";
 import { NodeLog, nodeStages, type TASK_STAGES } from "./node-log.ts";
+import { cpuMs, descendants } from "./proc.ts";
 import { median, percentile } from "./stats.ts";
 import { clipForm, prepareClip } from "./sync-clip.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
@@ -45,6 +46,8 @@ const log = (msg: string) => process.stderr.write(`sync: ${msg}\n`);
 
 interface Side {
   name: string;
+  /** The processes serving this side's requests, by part (CPU accounting of the concurrent rounds). */
+  processes: () => Record<string, number[]>;
   /** One request; resolves with its wall time in ms and the transcript text. */
   once: (client: number) => Promise<{ ms: number; text: string }>;
   stop: () => Promise<void>;
@@ -95,8 +98,14 @@ async function startOurs(wav: Buffer): Promise<
   const fields = { model: "whisper-1", language: "en", response_format: "json" };
   let lastTask = "";
   let lastSpan = { startedAt: 0, endedAt: 0 };
+  const wranglerPid = platform.workerPid() ?? -1;
   return {
     name: "ours",
+    processes: () => ({
+      // wrangler dev (node), its esbuild and both workerd processes: what `npm start` runs around the node
+      platform: [wranglerPid, ...descendants(wranglerPid, /./)],
+      node: [node.pid ?? -1, ...descendants(node.pid ?? -1, /./)],
+    }),
     once: async (client) => {
       const startedAt = Date.now();
       const run = await timed(() =>
@@ -190,6 +199,7 @@ async function startTheirs(
   }
   return {
     name: "whisper-server",
+    processes: () => ({ server: [child.pid ?? -1] }),
     once: async () => {
       const run = await timed(() =>
         fetch(`${url}/inference`, { method: "POST", body: clipForm(wav, SERVER_FIELDS) }),
@@ -203,16 +213,47 @@ async function startTheirs(
   };
 }
 
-/** CLIENTS clients, each sending PER_CLIENT requests back to back; per-request latencies and wall time. */
-async function concurrent(side: Side): Promise<{ latencies: number[]; wallMs: number }> {
+interface ConcurrentRound {
+  latencies: number[];
+  wallMs: number;
+  /** CPU ms per request of each part of the side (its processes' user + system time over the round). */
+  cpuPerRequest: Record<string, number>;
+}
+
+/**
+ * CLIENTS clients, each sending PER_CLIENT requests back to back; per-request latencies, wall time,
+ * and the CPU each part of the side spent per request (on a machine the decodes keep busy, what the
+ * service spends around the decode is taken from the decodes).
+ */
+async function concurrent(side: Side): Promise<ConcurrentRound> {
   const latencies: number[] = [];
+  const parts = side.processes();
+  const cpuBefore = Object.fromEntries(Object.entries(parts).map(([part, pids]) => [part, cpuMs(pids)]));
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, client) => {
       for (let i = 0; i < PER_CLIENT; i++) latencies.push((await side.once(client + 1)).ms);
     }),
   );
-  return { latencies, wallMs: performance.now() - started };
+  const wallMs = performance.now() - started;
+  const cpuPerRequest = Object.fromEntries(
+    Object.entries(parts).map(([part, pids]) => [
+      part,
+      (cpuMs(pids) - (cpuBefore[part] ?? Number.NaN)) / latencies.length,
+    ]),
+  );
+  return { latencies, wallMs, cpuPerRequest };
+}
+
+/** The median over rounds of a part's CPU per request (NaN for a part a side does not have). */
+function cpuOf(rounds: ConcurrentRound[], part?: string): number {
+  return median(
+    rounds.map((round) =>
+      part === undefined
+        ? Object.values(round.cpuPerRequest).reduce((a, b) => a + b, 0)
+        : (round.cpuPerRequest[part] ?? Number.NaN),
+    ),
+  );
 }
 
 export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
@@ -253,8 +294,8 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
       }
       if ((i + 1) % 5 === 0) log(`sequential ${i + 1}/${SEQUENTIAL}`);
     }
-    const conOurs: { latencies: number[]; wallMs: number }[] = [];
-    const conTheirs: { latencies: number[]; wallMs: number }[] = [];
+    const conOurs: ConcurrentRound[] = [];
+    const conTheirs: ConcurrentRound[] = [];
     for (const [round, order] of [
       ["theirs", "ours"],
       ["ours", "theirs"],
@@ -328,6 +369,16 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
         `median wall time for all ${CLIENTS * PER_CLIENT} requests of a round ` +
           `(${((CLIENTS * PER_CLIENT * 1000) / wall(conOurs)).toFixed(2)} vs ` +
           `${((CLIENTS * PER_CLIENT * 1000) / wall(conTheirs)).toFixed(2)} req/s)`,
+      ),
+      result(
+        "sync.concurrent4.cpu_per_request",
+        cpuOf(conOurs),
+        cpuOf(conTheirs),
+        "ms",
+        `CPU (user + system, all threads) per request over the ${CLIENTS}-client rounds, median of the rounds: ` +
+          `ours ${cpuOf(conOurs, "node").toFixed(0)} ms in the node and ${cpuOf(conOurs, "platform").toFixed(0)} ms ` +
+          "in wrangler dev (its node, esbuild and workerd processes); theirs whisper-server's. With both sides' " +
+          "decodes keeping the cores busy, the difference is taken from the decodes",
       ),
       result(
         "sync.whisper_compute_mean",
