@@ -142,15 +142,45 @@ describe("per-node tokens", () => {
     expect(await shared.json()).toEqual({ id: "shared", name: "shared" });
   });
 
-  it("name the node in the request log line (the shared token logs as `shared`)", async () => {
+  it("name the node on the log line of a call that failed (the shared token logs as `shared`)", async () => {
     const { token } = await createNode("gpu-logged");
     const log = vi.spyOn(console, "log");
     try {
-      await call("/internal/v1/previews", { headers: bearer(token) });
-      await call("/internal/v1/translate", { headers: bearer(NODE_TOKEN) });
+      const json = { "content-type": "application/json" };
+      const own = await call("/internal/v1/translate", {
+        method: "POST",
+        headers: { ...bearer(token), ...json },
+        body: "{",
+      });
+      const shared = await call("/internal/v1/translate", {
+        method: "POST",
+        headers: { ...bearer(NODE_TOKEN), ...json },
+        body: "{}",
+      });
+      expect([own.status, shared.status]).toEqual([422, 422]);
       const lines = log.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
-      expect(lines.find((l) => l.path === "/internal/v1/previews")).toMatchObject({ node: "gpu-logged" });
-      expect(lines.find((l) => l.path === "/internal/v1/translate")).toMatchObject({ node: "shared" });
+      const translateLines = lines.filter((l) => l.path === "/internal/v1/translate");
+      expect(translateLines).toMatchObject([
+        { node: "gpu-logged", status: 422 },
+        { node: "shared", status: 422 },
+      ]);
+    } finally {
+      log.mockRestore();
+    }
+  });
+
+  it("write no line for a node's call that succeeded, and one for every public request", async () => {
+    // a fleet's lease polls, heartbeats and progress would be several lines a task, and one per node
+    // every few seconds
+    const { token } = await createNode("gpu-quiet");
+    const { key } = await createKey("log-public");
+    const log = vi.spyOn(console, "log");
+    try {
+      expect((await call("/internal/v1/previews", { headers: bearer(token) })).status).toBe(200);
+      expect((await call("/v1/models", { headers: bearer(key) })).status).toBe(200);
+      const lines = log.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
+      expect(lines.filter((l) => l.path === "/internal/v1/previews")).toEqual([]);
+      expect(lines.filter((l) => l.path === "/v1/models")).toHaveLength(1);
     } finally {
       log.mockRestore();
     }
