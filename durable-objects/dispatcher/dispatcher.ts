@@ -10,7 +10,7 @@ import { GrantPolicy } from "./grant-policy.ts";
 import { cancelTask, type DispatchTables, endLease, type LeaseOutcome, takeBack } from "./lease-returns.ts";
 import { createLeaseTables, isHeldBy, type LeaseRow, LeaseTable } from "./lease-table.ts";
 import { NodeTable } from "./node-table.ts";
-import { ParkedPolls } from "./parked-polls.ts";
+import { type ParkedAnswer, ParkedPolls } from "./parked-polls.ts";
 import { type PoolLink, poolLinkFor } from "./pool-link.ts";
 
 export interface DispatchTask {
@@ -61,6 +61,7 @@ export class Dispatcher extends DurableObject<Env> {
       line: this.queue,
       used: () => this.leases.count("speech"),
       slots: () => this.grants.concurrency("speech"),
+      parked: () => this.parked.forwardable,
     });
     this.grants = new GrantPolicy({
       queue: this.queue,
@@ -79,6 +80,8 @@ export class Dispatcher extends DurableObject<Env> {
     if (this.leases.isFinished(task.task_id)) return "duplicate";
     this.queue.push({ ...task, attempts: 0 });
     await this.serveWaiters();
+    // No poll here could take it: a partition sends one parked in another partition to steal it.
+    if (this.pool && this.grants.canGrant([task.kind])) await this.pool.forward(Date.now());
     await this.syncPool();
     return "queued";
   }
@@ -101,6 +104,40 @@ export class Dispatcher extends DurableObject<Env> {
    * work, so a node polling two partitions never offers its slots twice.
    */
   async lease(ask: LeaseAsk, node: NodeIdentity, waitId?: string, home = true): Promise<LeaseRow[]> {
+    const granted = await this.grantNow(ask, node, home);
+    if (granted.length > 0 || ask.wait_ms <= 0) return granted;
+    return (await this.parked.park(ask, node, waitId)).leases;
+  }
+
+  /**
+   * A node's ask at its home partition (worker/tasks/lease-ask.ts): `lease`, except that with nothing to
+   * grant here it is sent to steal (`steal`) from the busier of the partitions it `sampled` that has work
+   * waiting, per the pool's figures, instead of parking; parked, another partition may send it the same
+   * way (`forward`). In an unpartitioned scheduler, `lease`.
+   */
+  async leaseOrSteal(
+    ask: LeaseAsk,
+    node: NodeIdentity,
+    sampled: number[],
+    waitId?: string,
+  ): Promise<ParkedAnswer> {
+    const granted = await this.grantNow(ask, node, true);
+    if (granted.length > 0) return { leases: granted, steal: null };
+    const steal = (await this.pool?.stealFrom(sampled, Date.now())) ?? null;
+    if (steal !== null || ask.wait_ms <= 0) return { leases: [], steal };
+    const answer = this.parked.park(ask, node, waitId, true);
+    // The summary counts the poll now parked: forwarding partitions read it.
+    await this.syncPool();
+    return answer;
+  }
+
+  /** Sends a poll parked here to steal from partition `from`, which has work none of its own could take. */
+  async forward(from: number): Promise<void> {
+    if (this.parked.forward(from)) await this.syncPool();
+  }
+
+  /** Records the asking node, offers its slots at home, and grants what is ready (none parks). */
+  private async grantNow(ask: LeaseAsk, node: NodeIdentity, home: boolean): Promise<LeaseRow[]> {
     const now = Date.now();
     this.nodes.record(ask.node, now);
     const offered = home ? new Set(ask.kinds.map(workClassOf)) : [];
@@ -112,8 +149,7 @@ export class Dispatcher extends DurableObject<Env> {
     const granted = this.grants.grant(ask, node);
     if (granted[0]) await this.scheduleAlarm(granted[0].expires_at);
     await this.syncPool();
-    if (granted.length > 0 || ask.wait_ms <= 0) return granted;
-    return this.parked.park(ask, node, waitId);
+    return granted;
   }
 
   /** Ends a wait early with no lease: the node that asked got work from another scheduler. */
