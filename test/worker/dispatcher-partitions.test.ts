@@ -113,7 +113,7 @@ describe("key-affine Dispatcher partitions", () => {
     expect(leases.map((lease) => lease.task_id)).toEqual([first.task_id]);
     expect(leases[0]?.lease_id.split(".")[0]).toBe(partition(owner.partition).id.toString());
     expect(await partition(owner.partition).stats(second.task_id)).toMatchObject({ position: 1 });
-  });
+  }, 15_000);
 
   it("forget the serve of a key whose line has emptied", async () => {
     const owner = await keyOutside(-1);
