@@ -24,6 +24,7 @@ export interface DispatchTask {
 const FINISHED_MEMORY_MS = 24 * 3600 * 1000;
 /** The alarm prunes both at least this often, leases or not. */
 const PRUNE_EVERY_MS = 3600 * 1000;
+const SPEECH_KINDS: readonly TaskKind[] = kindsOf("speech");
 
 /**
  * The scheduler: one object per work class and model pool, or per key-affine partition of a speech pool
@@ -80,8 +81,7 @@ export class Dispatcher extends DurableObject<Env> {
     if (this.leases.isFinished(task.task_id)) return "duplicate";
     this.queue.push({ ...task, attempts: 0 });
     await this.serveWaiters();
-    // No poll here could take it: a partition sends one parked in another partition to steal it.
-    if (this.pool && this.grants.canGrant([task.kind])) await this.pool.forward(Date.now());
+    await this.forwardUnserved();
     await this.syncPool();
     return "queued";
   }
@@ -131,9 +131,14 @@ export class Dispatcher extends DurableObject<Env> {
     return answer;
   }
 
-  /** Sends a poll parked here to steal from partition `from`, which has work none of its own could take. */
-  async forward(from: number): Promise<void> {
-    if (this.parked.forward(from)) await this.syncPool();
+  /**
+   * Sends a poll parked here to steal from partition `from`, which has work none of its own could take;
+   * false when none is parked here.
+   */
+  async forward(from: number): Promise<boolean> {
+    if (!this.parked.forward(from)) return false;
+    await this.syncPool();
+    return true;
   }
 
   /** Records the asking node, offers its slots at home, and grants what is ready (none parks). */
@@ -254,8 +259,14 @@ export class Dispatcher extends DurableObject<Env> {
     }
     await this.pool?.reserve(Date.now());
     await this.serveWaiters();
+    if (this.pool?.forwardDue(Date.now())) await this.forwardUnserved();
     await this.syncPool();
     await this.scheduleAlarm();
+  }
+
+  /** A partition's speech work no poll of its own could take goes to one parked elsewhere (pool-link.ts `forward`). */
+  private async forwardUnserved(): Promise<void> {
+    await this.pool?.forward(Date.now(), this.grants.canGrant(SPEECH_KINDS));
   }
 
   /** Wakes long-polling nodes while there is work and room for it (parked-polls.ts `serve`). */

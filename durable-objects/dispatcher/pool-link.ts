@@ -31,7 +31,8 @@ export interface RootCalls {
 
 /** Another partition of the pool, as a partition with work for its parked polls calls it. */
 export interface PeerCalls {
-  forward(from: number): Promise<void>;
+  /** Whether a poll was parked there to send. */
+  forward(from: number): Promise<boolean>;
 }
 
 const SPEECH_KINDS: readonly TaskKind[] = kindsOf("speech");
@@ -94,6 +95,8 @@ export class PoolLink {
   private pushedAt = 0;
   private snapshot: PoolSnapshot | null = null;
   private pulledAt = 0;
+  /** When work that found no parked poll elsewhere looks again (null: none waits for one). */
+  private forwardAt: number | null = null;
   /** Places computed of the current snapshot (cleared with it, so at most the line's tasks). */
   private readonly places = new Map<string, number | null>();
   /**
@@ -164,6 +167,7 @@ export class PoolLink {
       this.held > 0 ? this.renewAt() : null,
       this.dirty ? this.pushedAt + PUSH_EVERY_MS : null,
       this.retryAt,
+      this.forwardAt,
     ];
     const set = times.filter((time) => time !== null);
     return set.length > 0 ? Math.min(...set) : null;
@@ -206,13 +210,19 @@ export class PoolLink {
   }
 
   /**
-   * Speech work waits here that no poll of this partition could take: sends a poll parked in another
-   * partition (the one with the most, per the pool's figures) to steal it. Without one, a node's next
-   * ask steals it (`stealFrom`).
+   * While speech work waits here that no poll of this partition could take (`unserved`): sends a poll
+   * parked in another partition (the one with the most, per the pool's figures) to steal it. With none
+   * (or the figures behind), it looks again RETRY_MS later (its alarm), until the work is taken.
    */
-  async forward(now: number): Promise<void> {
-    const target = parkedElsewhere(await this.figures(now), this.partition);
-    if (target !== null) await this.peer(target).forward(this.partition);
+  async forward(now: number, unserved: boolean): Promise<void> {
+    const target = unserved ? parkedElsewhere(await this.figures(now), this.partition) : null;
+    const sent = target !== null && (await this.peer(target).forward(this.partition));
+    this.forwardAt = unserved && !sent ? now + RETRY_MS : null;
+  }
+
+  /** Whether work that found no parked poll elsewhere is due to look again. */
+  forwardDue(now: number): boolean {
+    return this.forwardAt !== null && now >= this.forwardAt;
   }
 
   /** The partition's speech line and leases as the root merges them; forgets the serves of keys gone from it. */

@@ -5,8 +5,10 @@ import type { Dispatcher } from "../../durable-objects/dispatcher/dispatcher.ts"
 import { PULL_EVERY_MS, PUSH_EVERY_MS } from "../../durable-objects/dispatcher/pool-link.ts";
 import { workerConfig } from "../../platform/config.ts";
 import { partitionOf } from "../../platform/dispatch-routing.ts";
+import { SHARED_NODE } from "../../platform/node-identity.ts";
 import { dispatcher } from "../../platform/stubs.ts";
 import { readTask } from "../../platform/task-store.ts";
+import { NODE_HEALTH } from "../helpers/node-health.ts";
 import { bearer, call, createKey, deliver, resetDispatcher, submissionsEndedAfterEach } from "./helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 
@@ -113,6 +115,24 @@ describe("key-affine Dispatcher partitions", () => {
     expect(leases.map((lease) => lease.task_id)).toEqual([first.task_id]);
     expect(leases[0]?.lease_id.split(".")[0]).toBe(partition(owner.partition).id.toString());
     expect(await partition(owner.partition).stats(second.task_id)).toMatchObject({ position: 1 });
+  }, 15_000);
+
+  it("send a node that parks later to a task that found no node parked, however its ask sampled", async () => {
+    const home = 0;
+    const owner = await keyOutside(home);
+    const task = await submit(owner.id);
+    // Its ask sampled no partition to steal from: its partition's alarm, retrying the forward, finds it.
+    const node = { ...NODE_HEALTH, node_id: nodeIdAt(home) };
+    const ask = { node, capacity: 1, wait_ms: 20_000, kinds: ["transcribe" as const] };
+    const answer = await partition(home).leaseOrSteal(ask, SHARED_NODE, []);
+    expect(answer).toEqual({ leases: [], steal: owner.partition });
+    const [stolen] = await partition(owner.partition).lease(
+      { ...ask, wait_ms: 0 },
+      SHARED_NODE,
+      undefined,
+      false,
+    );
+    expect(stolen?.task_id).toBe(task.task_id);
   }, 15_000);
 
   it("forget the serve of a key whose line has emptied", async () => {
