@@ -101,7 +101,7 @@ export class Dispatcher extends DurableObject<Env> {
    * authenticated node identity: its id and name are kept on each lease, and only it may use the lease.
    * `waitId` names the wait, so that `withdraw` can end it early. `home`: this is the node's home
    * partition (or the pool's one object), where its slots count under `auto`; elsewhere it only steals
-   * work, so a node polling two partitions never offers its slots twice.
+   * work, so a node stealing from another partition never offers its slots twice.
    */
   async lease(ask: LeaseAsk, node: NodeIdentity, waitId?: string, home = true): Promise<LeaseRow[]> {
     const granted = await this.grantNow(ask, node, home);

@@ -21,7 +21,7 @@ interface Scheduler {
  *
  * With DISPATCHER_PARTITIONS > 1 a speech pool's scheduler is the node's home partition, the only one
  * it parks in and where its slots count; it steals from another partition by a poll that does not park
- * (`askPartition`), so no partition but its home pays for an ask that finds nothing.
+ * (`askScheduler`), so no partition but its home pays for an ask that finds nothing.
  *
  * A speech node serving models the registry does not list gets no task for them (none is enqueued for
  * a model outside the registry), yet /health names what it serves: its report is kept by the default
