@@ -99,7 +99,7 @@ describe("key-affine Dispatcher partitions", () => {
     await sleep(PULL_EVERY_MS + 100);
     expect((await partition(home).stats()).concurrency).toBe(2);
     expect(await rowsOf(owner.partition, "leases")).toBe(1);
-  });
+  }, 15_000);
 
   it("forward a task no node of its partition waits for to a node parked at another home, one per ask", async () => {
     const home = 0;
