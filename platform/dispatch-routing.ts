@@ -18,10 +18,14 @@ export interface SchedulerKey {
 }
 
 /**
- * A scheduler a lease ask waits on. `home`: the node's home partition (every unpartitioned scheduler is
- * home), the only one that counts the node's slots under `auto`; elsewhere the node only steals work.
+ * A scheduler a lease ask waits on: the node's home partition of a partitioned pool, or the one object
+ * of an unpartitioned one; only there do the node's slots count under `auto`. `sampled`: the other
+ * partitions the node may steal from on this ask (none when unpartitioned).
  */
-export type AskedScheduler = SchedulerKey & { home: boolean };
+export type AskedScheduler = SchedulerKey & { sampled: number[] };
+
+/** How many other partitions each ask samples to steal from (the power of two choices). */
+export const STEAL_SAMPLES = 2;
 
 /** Rendering loads no recognition model: its whole class is one pool. */
 export const RENDER_POOL = "render";
@@ -102,9 +106,9 @@ export function schedulerOfTask(task: RoutedTask, defaultModel: string, partitio
  * serves the models it reports ready (`models_ready`; an older node's `asr_model`, else the registry
  * default), so a task only ever goes to a node that has its model loaded.
  *
- * With `partitions` > 1 a speech pool is asked in two partitions: the node's home (its node id's
- * partition) and one other drawn at random on every ask (the power of two choices: no partition is left
- * without askers for long, and no ask polls them all).
+ * With `partitions` > 1 a speech pool is asked at the node's home partition (its node id's), with
+ * STEAL_SAMPLES others drawn at random on every ask: the home sends it to steal from the busier of them
+ * when it has nothing for it (the power of two choices: no ask polls them all).
  */
 export function schedulersOfAsk(
   ask: Pick<LeaseAsk, "kinds" | "node">,
@@ -121,23 +125,23 @@ export function schedulersOfAsk(
       keys.push(...partitionsOfAsk(ask.node.node_id, partitions, random).map((key) => ({ ...key, pool })));
     }
   }
-  if (classes.has("render")) keys.push({ workClass: "render", pool: RENDER_POOL, home: true });
+  if (classes.has("render")) keys.push({ workClass: "render", pool: RENDER_POOL, sampled: [] });
   return keys;
 }
 
-/** The node's home partition and one other at random; the unpartitioned pool when there is one. */
+/** The node's home partition with STEAL_SAMPLES others drawn at random; the unpartitioned pool when there is one. */
 function partitionsOfAsk(
   nodeId: string,
   partitions: number,
   random: () => number,
 ): Omit<AskedScheduler, "pool">[] {
-  if (partitions <= 1) return [{ workClass: "speech", home: true }];
+  if (partitions <= 1) return [{ workClass: "speech", sampled: [] }];
   const home = partitionOf(nodeId, partitions);
-  const other = (home + 1 + Math.floor(random() * (partitions - 1))) % partitions;
-  return [
-    { workClass: "speech", partition: home, home: true },
-    { workClass: "speech", partition: other, home: false },
-  ];
+  const others = Array.from({ length: partitions - 1 }, (_, i) => (home + 1 + i) % partitions);
+  const sampled: number[] = [];
+  while (sampled.length < STEAL_SAMPLES && others.length > 0)
+    sampled.push(...others.splice(Math.floor(random() * others.length), 1));
+  return [{ workClass: "speech", partition: home, sampled }];
 }
 
 /**

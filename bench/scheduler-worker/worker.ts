@@ -79,23 +79,26 @@ async function operation(stub: Stub, op: SchedulerOp, i: number, fleet: Fleet): 
 
 /**
  * Partition 0's share of the deployment's job `i` when the jobs' keys are spread over BENCH_PARTITIONS
- * partitions: a whole job for every BENCH_PARTITIONS-th (its key's), and for as many others the second
- * wait of an ask granted elsewhere (a node's ask waits on its home and one other partition drawn at
- * random: a partition is that other for 1 in BENCH_PARTITIONS jobs on average), withdrawn, and any
- * grant that raced the withdrawal handed back unused, as worker/tasks/lease-ask.ts does.
+ * partitions: a whole job for every BENCH_PARTITIONS-th (its key's). A node parks only at its home and
+ * steals elsewhere without parking (worker/tasks/lease-ask.ts), so a partition pays for another's job
+ * only when that job crosses to a node of its: with no work waiting, counted here at its most, every
+ * job (partition 0 the crossing node's home for 1 in BENCH_PARTITIONS), its node's wait at home ended by
+ * the job's partition forwarding it (`crossing`). With work waiting a home grants its own nodes'
+ * asks and none crosses.
  */
 async function partitionShare(stub: Stub, i: number, fleet: Fleet): Promise<void> {
   if (i % BENCH_PARTITIONS === 0) await job(stub, i, fleet);
-  else if (i % BENCH_PARTITIONS === 1) await strayWait(stub, i, fleet);
+  else if (i % BENCH_PARTITIONS === 1 && fleet.waiting === 0) await crossing(stub, i, fleet);
 }
 
-async function strayWait(stub: Stub, i: number, { nodes }: Fleet): Promise<void> {
+/** What a crossing job costs its node's home: the node's wait there, sent to steal by a forward. */
+async function crossing(stub: Stub, i: number, { nodes }: Fleet): Promise<void> {
   const who = i % nodes;
-  const waitId = `wait-${i}`;
-  // Short, so a withdrawal that overtook its wait costs a second, not the run.
-  const parked = stub.lease({ ...ask(who, nodes), wait_ms: 1000 }, identity(who), waitId, false);
-  await stub.withdraw(waitId);
-  for (const row of await parked) await stub.release(row.lease_id, "unused");
+  // Short, so a forward that overtook its wait costs a second, not the run.
+  const parked = stub.leaseOrSteal({ ...ask(who, nodes), wait_ms: 1000 }, identity(who), [], `wait-${i}`);
+  await stub.forward(1);
+  // A job of partition 0 that reached the wait first is the wait's (no crossing): back in line for it.
+  for (const row of (await parked).leases) await stub.release(row.lease_id, "unused");
 }
 
 /** A job's whole life: hand-off and its Queue duplicate, a grant, polls, heartbeats, the end. */

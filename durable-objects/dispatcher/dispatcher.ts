@@ -10,7 +10,7 @@ import { GrantPolicy } from "./grant-policy.ts";
 import { cancelTask, type DispatchTables, endLease, type LeaseOutcome, takeBack } from "./lease-returns.ts";
 import { createLeaseTables, isHeldBy, type LeaseRow, LeaseTable } from "./lease-table.ts";
 import { NodeTable } from "./node-table.ts";
-import { ParkedPolls } from "./parked-polls.ts";
+import { type ParkedAnswer, ParkedPolls } from "./parked-polls.ts";
 import { type PoolLink, poolLinkFor } from "./pool-link.ts";
 
 export interface DispatchTask {
@@ -24,6 +24,7 @@ export interface DispatchTask {
 const FINISHED_MEMORY_MS = 24 * 3600 * 1000;
 /** The alarm prunes both at least this often, leases or not. */
 const PRUNE_EVERY_MS = 3600 * 1000;
+const SPEECH_KINDS: readonly TaskKind[] = kindsOf("speech");
 
 /**
  * The scheduler: one object per work class and model pool, or per key-affine partition of a speech pool
@@ -61,6 +62,7 @@ export class Dispatcher extends DurableObject<Env> {
       line: this.queue,
       used: () => this.leases.count("speech"),
       slots: () => this.grants.concurrency("speech"),
+      parked: () => this.parked.forwardable,
     });
     this.grants = new GrantPolicy({
       queue: this.queue,
@@ -79,6 +81,7 @@ export class Dispatcher extends DurableObject<Env> {
     if (this.leases.isFinished(task.task_id)) return "duplicate";
     this.queue.push({ ...task, attempts: 0 });
     await this.serveWaiters();
+    await this.forwardUnserved();
     await this.syncPool();
     return "queued";
   }
@@ -98,9 +101,48 @@ export class Dispatcher extends DurableObject<Env> {
    * authenticated node identity: its id and name are kept on each lease, and only it may use the lease.
    * `waitId` names the wait, so that `withdraw` can end it early. `home`: this is the node's home
    * partition (or the pool's one object), where its slots count under `auto`; elsewhere it only steals
-   * work, so a node polling two partitions never offers its slots twice.
+   * work, so a node stealing from another partition never offers its slots twice.
    */
   async lease(ask: LeaseAsk, node: NodeIdentity, waitId?: string, home = true): Promise<LeaseRow[]> {
+    const granted = await this.grantNow(ask, node, home);
+    if (granted.length > 0 || ask.wait_ms <= 0) return granted;
+    return (await this.parked.park(ask, node, waitId)).leases;
+  }
+
+  /**
+   * A node's ask at its home partition (worker/tasks/lease-ask.ts): `lease`, except that with nothing to
+   * grant here it is sent to steal (`steal`) from the busier of the partitions it `sampled` that has work
+   * waiting, per the pool's figures, instead of parking; parked, another partition may send it the same
+   * way (`forward`). In an unpartitioned scheduler, `lease`.
+   */
+  async leaseOrSteal(
+    ask: LeaseAsk,
+    node: NodeIdentity,
+    sampled: number[],
+    waitId?: string,
+  ): Promise<ParkedAnswer> {
+    const granted = await this.grantNow(ask, node, true);
+    if (granted.length > 0) return { leases: granted, steal: null };
+    const steal = (await this.pool?.stealFrom(sampled, Date.now())) ?? null;
+    if (steal !== null || ask.wait_ms <= 0) return { leases: [], steal };
+    const answer = this.parked.park(ask, node, waitId, true);
+    // The summary counts the poll now parked: forwarding partitions read it.
+    await this.syncPool();
+    return answer;
+  }
+
+  /**
+   * Sends a poll parked here to steal from partition `from`, which has work none of its own could take;
+   * false when none is parked here.
+   */
+  async forward(from: number): Promise<boolean> {
+    if (!this.parked.forward(from)) return false;
+    await this.syncPool();
+    return true;
+  }
+
+  /** Records the asking node, offers its slots at home, and grants what is ready (none parks). */
+  private async grantNow(ask: LeaseAsk, node: NodeIdentity, home: boolean): Promise<LeaseRow[]> {
     const now = Date.now();
     this.nodes.record(ask.node, now);
     const offered = home ? new Set(ask.kinds.map(workClassOf)) : [];
@@ -112,8 +154,7 @@ export class Dispatcher extends DurableObject<Env> {
     const granted = this.grants.grant(ask, node);
     if (granted[0]) await this.scheduleAlarm(granted[0].expires_at);
     await this.syncPool();
-    if (granted.length > 0 || ask.wait_ms <= 0) return granted;
-    return this.parked.park(ask, node, waitId);
+    return granted;
   }
 
   /** Ends a wait early with no lease: the node that asked got work from another scheduler. */
@@ -218,8 +259,14 @@ export class Dispatcher extends DurableObject<Env> {
     }
     await this.pool?.reserve(Date.now());
     await this.serveWaiters();
+    if (this.pool?.forwardDue(Date.now())) await this.forwardUnserved();
     await this.syncPool();
     await this.scheduleAlarm();
+  }
+
+  /** A partition's speech work no poll of its own could take goes to one parked elsewhere (pool-link.ts `forward`). */
+  private async forwardUnserved(): Promise<void> {
+    await this.pool?.forward(Date.now(), this.grants.canGrant(SPEECH_KINDS));
   }
 
   /** Wakes long-polling nodes while there is work and room for it (parked-polls.ts `serve`). */

@@ -1,16 +1,30 @@
 import type { NodeIdentity } from "../../platform/node-identity.ts";
 import type { LeaseAsk } from "../../protocol/node.ts";
-import type { TaskKind } from "../../protocol/task.ts";
+import { kindsOf, type TaskKind } from "../../protocol/task.ts";
 import type { LeaseRow } from "./lease-table.ts";
+
+/**
+ * How a parked poll ends: with its leases, or (`steal`) sent to steal from another partition of its
+ * pool, which has speech work no poll of its own could take (`forward`).
+ */
+export interface ParkedAnswer {
+  leases: LeaseRow[];
+  steal: number | null;
+}
 
 interface Waiter {
   ask: LeaseAsk;
   /** The Worker's name for a wait it may withdraw (it waits on several schedulers at once). */
   waitId: string | undefined;
   node: NodeIdentity;
-  resolve: (leases: LeaseRow[]) => void;
+  /** Whether its asker follows a `steal` answer (a home partition's poll; see lease-ask.ts). */
+  forwardable: boolean;
+  resolve: (answer: ParkedAnswer) => void;
   timer: ReturnType<typeof setTimeout>;
 }
+
+const SPEECH_KINDS: readonly TaskKind[] = kindsOf("speech");
+const NOTHING: ParkedAnswer = { leases: [], steal: null };
 
 /** The grants a wake-up walk makes (the Dispatcher's grant policy). */
 export interface WakeGrants {
@@ -30,17 +44,28 @@ export class ParkedPolls {
     return this.waiters.length;
   }
 
+  /** The parked speech polls `forward` may send to steal: what a partition's summary counts. */
+  get forwardable(): number {
+    return this.waiters.filter(isForwardable).length;
+  }
+
   /** Parks an ask that got nothing; resolves with its leases, or none after `wait_ms`. */
-  park(ask: LeaseAsk, node: NodeIdentity, waitId: string | undefined): Promise<LeaseRow[]> {
+  park(
+    ask: LeaseAsk,
+    node: NodeIdentity,
+    waitId: string | undefined,
+    forwardable = false,
+  ): Promise<ParkedAnswer> {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         ask,
         waitId,
         node,
+        forwardable,
         resolve,
         timer: setTimeout(() => {
           this.waiters = this.waiters.filter((w) => w !== waiter);
-          resolve([]);
+          resolve(NOTHING);
         }, ask.wait_ms),
       };
       this.waiters.push(waiter);
@@ -53,7 +78,20 @@ export class ParkedPolls {
     if (!waiter) return;
     clearTimeout(waiter.timer);
     this.waiters = this.waiters.filter((w) => w !== waiter);
-    waiter.resolve([]);
+    waiter.resolve(NOTHING);
+  }
+
+  /**
+   * Sends the oldest forwardable speech poll to steal from partition `from`; false when none is parked
+   * here (the forwarding partition's figures were behind).
+   */
+  forward(from: number): boolean {
+    const waiter = this.waiters.find(isForwardable);
+    if (!waiter) return false;
+    clearTimeout(waiter.timer);
+    this.waiters = this.waiters.filter((w) => w !== waiter);
+    waiter.resolve({ leases: [], steal: from });
+    return true;
   }
 
   /**
@@ -72,8 +110,12 @@ export class ParkedPolls {
       expiry = granted[0]?.expires_at;
       clearTimeout(waiter.timer);
       this.waiters = this.waiters.filter((w) => w !== waiter);
-      waiter.resolve(granted);
+      waiter.resolve({ leases: granted, steal: null });
     }
     return expiry;
   }
+}
+
+function isForwardable(waiter: Waiter): boolean {
+  return waiter.forwardable && waiter.ask.kinds.some((kind) => SPEECH_KINDS.includes(kind));
 }

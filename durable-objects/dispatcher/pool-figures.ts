@@ -32,8 +32,17 @@ export interface PartitionSummary {
   processing: number;
   /** Under `auto`, the slots its home nodes offer (the pool's concurrency is the sum). */
   slots: number;
+  /** Speech polls parked there that another partition may send to steal (parked-polls.ts `forward`). */
+  parked: number;
   /** Each lane's key lines, in LANES order. */
   lanes: SummaryKey[][];
+}
+
+/** What a node's ask and a forwarding partition read of each partition: its waiting tasks and parked polls. */
+export interface PartitionLoad {
+  partition: number;
+  queued: number;
+  parked: number;
 }
 
 /** The pool's line as one: key lines named `<partition>:<owner>`, with ranked turn fields. */
@@ -45,6 +54,7 @@ export interface PoolSnapshot {
   /** The serve counter the ranked `lastServed` fields start from. */
   served: number;
   lanes: KeyLine[][];
+  partitions: PartitionLoad[];
 }
 
 /** The name of a key in the merged line (a key found in two partitions, after a repartition, stays two). */
@@ -87,7 +97,46 @@ export function mergeSummaries(summaries: ReadonlyMap<number, PartitionSummary>,
     processing += summary.processing;
     slots += summary.slots;
   }
-  return { at, queued, processing, slots, served: servedRank.size, lanes };
+  const partitions = [...summaries].map(([partition, summary]) => ({
+    partition,
+    queued: summary.queued,
+    parked: summary.parked,
+  }));
+  return { at, queued, processing, slots, served: servedRank.size, lanes, partitions };
+}
+
+/**
+ * Where a node whose home has nothing for it steals: of the partitions it sampled, the one with the
+ * most waiting tasks; null when none has any (then it parks at home).
+ */
+export function busierOf(snapshot: PoolSnapshot, sampled: readonly number[]): number | null {
+  return mostOf(
+    snapshot.partitions.filter((load) => sampled.includes(load.partition)),
+    (load) => load.queued,
+  );
+}
+
+/** Where a partition with work no poll of its own can take forwards it: the one with the most parked polls. */
+export function parkedElsewhere(snapshot: PoolSnapshot, self: number): number | null {
+  return mostOf(
+    snapshot.partitions.filter((load) => load.partition !== self),
+    (load) => load.parked,
+  );
+}
+
+/** The partition of the load with the highest positive `figure` (the lowest partition on a tie); null: none. */
+function mostOf(loads: PartitionLoad[], figure: (load: PartitionLoad) => number): number | null {
+  let best: PartitionLoad | null = null;
+  for (const load of loads) {
+    if (
+      figure(load) > 0 &&
+      (!best ||
+        figure(load) > figure(best) ||
+        (figure(load) === figure(best) && load.partition < best.partition))
+    )
+      best = load;
+  }
+  return best?.partition ?? null;
 }
 
 /**

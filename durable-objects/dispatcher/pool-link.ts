@@ -1,10 +1,17 @@
 import { workerConfig } from "../../platform/config.ts";
 import { parseSchedulerName } from "../../platform/dispatch-routing.ts";
-import { poolRoot } from "../../platform/stubs.ts";
+import { dispatcher, poolRoot } from "../../platform/stubs.ts";
 import { kindsOf, LANES, type Lane, type QueueStats, type TaskKind } from "../../protocol/task.ts";
 import type { Holding } from "./budget-ledger.ts";
 import type { KeyLine } from "./fair-rotation.ts";
-import { type PartitionSummary, type PoolSnapshot, placeInPool, poolOwner } from "./pool-figures.ts";
+import {
+  busierOf,
+  type PartitionSummary,
+  type PoolSnapshot,
+  parkedElsewhere,
+  placeInPool,
+  poolOwner,
+} from "./pool-figures.ts";
 import { BUDGET_TTL_LEASES } from "./pool-root.ts";
 
 /** A partition pushes its summary at most this often (and only when it changed). */
@@ -22,6 +29,12 @@ export interface RootCalls {
   figures(): Promise<PoolSnapshot>;
 }
 
+/** Another partition of the pool, as a partition with work for its parked polls calls it. */
+export interface PeerCalls {
+  /** Whether a poll was parked there to send. */
+  forward(from: number): Promise<boolean>;
+}
+
 const SPEECH_KINDS: readonly TaskKind[] = kindsOf("speech");
 
 /** What a partition's line gives its summary and a task's place (a FairQueue). */
@@ -31,11 +44,12 @@ export interface PartitionLine {
   rankOf(taskId: string, kinds: readonly TaskKind[]): { lane: Lane; owner: string; rank: number } | null;
 }
 
-/** The partition as its link reads it: its line, its speech leases out, its `auto` slots. */
+/** The partition as its link reads it: its line, its speech leases out, its `auto` slots, its forwardable polls. */
 export interface PartitionView {
   line: PartitionLine;
   used(): number;
   slots(): number;
+  parked(): number;
 }
 
 /** Where a waiting task stands in its partition's line. */
@@ -52,7 +66,8 @@ export function poolLinkFor(env: Env, objectName: string | undefined, view: Part
   const cap = config.maxConcurrentTranscribeJobs;
   const chunk = cap === "auto" ? 0 : chunkOf(cap, config.dispatcherPartitions);
   const ttlMs = BUDGET_TTL_LEASES * config.leaseTtlMs;
-  return new PoolLink(poolRoot(env, key.pool), view, key.partition, cap, chunk, ttlMs);
+  const peer = (partition: number) => dispatcher(env, { ...key, partition });
+  return new PoolLink(poolRoot(env, key.pool), peer, view, key.partition, cap, chunk, ttlMs);
 }
 
 /**
@@ -80,12 +95,19 @@ export class PoolLink {
   private pushedAt = 0;
   private snapshot: PoolSnapshot | null = null;
   private pulledAt = 0;
+  /** When work that found no parked poll elsewhere looks again (null: none waits for one). */
+  private forwardAt: number | null = null;
+  /** Places computed of the current snapshot (cleared with it, so at most the line's tasks). */
   private readonly places = new Map<string, number | null>();
-  /** When each key was last served (turns comparable across partitions; memory only). */
+  /**
+   * When each key waiting here was last served (turns comparable across partitions; memory only). A key
+   * leaves it as its line empties (`summary`): back later, it counts as never served here.
+   */
   private readonly serves = new Map<string, number>();
 
   constructor(
     private readonly root: RootCalls,
+    private readonly peer: (partition: number) => PeerCalls,
     private readonly view: PartitionView,
     readonly partition: number,
     /** The pool's cap; `auto` leases no budgets. */
@@ -145,6 +167,7 @@ export class PoolLink {
       this.held > 0 ? this.renewAt() : null,
       this.dirty ? this.pushedAt + PUSH_EVERY_MS : null,
       this.retryAt,
+      this.forwardAt,
     ];
     const set = times.filter((time) => time !== null);
     return set.length > 0 ? Math.min(...set) : null;
@@ -177,15 +200,44 @@ export class PoolLink {
     };
   }
 
-  /** The partition's speech line and leases as the root merges them. */
+  /**
+   * Of the partitions a node's ask sampled, the one to steal from (pool-figures.ts `busierOf`), as of the
+   * pool's figures (at most 2 s old); null: none has work waiting.
+   */
+  async stealFrom(sampled: readonly number[], now: number): Promise<number | null> {
+    if (sampled.length === 0) return null;
+    return busierOf(await this.figures(now), sampled);
+  }
+
+  /**
+   * While speech work waits here that no poll of this partition could take (`unserved`): sends a poll
+   * parked in another partition (the one with the most, per the pool's figures) to steal it. With none
+   * (or the figures behind), it looks again RETRY_MS later (its alarm), until the work is taken.
+   */
+  async forward(now: number, unserved: boolean): Promise<void> {
+    const target = unserved ? parkedElsewhere(await this.figures(now), this.partition) : null;
+    const sent = target !== null && (await this.peer(target).forward(this.partition));
+    this.forwardAt = unserved && !sent ? now + RETRY_MS : null;
+  }
+
+  /** Whether work that found no parked poll elsewhere is due to look again. */
+  forwardDue(now: number): boolean {
+    return this.forwardAt !== null && now >= this.forwardAt;
+  }
+
+  /** The partition's speech line and leases as the root merges them; forgets the serves of keys gone from it. */
   private summary(): PartitionSummary {
     const { line } = this.view;
+    const lanes = LANES.map((lane) => line.keyLines(lane, SPEECH_KINDS));
+    const waiting = new Set(lanes.flatMap((keys) => keys.map((key) => key.owner)));
+    for (const owner of this.serves.keys()) if (!waiting.has(owner)) this.serves.delete(owner);
     return {
       queued: line.size(SPEECH_KINDS),
       processing: this.view.used(),
       slots: this.view.slots(),
-      lanes: LANES.map((lane) =>
-        line.keyLines(lane, SPEECH_KINDS).map((key) => ({
+      parked: this.view.parked(),
+      lanes: lanes.map((keys) =>
+        keys.map((key) => ({
           owner: key.owner,
           running: key.running,
           waiting: key.waiting,

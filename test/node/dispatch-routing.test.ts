@@ -6,6 +6,7 @@ import {
   leaseIdFor,
   MAX_POOLS_PER_ASK,
   partitionOf,
+  STEAL_SAMPLES,
   schedulerName,
   schedulerOfTask,
   schedulersOfAsk,
@@ -104,20 +105,28 @@ describe("partitions (DISPATCHER_PARTITIONS > 1)", () => {
     expect([...used].sort()).toEqual([0, 1, 2, 3]);
   });
 
-  it("ask the node's home partition and one other, drawn anew on each ask", () => {
+  it("ask the node's home partition only, with two others sampled anew on each ask to steal from", () => {
     const node = { ...NODE_HEALTH, node_id: "node-7", models_ready: ["a"] };
     const home = partitionOf("node-7", 4);
-    const others = new Set<number>();
+    const others = [0, 1, 2, 3].filter((p) => p !== home);
+    const pairs = new Set<string>();
     for (const draw of [0, 0.34, 0.67, 0.99]) {
       const asked = schedulersOfAsk({ node, kinds: ["transcribe"] }, DEFAULT, 4, () => draw);
-      expect(asked).toHaveLength(2);
-      expect(asked[0]).toEqual({ workClass: "speech", pool: "a", partition: home, home: true });
-      expect(asked[1]).toMatchObject({ workClass: "speech", pool: "a", home: false });
-      others.add(asked[1]?.partition as number);
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toMatchObject({ workClass: "speech", pool: "a", partition: home });
+      const sampled = asked[0]?.sampled ?? [];
+      expect(sampled).toHaveLength(STEAL_SAMPLES);
+      expect(new Set(sampled).size).toBe(STEAL_SAMPLES);
+      for (const p of sampled) expect(others).toContain(p);
+      pairs.add([...sampled].sort().join());
     }
-    expect([...others].sort()).toEqual([0, 1, 2, 3].filter((p) => p !== home));
+    expect(pairs.size).toBeGreaterThan(1);
+    // With two partitions the one other is all there is to sample.
+    expect(schedulersOfAsk({ node, kinds: ["transcribe"] }, DEFAULT, 2)[0]?.sampled).toEqual([
+      1 - partitionOf("node-7", 2),
+    ]);
     expect(schedulersOfAsk({ node, kinds: ["slide"] }, DEFAULT, 4)).toEqual([
-      { workClass: "render", pool: "render", home: true },
+      { workClass: "render", pool: "render", sampled: [] },
     ]);
   });
 
@@ -129,7 +138,7 @@ describe("partitions (DISPATCHER_PARTITIONS > 1)", () => {
     ]);
     expect(knownSchedulers(["a"], 1).map(schedulerName)).toEqual(["speech:a", "render:render"]);
     expect(schedulersOfAsk({ node: NODE_HEALTH, kinds: ["transcribe"] }, DEFAULT, 1)[0]).toMatchObject({
-      home: true,
+      sampled: [],
     });
   });
 });

@@ -108,7 +108,13 @@ function simulate(start: Key[]): Map<string, number> {
 function summaries(keys: Key[]): Map<number, PartitionSummary> {
   const byPartition = new Map<number, PartitionSummary>();
   for (const key of keys) {
-    const summary = byPartition.get(key.partition) ?? { queued: 0, processing: 0, slots: 0, lanes: [[], []] };
+    const summary = byPartition.get(key.partition) ?? {
+      queued: 0,
+      processing: 0,
+      slots: 0,
+      parked: 0,
+      lanes: [[], []],
+    };
     byPartition.set(key.partition, summary);
     summary.queued += key.tasks.length;
     summary.processing += key.running;

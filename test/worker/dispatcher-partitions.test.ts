@@ -1,11 +1,14 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PULL_EVERY_MS } from "../../durable-objects/dispatcher/pool-link.ts";
+import type { Dispatcher } from "../../durable-objects/dispatcher/dispatcher.ts";
+import { PULL_EVERY_MS, PUSH_EVERY_MS } from "../../durable-objects/dispatcher/pool-link.ts";
 import { workerConfig } from "../../platform/config.ts";
 import { partitionOf } from "../../platform/dispatch-routing.ts";
+import { SHARED_NODE } from "../../platform/node-identity.ts";
 import { dispatcher } from "../../platform/stubs.ts";
 import { readTask } from "../../platform/task-store.ts";
+import { NODE_HEALTH } from "../helpers/node-health.ts";
 import { bearer, call, createKey, deliver, resetDispatcher, submissionsEndedAfterEach } from "./helpers.ts";
 import { sampleResult, TestNode } from "./node-client.ts";
 
@@ -39,6 +42,8 @@ async function keyOutside(avoid: number): Promise<{ id: string; key: string; par
 function nodeIdAt(p: number): string {
   for (let i = 0; ; i++) if (partitionOf(`node-${i}`, PARTITIONS) === p) return `node-${i}`;
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const { submit, endSubmitted } = submissionsEndedAfterEach();
 afterEach(endSubmitted);
@@ -81,15 +86,73 @@ describe("key-affine Dispatcher partitions", () => {
     const owner = await keyOutside(home);
     const task = await submit(owner.id);
     const node = new TestNode({ node_id: nodeIdAt(home) });
-    // Each ask draws its other partition at random among the three: within 40 asks the task's comes up.
+    // Each ask samples two of the other three partitions, and steals once the pool's figures (up to 2 s
+    // behind) show the task: asks a tenth of a second apart find it within 60.
     let stolen: string | undefined;
-    for (let ask = 0; ask < 40 && !stolen; ask++) stolen = (await node.lease(2, 0))[0]?.task_id;
+    for (let ask = 0; ask < 60 && !stolen; ask++) {
+      stolen = (await node.lease(2, 0))[0]?.task_id;
+      if (!stolen) await sleep(100);
+    }
     expect(stolen).toBe(task.task_id);
     // The pool's concurrency is the sum of the partitions' home slots: the node's two count once (read
     // past the second a poll's figures may lag).
-    await new Promise((resolve) => setTimeout(resolve, PULL_EVERY_MS + 100));
+    await sleep(PULL_EVERY_MS + 100);
     expect((await partition(home).stats()).concurrency).toBe(2);
     expect(await rowsOf(owner.partition, "leases")).toBe(1);
+  }, 15_000);
+
+  it("forward a task no node of its partition waits for to a node parked at another home, one per ask", async () => {
+    const home = 0;
+    const node = new TestNode({ node_id: nodeIdAt(home) });
+    // The node parks at its home only; the partition's next summary (within a second) tells the pool.
+    const parked = node.lease(1, 20_000);
+    await sleep(PUSH_EVERY_MS + PULL_EVERY_MS);
+    const owner = await keyOutside(home);
+    const first = await submit(owner.id);
+    const second = await submit(owner.id);
+    // Its one slot gets one of the two, long before its wait would end.
+    const leases = await parked;
+    expect(leases.map((lease) => lease.task_id)).toEqual([first.task_id]);
+    expect(leases[0]?.lease_id.split(".")[0]).toBe(partition(owner.partition).id.toString());
+    expect(await partition(owner.partition).stats(second.task_id)).toMatchObject({ position: 1 });
+  }, 15_000);
+
+  it("send a node that parks later to a task that found no node parked, however its ask sampled", async () => {
+    const home = 0;
+    const owner = await keyOutside(home);
+    const task = await submit(owner.id);
+    // Its ask sampled no partition to steal from: its partition's alarm, retrying the forward, finds it.
+    const node = { ...NODE_HEALTH, node_id: nodeIdAt(home) };
+    const ask = { node, capacity: 1, wait_ms: 20_000, kinds: ["transcribe" as const] };
+    const answer = await partition(home).leaseOrSteal(ask, SHARED_NODE, []);
+    expect(answer).toEqual({ leases: [], steal: owner.partition });
+    const [stolen] = await partition(owner.partition).lease(
+      { ...ask, wait_ms: 0 },
+      SHARED_NODE,
+      undefined,
+      false,
+    );
+    expect(stolen?.task_id).toBe(task.task_id);
+  }, 15_000);
+
+  it("forget the serve of a key whose line has emptied", async () => {
+    const owner = await keyOutside(-1);
+    await submit(owner.id);
+    await submit(owner.id);
+    const node = new TestNode({ node_id: nodeIdAt(owner.partition) });
+    const servesKept = () =>
+      runInDurableObject(
+        partition(owner.partition),
+        (instance: Dispatcher) =>
+          (instance as unknown as { pool: { serves: Map<string, number> } }).pool.serves.size,
+      );
+    expect(await node.lease(1, 0)).toHaveLength(1);
+    expect(await servesKept()).toBe(1);
+    expect(await node.lease(1, 0)).toHaveLength(1);
+    // The next summary (at most a second later; a poll pushes it) drops the key gone from the line.
+    await sleep(PUSH_EVERY_MS);
+    await partition(owner.partition).stats();
+    expect(await servesKept()).toBe(0);
   });
 
   it("cancel a deleted task in its partition", async () => {

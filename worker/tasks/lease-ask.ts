@@ -6,10 +6,10 @@ import { dispatcher, dispatcherOfLease } from "../../platform/stubs.ts";
 import type { ModelRegistry } from "../../protocol/model-registry.ts";
 import type { LeaseAsk } from "../../protocol/node.ts";
 
-/** A scheduler's stub, and whether it is the node's home (where its slots count under `auto`). */
+/** A scheduler's stub, and the partitions its ask may steal from (none: an unpartitioned scheduler). */
 interface Scheduler {
+  key: AskedScheduler;
   stub: ReturnType<typeof dispatcher>;
-  home: boolean;
 }
 
 /**
@@ -19,9 +19,9 @@ interface Scheduler {
  * grant ends the others' waits. A grant that raced that end and would overfill the node goes back in line
  * unused (its attempt not counted).
  *
- * With DISPATCHER_PARTITIONS > 1 a speech pool is two of those schedulers, the node's home partition and
- * one drawn at random (schedulersOfAsk), so one ask still gets at most one grant and its slots count only
- * at home.
+ * With DISPATCHER_PARTITIONS > 1 a speech pool's scheduler is the node's home partition, the only one
+ * it parks in and where its slots count; it steals from another partition by a poll that does not park
+ * (`askScheduler`), so no partition but its home pays for an ask that finds nothing.
  *
  * A speech node serving models the registry does not list gets no task for them (none is enqueued for
  * a model outside the registry), yet /health names what it serves: its report is kept by the default
@@ -40,28 +40,52 @@ export async function askSchedulers(
   if (keys.some((key) => key.workClass === "speech" && !listed.has(key.pool))) {
     await dispatcher(env, homeOfNode(ask.node.node_id, defaultModel, partitions)).noteNode(ask.node);
   }
-  const schedulers = keys.map((key: AskedScheduler) => ({ stub: dispatcher(env, key), home: key.home }));
+  const schedulers = keys.map((key) => ({ key, stub: dispatcher(env, key) }));
   const [only] = schedulers;
   if (!only) return [];
-  if (schedulers.length === 1) return only.stub.lease(ask, node, undefined, only.home);
-  const ready = await takeReady(schedulers, ask, node);
+  if (schedulers.length === 1) return askScheduler(env, only, ask, node);
+  const ready = await takeReady(env, schedulers, ask, node);
   if (ready.length > 0 || ask.wait_ms <= 0) return ready;
   return waitOnAll(env, schedulers, ask, node);
 }
 
-async function takeReady(schedulers: Scheduler[], ask: LeaseAsk, node: NodeIdentity): Promise<LeaseRow[]> {
+/**
+ * One scheduler's answer to the ask. At a home partition: its grant, or where it sends the node to
+ * steal (the busier of the sampled partitions with work waiting, or one that forwarded its work to a
+ * poll parked here), asked without parking. A steal that finds the work gone (the figures are up to 2 s
+ * old) parks at home once more, when no other wait could be withdrawn (`waitId` absent).
+ */
+async function askScheduler(
+  env: Env,
+  scheduler: Scheduler,
+  ask: LeaseAsk,
+  node: NodeIdentity,
+  waitId?: string,
+): Promise<LeaseRow[]> {
+  const { key, stub } = scheduler;
+  if (key.partition === undefined) return stub.lease(ask, node, waitId);
+  let sampled = key.sampled;
+  for (let round = 0; ; round++) {
+    const answer = await stub.leaseOrSteal(ask, node, sampled, waitId);
+    if (answer.steal === null) return answer.leases;
+    const victim = dispatcher(env, { ...key, partition: answer.steal });
+    const stolen = await victim.lease({ ...ask, wait_ms: 0 }, node, undefined, false);
+    if (stolen.length > 0 || ask.wait_ms <= 0 || waitId !== undefined || round > 0) return stolen;
+    sampled = [];
+  }
+}
+
+async function takeReady(
+  env: Env,
+  schedulers: Scheduler[],
+  ask: LeaseAsk,
+  node: NodeIdentity,
+): Promise<LeaseRow[]> {
   const rows: LeaseRow[] = [];
   for (const scheduler of schedulers) {
     const room = ask.capacity - rows.length;
     if (room <= 0) break;
-    rows.push(
-      ...(await scheduler.stub.lease(
-        { ...ask, capacity: room, wait_ms: 0 },
-        node,
-        undefined,
-        scheduler.home,
-      )),
-    );
+    rows.push(...(await askScheduler(env, scheduler, { ...ask, capacity: room, wait_ms: 0 }, node)));
   }
   return rows;
 }
@@ -73,7 +97,7 @@ async function waitOnAll(
   node: NodeIdentity,
 ): Promise<LeaseRow[]> {
   const waitId = crypto.randomUUID();
-  const polls = schedulers.map((scheduler) => scheduler.stub.lease(ask, node, waitId, scheduler.home));
+  const polls = schedulers.map((scheduler) => askScheduler(env, scheduler, ask, node, waitId));
   const granted = polls.map((poll) =>
     poll.then((rows) => (rows.length > 0 ? rows : Promise.reject(new Error("no lease")))),
   );
