@@ -17,13 +17,13 @@
  * names speakers, also the raw statistics and every window's raw profile (reference-anchors.ts).
  */
 import type { SpeakerTurn } from "../../protocol/transcription.ts";
-import { BLOCK_FRAMES, BlockStore, blockStride, windowEmbeddings } from "./blocks.ts";
+import { BLOCK_FRAMES, type BlockStats, BlockStore, blockStride, windowEmbeddings } from "./blocks.ts";
 import { clusterWindows } from "./cluster.ts";
-import { blockOwners, windowEvidence } from "./evidence.ts";
+import { blockOwners, type Evidence, windowEvidence } from "./evidence.ts";
 import { CEPSTRAL_DIMS, FRAME_HOP, MfccExtractor, SAMPLE_RATE } from "./features.ts";
 import { NoiseMeter } from "./noise-estimate.ts";
 import { PitchTracker } from "./pitch.ts";
-import { anchoredApart } from "./reference-anchors.ts";
+import { anchoredApart, strayRuns } from "./reference-anchors.ts";
 import { buildTurns, resegment } from "./reseg.ts";
 import { changeSegments } from "./segment.ts";
 import { EnergyVad, type FrameVoicing, type VadOptions } from "./vad.ts";
@@ -60,9 +60,16 @@ export interface DiarizerOptions {
   voicing?: FrameVoicing;
   /**
    * Known voices the request names: a cluster one of them matches is not merged with a cluster far
-   * from it (reference-anchors.ts). The clustering is unchanged without them.
+   * from it, nor given by resegmentation another cluster's run it would not name
+   * (reference-anchors.ts). The clustering and resegmentation are unchanged without them.
    */
   references?: readonly VoiceReference[];
+}
+
+/** The named speakers' references as profiles under the call's noise, and the call's raw block statistics. */
+interface KnownVoices {
+  raw: BlockStats;
+  references: Evidence[];
 }
 
 const WINDOW_BLOCKS = 6; // 1.5 s
@@ -169,14 +176,13 @@ export class Diarizer {
     this.pitchMoments.fill(0);
   }
 
-  /** The known voices' rule for the clustering, over each window's raw profile; none without them. */
-  private keepApart(owners: Int32Array, windows: number) {
+  /** The named speakers' references profiled under the call's noise, and the raw statistics; null without them. */
+  private knownVoices(): KnownVoices | null {
     const references = this.options.references ?? [];
     const raw = references.length > 0 ? this.store.raw() : null;
-    if (!raw) return {};
+    if (!raw) return null;
     const noise = this.noise.estimate();
-    const rule = anchoredApart(references.map((reference) => reference.profileIn(noise)));
-    return { keepApart: { evidence: blockProfiles(raw, owners, windows), rule } };
+    return { raw, references: references.map((reference) => reference.profileIn(noise)) };
   }
 
   private diarize(): SpeakerTurn[] {
@@ -199,6 +205,7 @@ export class Diarizer {
     if (windows.length === 0) return [];
     const { numSpeakers, mergeGap = 0.5 } = this.options;
     const owners = blockOwners(stats, windows);
+    const known = this.knownVoices();
     const labels = clusterWindows(standardize(windows.map((w) => w.embedding)), {
       threshold: PROPOSAL_THRESHOLD,
       separation: this.options.separation ?? 1.3,
@@ -208,16 +215,25 @@ export class Diarizer {
       minClusters: numSpeakers ?? this.options.minSpeakers ?? 1,
       maxClusters: numSpeakers ?? this.options.maxSpeakers ?? 8,
       maxItems: this.options.maxItems ?? 600,
-      ...this.keepApart(owners, windows.length),
+      ...(known && {
+        keepApart: {
+          evidence: blockProfiles(known.raw, owners, windows.length),
+          rule: anchoredApart(known.references),
+        },
+      }),
     });
     // A block starts with the label of the window that owns it; blocks no window covers stay
     // unlabelled (-1) until resegmentation assigns them.
     const blockLabels = Int32Array.from(owners, (owner) => (owner < 0 ? -1 : (labels[owner] ?? 0)));
     const speakers = labels.reduce((most, label) => Math.max(most, label + 1), 0);
-    const refined = resegment(stats, blockLabels, speakers, {
-      switchPenalty: SWITCH_PENALTY,
-      iterations: RESEG_ITERATIONS,
-    });
+    const reseg = { switchPenalty: SWITCH_PENALTY, iterations: RESEG_ITERATIONS };
+    let refined = resegment(stats, blockLabels, speakers, reseg);
+    // A known voice's cluster takes from other clusters only runs its reference would name.
+    const barred = known && strayRuns(known.raw, blockLabels, refined, speakers, known.references);
+    if (barred && barred.size > 0) {
+      const bar = (block: number, speaker: number) => barred.has(block * speakers + speaker);
+      refined = resegment(stats, blockLabels, speakers, { ...reseg, barred: bar });
+    }
     return buildTurns(intervals, refined, BLOCK_FRAMES, FRAME_HOP / SAMPLE_RATE, mergeGap);
   }
 }

@@ -7,6 +7,16 @@
 import type { SpeakerTurn } from "../../protocol/transcription.ts";
 import type { BlockStats } from "./blocks.ts";
 
+/** Options of {@link resegment}. */
+export interface ResegmentOptions {
+  /** Log-likelihood a speaker change costs. */
+  switchPenalty: number;
+  /** Gaussian fits and Viterbi passes. */
+  iterations: number;
+  /** Blocks a speaker may not take (reference-anchors.ts); none when absent. */
+  barred?: (block: number, speaker: number) => boolean;
+}
+
 /**
  * Iterated Gaussian re-assignment of voiced blocks; `labels` holds a speaker per block (-1 for blocks
  * without voiced frames) and is refined `iterations` times. Speakers left without blocks disappear.
@@ -18,7 +28,7 @@ export function resegment(
   stats: BlockStats,
   labels: Int32Array,
   speakers: number,
-  options: { switchPenalty: number; iterations: number },
+  options: ResegmentOptions,
 ): Int32Array {
   const { dims, counts, sums, sumsq } = stats;
   const voiced = [...counts.keys()].filter((b) => (counts[b] ?? 0) > 0);
@@ -52,7 +62,7 @@ export function resegment(
       constant[k] = -0.5 * logDet;
     }
     current = viterbi(voiced, speakers, options.switchPenalty, labels.length, (b, k) => {
-      if (constant[k] === Number.NEGATIVE_INFINITY) return Number.NEGATIVE_INFINITY;
+      if (constant[k] === Number.NEGATIVE_INFINITY || options.barred?.(b, k)) return Number.NEGATIVE_INFINITY;
       const n = counts[b] ?? 0;
       let ll = n * (constant[k] ?? 0);
       for (let d = 0; d < dims; d++) {
