@@ -30,7 +30,8 @@ export function createFairQueueTables(sql: SqlStorage): void {
   // The line's lookups are in memory now (TurnIndex); this index only cost a row write per change.
   sql.exec("DROP INDEX IF EXISTS waiting_lane_owner");
   // Round-robin state: the serve number when each key was last served, saved every SAVE_SERVES_EVERY
-  // serves (`FairQueue.take`); each lease also keeps the serve that made it (leases.served).
+  // serves (`FairQueue.take`), when keys no longer served are also pruned (`FairQueue.saveServes`);
+  // each lease also keeps the serve that made it (leases.served).
   sql.exec("CREATE TABLE IF NOT EXISTS owners (owner TEXT PRIMARY KEY, last_served INTEGER NOT NULL)");
 }
 
@@ -166,13 +167,24 @@ export class FairQueue {
     return served;
   }
 
-  /** Saves the last serve of every key served since the last save, in one statement. */
+  /**
+   * Saves the last serve of every key served since the last save, in one statement, and forgets the
+   * serves of idle keys (`TurnIndex.forgetIdleServes`: nothing waiting or running, served before every
+   * waiting key and before this serve), in memory and in `owners`, so neither grows with every key ever served.
+   */
   private saveServes(served: number): void {
+    const forgotten = this.index.forgetIdleServes(served);
+    for (const owner of forgotten) this.unsaved.delete(owner);
     this.sql.exec(
       `INSERT INTO owners (owner, last_served) SELECT key, value FROM json_each(?) WHERE true
        ON CONFLICT (owner) DO UPDATE SET last_served = excluded.last_served`,
       JSON.stringify(Object.fromEntries(this.unsaved)),
     );
+    if (forgotten.length > 0)
+      this.sql.exec(
+        "DELETE FROM owners WHERE owner IN (SELECT value FROM json_each(?))",
+        JSON.stringify(forgotten),
+      );
     this.unsaved.clear();
     this.savedUpTo = served;
   }
