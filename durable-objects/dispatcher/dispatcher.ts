@@ -49,9 +49,12 @@ export class Dispatcher extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = ctx.storage.sql;
-    // Synchronous SQL: the tables exist before the line and the leases are read back into memory.
-    createFairQueueTables(sql);
-    createLeaseTables(sql);
+    // Synchronous SQL: the tables exist (an older object's rebuilt, all or nothing) before the line and
+    // the leases are read back into memory.
+    ctx.storage.transactionSync(() => {
+      createFairQueueTables(sql);
+      createLeaseTables(sql);
+    });
     this.leases = new LeaseTable(sql);
     this.queue = new FairQueue(sql, {
       running: (owner, workClass) => this.leases.runningOf(owner, workClass),

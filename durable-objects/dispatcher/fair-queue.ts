@@ -1,5 +1,6 @@
 import type { Lane, TaskKind } from "../../protocol/task.ts";
 import type { KeyLine } from "./fair-rotation.ts";
+import { rebuildTable, tableDefinition } from "./table-rebuild.ts";
 import { type NextTask, type RunningCounts, TurnIndex, type WaitingTask } from "./turn-index.ts";
 
 export type { NextTask, WaitingTask };
@@ -11,18 +12,26 @@ export type { NextTask, WaitingTask };
  * from it when the object starts, so no call scans the line.
  */
 export function createFairQueueTables(sql: SqlStorage): void {
-  sql.exec(`CREATE TABLE IF NOT EXISTS waiting (
+  // Keyed by seq (the rowid) alone: a grant's delete writes one b-tree. A task waits at most once, which
+  // memory guards (TurnIndex), so task_id has no UNIQUE index to keep; AUTOINCREMENT never hands a seq
+  // out twice, as a task that waits again keeps its seq (its lease holds it).
+  const create = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    task_id TEXT NOT NULL UNIQUE,
+    task_id TEXT NOT NULL,
     owner TEXT NOT NULL,
     lane TEXT NOT NULL,
     kind TEXT NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0
-  )`);
+  )`;
+  // Before 2026-11-27 task_id was UNIQUE: that table is rebuilt, its rows kept.
+  if (tableDefinition(sql, "waiting")?.includes("UNIQUE"))
+    rebuildTable(sql, "waiting", create, ["seq", "task_id", "owner", "lane", "kind", "attempts"]);
+  sql.exec(create("waiting"));
   // The line's lookups are in memory now (TurnIndex); this index only cost a row write per change.
   sql.exec("DROP INDEX IF EXISTS waiting_lane_owner");
   // Round-robin state: the serve number when each key was last served, saved every SAVE_SERVES_EVERY
-  // serves (`FairQueue.take`); each lease also keeps the serve that made it (leases.served).
+  // serves (`FairQueue.take`), when keys no longer served are also pruned (`FairQueue.saveServes`);
+  // each lease also keeps the serve that made it (leases.served).
   sql.exec("CREATE TABLE IF NOT EXISTS owners (owner TEXT PRIMARY KEY, last_served INTEGER NOT NULL)");
 }
 
@@ -93,10 +102,9 @@ export class FairQueue {
   /** Adds a task; a task that is already waiting is left where it is. `seq` restores a former place. */
   push(task: Omit<WaitingTask, "seq">, seq?: number): void {
     if (this.index.has(task.task_id)) return;
-    const row = this.sql
+    const { seq: placed } = this.sql
       .exec<{ seq: number }>(
-        `INSERT INTO waiting (seq, task_id, owner, lane, kind, attempts) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (task_id) DO NOTHING RETURNING seq`,
+        "INSERT INTO waiting (seq, task_id, owner, lane, kind, attempts) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
         seq ?? null,
         task.task_id,
         task.owner,
@@ -104,16 +112,15 @@ export class FairQueue {
         task.kind,
         task.attempts,
       )
-      .toArray()[0];
-    if (row)
-      this.index.add({
-        seq: row.seq,
-        task_id: task.task_id,
-        owner: task.owner,
-        lane: task.lane,
-        kind: task.kind,
-        attempts: task.attempts,
-      });
+      .one();
+    this.index.add({
+      seq: placed,
+      task_id: task.task_id,
+      owner: task.owner,
+      lane: task.lane,
+      kind: task.kind,
+      attempts: task.attempts,
+    });
   }
 
   has(taskId: string): boolean {
@@ -121,8 +128,9 @@ export class FairQueue {
   }
 
   remove(taskId: string): boolean {
-    if (!this.index.remove(taskId)) return false;
-    this.sql.exec("DELETE FROM waiting WHERE task_id = ?", taskId);
+    const task = this.index.get(taskId);
+    if (!task || !this.index.remove(taskId)) return false;
+    this.sql.exec("DELETE FROM waiting WHERE seq = ?", task.seq);
     return true;
   }
 
@@ -159,13 +167,24 @@ export class FairQueue {
     return served;
   }
 
-  /** Saves the last serve of every key served since the last save, in one statement. */
+  /**
+   * Saves the last serve of every key served since the last save, in one statement, and forgets the
+   * serves of idle keys (`TurnIndex.forgetIdleServes`: nothing waiting or running, served before every
+   * waiting key and before this serve), in memory and in `owners`, so neither grows with every key ever served.
+   */
   private saveServes(served: number): void {
+    const forgotten = this.index.forgetIdleServes(served);
+    for (const owner of forgotten) this.unsaved.delete(owner);
     this.sql.exec(
       `INSERT INTO owners (owner, last_served) SELECT key, value FROM json_each(?) WHERE true
        ON CONFLICT (owner) DO UPDATE SET last_served = excluded.last_served`,
       JSON.stringify(Object.fromEntries(this.unsaved)),
     );
+    if (forgotten.length > 0)
+      this.sql.exec(
+        "DELETE FROM owners WHERE owner IN (SELECT value FROM json_each(?))",
+        JSON.stringify(forgotten),
+      );
     this.unsaved.clear();
     this.savedUpTo = served;
   }

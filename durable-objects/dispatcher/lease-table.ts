@@ -1,6 +1,7 @@
 import { OrderedSet } from "js-sdsl";
 import { type NodeIdentity, SHARED_NODE } from "../../platform/node-identity.ts";
 import { type Lane, type TaskKind, type WorkClass, workClassOf } from "../../protocol/task.ts";
+import { rebuildTable, tableDefinition } from "./table-rebuild.ts";
 
 /** Tasks handed to nodes. A lease lives until it is released or its deadline passes. */
 export type LeaseRow = {
@@ -26,10 +27,28 @@ export type LeaseRow = {
 /** Lease columns plus whether the lease was cancelled. */
 const LEASE_COLUMNS = `l.*, EXISTS (SELECT 1 FROM cancelled_leases c WHERE c.lease_id = l.lease_id) AS cancelled`;
 
+/** The lease row's columns, in the table's order. */
+const LEASE_TABLE_COLUMNS = [
+  "lease_id",
+  "task_id",
+  "seq",
+  "owner",
+  "lane",
+  "kind",
+  "attempts",
+  "node_id",
+  "node_name",
+  "identity_id",
+  "expires_at",
+  "served",
+] as const;
+
 export function createLeaseTables(sql: SqlStorage): void {
-  sql.exec(`CREATE TABLE IF NOT EXISTS leases (
+  // One b-tree keyed by lease_id (WITHOUT ROWID), so a grant's insert and a release's delete write one.
+  // A task is under one lease at most, which memory guards (LeaseTable.leaseOfTask): no UNIQUE task_id.
+  const create = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
     lease_id TEXT PRIMARY KEY,
-    task_id TEXT NOT NULL UNIQUE,
+    task_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
     owner TEXT NOT NULL,
     lane TEXT NOT NULL,
@@ -40,7 +59,8 @@ export function createLeaseTables(sql: SqlStorage): void {
     identity_id TEXT NOT NULL DEFAULT '',
     expires_at INTEGER NOT NULL,
     served INTEGER NOT NULL DEFAULT 0
-  )`);
+  ) WITHOUT ROWID`;
+  sql.exec(create("leases"));
   // Leases stored before node identities had no node_name, and before lease ownership no identity_id:
   // add them ('' = not recorded; isHeldBy says who holds such a lease); before serves were kept with
   // the lease, no served (0: the owners table holds that serve).
@@ -54,6 +74,9 @@ export function createLeaseTables(sql: SqlStorage): void {
       sql.exec(`ALTER TABLE leases ADD COLUMN ${column} ${type}`);
     }
   }
+  // Before 2026-11-27 leases were a rowid table with a UNIQUE task_id (three b-trees): rebuilt, rows kept.
+  if (!tableDefinition(sql, "leases")?.includes("WITHOUT ROWID"))
+    rebuildTable(sql, "leases", create, LEASE_TABLE_COLUMNS);
   // Leases whose task was cancelled while a node held it; a row goes with its lease.
   sql.exec("CREATE TABLE IF NOT EXISTS cancelled_leases (lease_id TEXT PRIMARY KEY)");
   // Tasks that reached an end, so a late duplicate hand-off is ignored; pruned after a day.

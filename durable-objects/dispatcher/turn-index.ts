@@ -11,7 +11,14 @@
  * ordered sets are js-sdsl's red-black trees.
  */
 import { OrderedSet } from "js-sdsl";
-import { LANES, type Lane, type TaskKind, type WorkClass, workClassOf } from "../../protocol/task.ts";
+import {
+  LANES,
+  type Lane,
+  TASK_KINDS,
+  type TaskKind,
+  type WorkClass,
+  workClassOf,
+} from "../../protocol/task.ts";
 import { type KeyLine, type KeyTurn, placeInLine } from "./fair-rotation.ts";
 
 export type WaitingTask = {
@@ -22,6 +29,8 @@ export type WaitingTask = {
   kind: TaskKind;
   attempts: number;
 };
+
+const WORK_CLASSES: readonly WorkClass[] = [...new Set(TASK_KINDS.map(workClassOf))];
 
 /** A key's turn as a tree key: [running, lastServed, firstSeq, owner], compared field by field. */
 type TurnKey = readonly [number, number, number, string];
@@ -128,6 +137,30 @@ export class TurnIndex {
     this.served = served;
     this.lastServed.set(task.owner, served);
     this.rekeyOwner(task.owner);
+  }
+
+  /**
+   * Forgets the last serve of each key that waits nowhere, runs nothing, and was last served before every
+   * key that waits and before serve `before` (the one being made, whose lease is not counted yet): such a
+   * key rejoins as never served. Returns the keys forgotten. O(keys remembered).
+   *
+   * Who is served next among the keys that wait is unchanged (their serves stay), and a forgotten key
+   * that comes back is placed as its old serve placed it against every key served since (all later, so
+   * it goes ahead of those with as many running) and against the keys that never were. The one order
+   * that moves: a key then running, and served before it and not since, now goes after it, not before.
+   */
+  forgetIdleServes(before: number): string[] {
+    let oldestWaiting = before;
+    for (const owner of this.linesOf.keys())
+      oldestWaiting = Math.min(oldestWaiting, this.lastServed.get(owner) ?? 0);
+    const forgotten: string[] = [];
+    for (const [owner, at] of this.lastServed) {
+      if (at >= oldestWaiting || this.linesOf.has(owner)) continue;
+      if (WORK_CLASSES.some((workClass) => this.counts.running(owner, workClass) > 0)) continue;
+      this.lastServed.delete(owner);
+      forgotten.push(owner);
+    }
+    return forgotten;
   }
 
   /** The key's running count changed (a grant, a release): its turn moves in every line it waits in. */
