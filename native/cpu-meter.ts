@@ -123,17 +123,16 @@ const PROBE_STEP_MS = 10;
  */
 export async function probeForeignBusy(maxMs: number): Promise<number> {
   const from = sample();
-  let foreign = 0;
-  for (let elapsed = 0; elapsed < maxMs; ) {
-    const step = Math.min(PROBE_STEP_MS, maxMs - elapsed);
-    await sleep(step);
-    elapsed += step;
+  for (;;) {
+    // real time, not the steps asked for: on busy cores each timer fires late
+    const wait = Math.min(PROBE_STEP_MS, maxMs - (performance.now() - from.at));
+    if (wait > 0) await sleep(wait);
     const to = sample();
-    foreign = foreignBusyBetween(from, to);
-    if (clearlyIdleBetween(from, to)) break;
-    if (elapsed >= PROBE_EARLY_MS && (foreign < 0.25 || foreign >= 1)) break;
+    const foreign = foreignBusyBetween(from, to);
+    const looked = to.at - from.at;
+    const clear = looked >= PROBE_EARLY_MS && (foreign < 0.25 || foreign >= 1);
+    if (looked >= maxMs || clear || clearlyIdleBetween(from, to)) return foreign;
   }
-  return foreign;
 }
 
 /** CPUs this process may run on. */
