@@ -118,7 +118,8 @@ const PROBE_STEP_MS = 10;
  * by the time a decode starts, the platform's own burst before it is over too, so a short look now
  * tells a neighbour that is still there from one that is gone. /proc/stat counts in 10 ms ticks: a
  * look ends after CLEAR_IDLE_MS when no other process took a tick, after PROBE_EARLY_MS when it saw
- * at most one stray tick per core pair (under 0.25 cores: idle) or a whole core busy, and otherwise
+ * at most one stray tick per core pair (under 0.25 cores: idle) or most of a core busy (0.75 or more:
+ * a neighbour on one core reads 0.95-1.05, so a bound of a whole core left it to chance), and otherwise
  * runs the whole `maxMs` (±0.2 cores over 100 ms on two).
  */
 export async function probeForeignBusy(maxMs: number): Promise<number> {
@@ -130,7 +131,7 @@ export async function probeForeignBusy(maxMs: number): Promise<number> {
     const to = sample();
     const foreign = foreignBusyBetween(from, to);
     const looked = to.at - from.at;
-    const clear = looked >= PROBE_EARLY_MS && (foreign < 0.25 || foreign >= 1);
+    const clear = looked >= PROBE_EARLY_MS && (foreign < 0.25 || foreign >= 0.75);
     if (looked >= maxMs || clear || clearlyIdleBetween(from, to)) return foreign;
   }
 }
