@@ -6,38 +6,20 @@
  * back goes where its old serve put it: ahead of the keys served since.
  */
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import type { Dispatcher, DispatchTask } from "../../durable-objects/dispatcher/dispatcher.ts";
 import { SAVE_SERVES_EVERY } from "../../durable-objects/dispatcher/fair-queue.ts";
-import { SHARED_NODE } from "../../platform/node-identity.ts";
-import type { LeaseAsk } from "../../protocol/node.ts";
-import { NODE_HEALTH } from "../helpers/node-health.ts";
-
-type Scheduler = DurableObjectStub<Dispatcher>;
+import {
+  grantOne,
+  lineUpTwoKeys,
+  scheduler as named,
+  restart as restartNamed,
+  type Scheduler,
+  task,
+} from "./serve-order.ts";
 
 const NAME = "owners-prune/one-off-keys";
-const scheduler = (): Scheduler => env.DISPATCHER.get(env.DISPATCHER.idFromName(NAME));
-
-const task = (task_id: string, owner: string): DispatchTask => ({
-  task_id,
-  owner,
-  lane: "batch",
-  kind: "transcribe",
-});
-
-/** One grant to a node asking for one task; the lease id and the task it got. */
-async function grantOne(stub: Scheduler): Promise<{ leaseId: string; taskId: string }> {
-  const ask: LeaseAsk = { node: NODE_HEALTH, capacity: 1, wait_ms: 0, kinds: ["transcribe"] };
-  const [lease] = await stub.lease(ask, SHARED_NODE);
-  if (!lease) throw new Error("no task was granted");
-  return { leaseId: lease.lease_id, taskId: lease.task_id };
-}
-
-async function restart(): Promise<Scheduler> {
-  await runInDurableObject(scheduler(), (_instance, state) => state.abort("restart")).catch(() => undefined);
-  return scheduler();
-}
+const scheduler = () => named(NAME);
+const restart = () => restartNamed(NAME);
 
 const savedKeys = (stub: Scheduler) =>
   runInDurableObject(stub, (_instance, state) =>
@@ -55,21 +37,12 @@ it("forgets one-off keys at the next save and keeps the rotation among the keys 
     await stub.release((await grantOne(stub)).leaseId, "finished");
   }
   // B's oldest task is served first (serve 63), then A's (serve 64, which saves): both still wait.
-  for (const [id, owner] of [
-    ["b1", "key-b"],
-    ["a1", "key-a"],
-    ["a2", "key-a"],
-    ["b2", "key-b"],
-  ] as const)
-    await stub.enqueue(task(id, owner));
-  const first = await grantOne(stub);
-  const second = await grantOne(stub);
-  expect([first.taskId, second.taskId]).toEqual(["b1", "a1"]);
+  const [firstLease, secondLease] = await lineUpTwoKeys(stub);
 
   expect(await savedKeys(stub)).toEqual(["key-a", "key-b"]);
 
   // Across a restart too, B (served longest ago) goes before A, as before the save.
-  for (const { leaseId } of [first, second]) await stub.release(leaseId, "finished");
+  for (const leaseId of [firstLease, secondLease]) await stub.release(leaseId, "finished");
   stub = await restart();
   // A forgotten key that comes back reads "never served": ahead of B and A, as its serve 1 put it.
   await stub.enqueue(task("once-again", "one-off-0"));

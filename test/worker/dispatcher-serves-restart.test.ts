@@ -9,66 +9,12 @@
  * serves the key served longest ago, B, while with their serves lost both read "never served" and the older
  * head goes first, A's.
  */
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Dispatcher, DispatchTask } from "../../durable-objects/dispatcher/dispatcher.ts";
 import { SAVE_SERVES_EVERY } from "../../durable-objects/dispatcher/fair-queue.ts";
-import { SHARED_NODE } from "../../platform/node-identity.ts";
-import type { LeaseAsk } from "../../protocol/node.ts";
-import { NODE_HEALTH } from "../helpers/node-health.ts";
+import { grantOne, lineUpTwoKeys, scheduler as named, restart as restartNamed, task } from "./serve-order.ts";
 
-type Scheduler = DurableObjectStub<Dispatcher>;
-
-function scheduler(name: string): Scheduler {
-  return env.DISPATCHER.get(env.DISPATCHER.idFromName(`serves-restart/${name}`));
-}
-
-const task = (task_id: string, owner: string, lane: DispatchTask["lane"] = "batch"): DispatchTask => ({
-  task_id,
-  owner,
-  lane,
-  kind: "transcribe",
-});
-
-/** One grant to a node asking for one task; the lease id and the task it got. */
-async function grantOne(stub: Scheduler): Promise<{ leaseId: string; taskId: string }> {
-  const ask: LeaseAsk = {
-    node: { ...NODE_HEALTH, node_id: "n-serves" },
-    capacity: 1,
-    wait_ms: 0,
-    kinds: ["transcribe"],
-  };
-  const [lease] = await stub.lease(ask, SHARED_NODE);
-  if (!lease) throw new Error("no task was granted");
-  return { leaseId: lease.lease_id, taskId: lease.task_id };
-}
-
-/**
- * Restarts the object over its storage: its memory (the line, the serves not saved) is rebuilt from it.
- * The old stub is broken by the abort; the returned one reaches the new instance.
- */
-async function restart(name: string): Promise<Scheduler> {
-  await runInDurableObject(scheduler(name), (_instance, state) => state.abort("restart")).catch(
-    () => undefined,
-  );
-  return scheduler(name);
-}
-
-/** B's oldest task, then A's two, then B's second: B is served first, then A. */
-async function lineUpTwoKeys(stub: Scheduler): Promise<[string, string]> {
-  for (const [id, owner] of [
-    ["b1", "key-b"],
-    ["a1", "key-a"],
-    ["a2", "key-a"],
-    ["b2", "key-b"],
-  ] as const)
-    await stub.enqueue(task(id, owner));
-  const first = await grantOne(stub);
-  const second = await grantOne(stub);
-  expect([first.taskId, second.taskId]).toEqual(["b1", "a1"]);
-  return [first.leaseId, second.leaseId];
-}
+const scheduler = (name: string) => named(`serves-restart/${name}`);
+const restart = (name: string) => restartNamed(`serves-restart/${name}`);
 
 describe("the rotation's serves across a Dispatcher restart", () => {
   it("keeps the order exact while the leases that made the last serves are still out", async () => {
