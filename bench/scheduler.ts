@@ -19,6 +19,7 @@ import type { ChildProcess } from "node:child_process";
 import { freePort } from "../scripts/lib/ports.ts";
 import { startWranglerDev } from "../scripts/lib/wrangler.ts";
 import { tempState } from "../test/helpers/local-platform.ts";
+import { benchFleet, simulateCrossings } from "./crossing-sim.ts";
 import { cpuMs, descendants } from "./proc.ts";
 import {
   BENCH_PARTITIONS,
@@ -32,7 +33,6 @@ import {
   type RunFigures,
   type SchedulerOp,
 } from "./scheduler-worker/bench-api.ts";
-
 import { median } from "./stats.ts";
 import { type BenchGroup, type BenchResult, result } from "./types.ts";
 
@@ -47,6 +47,8 @@ interface Case {
   op: SchedulerOp;
   label: string;
   fleet: Fleet;
+  /** `job_partition` with no work waiting: the fraction of jobs that cross (1 when absent: every one). */
+  crossingRate?: number;
 }
 
 const fleet = (f: Partial<Fleet>): Fleet => ({
@@ -59,6 +61,19 @@ const fleet = (f: Partial<Fleet>): Fleet => ({
   ...f,
 });
 const LARGE = { waiting: 20_000, keys: 2_000, nodes: 2_000 };
+
+/**
+ * The small fleet's load for its partition share at a real crossing rate: 0.9 of its slots, a fleet run
+ * near its capacity (object time per job matters when jobs are many) and short of saturation (at 0.95
+ * and above the line grows and a freed node finds work at home more often; crossing-sim.ts).
+ */
+const CROSSING_LOAD = 0.9;
+/** The small fleet's crossing rate at CROSSING_LOAD: deterministic (a fixed seed), about 1 s to compute. */
+const SMALL_FLEET_CROSSING = simulateCrossings(benchFleet(10, 10, BENCH_PARTITIONS), {
+  load: CROSSING_LOAD,
+  jobs: 200_000,
+  seed: 1,
+}).crossingFraction;
 
 /** One dimension at a time, from a small fleet to the issue's 2 000 nodes, 20 000 waiting, 2 000 keys. */
 const CASES: Case[] = [
@@ -97,8 +112,15 @@ const CASES: Case[] = [
   { op: "stats", label: "w20000_k2000_l10000", fleet: fleet({ ...LARGE, leases: 10_000 }) },
   { op: "job", label: "n10_k10", fleet: fleet({ keys: 10 }) },
   { op: "job", label: "n2000_w20000_k2000_l1000", fleet: fleet({ ...LARGE, leases: 1_000 }) },
-  // The same two fleets, one of BENCH_PARTITIONS partitions: its object-time per deployment job.
+  // The same two fleets, one of BENCH_PARTITIONS partitions: its object-time per deployment job. The
+  // small fleet (no work waiting) with every job crossing, the most, and at its simulated crossing rate.
   { op: "job_partition", label: "n10_k10", fleet: fleet({ keys: 10 }) },
+  {
+    op: "job_partition",
+    label: `n10_k10_crossing${SMALL_FLEET_CROSSING.toFixed(3)}_at_load${CROSSING_LOAD}`,
+    fleet: fleet({ keys: 10 }),
+    crossingRate: SMALL_FLEET_CROSSING,
+  },
   { op: "job_partition", label: "n2000_w20000_k2000_l1000", fleet: fleet({ ...LARGE, leases: 1_000 }) },
   // The pool root's share of a job with a numeric cap (MAX_CONCURRENT_TRANSCRIBE_JOBS = 2 here) over
   // BENCH_PARTITIONS partitions, beside ROOT_CALLS_PER_JOB trivial writes.
@@ -261,7 +283,14 @@ async function measure(worker: BenchWorker, c: Case, index: number): Promise<Cas
   let offset = 0;
   let used = 0;
   const ours = async (n: number) => {
-    const out = await batch(worker, { target: "dispatcher", object, op: c.op, fleet: c.fleet }, offset, n);
+    const body = {
+      target: "dispatcher",
+      object,
+      op: c.op,
+      fleet: c.fleet,
+      crossingRate: c.crossingRate,
+    } as const;
+    const out = await batch(worker, body, offset, n);
     offset += n;
     used += n;
     return out;
@@ -366,7 +395,7 @@ export const scheduler: BenchGroup = async () => {
   const worker = await BenchWorker.start(state.dir, process.argv.includes("--scheduler-verbose"));
   const unit = worker.measuresCpu ? "cpu ms/op" : "wall ms/op";
   const results: BenchResult[] = [];
-  /** Each fleet's `job` figure, to set a partition's share against. */
+  /** Each fleet's `job` figure (by its fleet), to set a partition's share against. */
   const singleJobMs = new Map<string, number>();
   try {
     for (const [index, c] of selectedCases().entries()) {
@@ -390,11 +419,17 @@ export const scheduler: BenchGroup = async () => {
       console.error(
         `scheduler: ${c.op}.${c.label} ${f.msPerOp.toFixed(3)} vs ${f.refMsPerOp.toFixed(3)} ${unit}`,
       );
-      const single = singleJobMs.get(c.label);
-      if (c.op === "job") singleJobMs.set(c.label, f.msPerOp);
+      const single = singleJobMs.get(JSON.stringify(c.fleet));
+      if (c.op === "job") singleJobMs.set(JSON.stringify(c.fleet), f.msPerOp);
       else if (c.op === "job_partition" && single !== undefined) {
+        const crossing =
+          c.fleet.waiting > 0
+            ? "work waiting, none crossing"
+            : c.crossingRate === undefined
+              ? "no work waiting, every job crossing (the most)"
+              : `no work waiting, ${c.crossingRate.toFixed(3)} of the jobs crossing (simulated at load ${CROSSING_LOAD})`;
         console.error(
-          `scheduler: ${c.label}: one of ${BENCH_PARTITIONS} partitions spends ${(f.msPerOp / single).toFixed(3)} of one Dispatcher's object-time per job (${f.msPerOp.toFixed(3)} vs ${single.toFixed(3)} ${unit})`,
+          `scheduler: ${c.label}: one of ${BENCH_PARTITIONS} partitions spends ${(f.msPerOp / single).toFixed(3)} of one Dispatcher's object-time per job (${f.msPerOp.toFixed(3)} vs ${single.toFixed(3)} ${unit}; ${crossing})`,
         );
       }
       if (c.op === "job")

@@ -66,6 +66,8 @@ export interface RunBody {
   n: number;
   offset: number;
   fleet: Fleet;
+  /** `job_partition` with no work waiting: the fraction of the deployment's jobs that cross (1: every one). */
+  crossingRate?: number;
 }
 
 /** What a batch asked of storage, in all its calls. */

@@ -73,22 +73,31 @@ async function operation(stub: Stub, op: SchedulerOp, i: number, fleet: Fleet): 
     const lease = await stub.lookup(`l-${i}`);
     if (lease) await stub.release(lease.lease_id, "finished");
   } else if (op === "stats") await stub.stats(`w-${i % waiting}`);
-  else if (op === "job_partition") await partitionShare(stub, i, fleet);
   else await job(stub, i, fleet);
 }
 
 /**
- * Partition 0's share of the deployment's job `i` when the jobs' keys are spread over BENCH_PARTITIONS
- * partitions: a whole job for every BENCH_PARTITIONS-th (its key's). A node parks only at its home and
- * steals elsewhere without parking (worker/tasks/lease-ask.ts), so a partition pays for another's job
- * only when that job crosses to a node of its: with no work waiting, counted here at its most, every
- * job (partition 0 the crossing node's home for 1 in BENCH_PARTITIONS), its node's wait at home ended by
- * the job's partition forwarding it (`crossing`). With work waiting a home grants its own nodes'
- * asks and none crosses.
+ * Partition 0's share of the deployment's jobs `from`.. when the jobs' keys are spread over
+ * BENCH_PARTITIONS partitions: a whole job for every BENCH_PARTITIONS-th (its key's). A node parks only
+ * at its home and steals elsewhere without parking (worker/tasks/lease-ask.ts), so a partition pays for
+ * another's job only when that job crosses to a node of its: with no work waiting, `crossingRate` of the
+ * jobs (1: every one, the most), partition 0 the crossing node's home for 1 in BENCH_PARTITIONS, its
+ * node's wait at home ended by the job's partition forwarding it (`crossing`). With work waiting a home
+ * grants its own nodes' asks and none crosses. The crossings run after the jobs: a crossing's node finds
+ * no work of its home's (else it is granted at home, a job of its home's and no crossing), so none of
+ * partition 0's jobs may reach its wait, as one would in a single batch (then handed back unused).
  */
-async function partitionShare(stub: Stub, i: number, fleet: Fleet): Promise<void> {
-  if (i % BENCH_PARTITIONS === 0) await job(stub, i, fleet);
-  else if (i % BENCH_PARTITIONS === 1 && fleet.waiting === 0) await crossing(stub, i, fleet);
+async function partitionShare(stub: Stub, from: number, n: number, fleet: Fleet, crossingRate: number) {
+  const nth = (i: number) => Math.floor(i / BENCH_PARTITIONS);
+  // Spread evenly: deployment job i crosses when the running count of crossings steps up at it.
+  const crosses = (i: number) => Math.floor((nth(i) + 1) * crossingRate) > Math.floor(nth(i) * crossingRate);
+  await inFlight(from, n, async (i) => {
+    if (i % BENCH_PARTITIONS === 0) await job(stub, i, fleet);
+  });
+  if (fleet.waiting > 0) return;
+  await inFlight(from, n, async (i) => {
+    if (i % BENCH_PARTITIONS === 1 && crosses(i)) await crossing(stub, i, fleet);
+  });
 }
 
 /** What a crossing job costs its node's home: the node's wait there, sent to steal by a forward. */
@@ -97,8 +106,8 @@ async function crossing(stub: Stub, i: number, { nodes }: Fleet): Promise<void> 
   // Short, so a forward that overtook its wait costs a second, not the run.
   const parked = stub.leaseOrSteal({ ...ask(who, nodes), wait_ms: 1000 }, identity(who), [], `wait-${i}`);
   await stub.forward(1);
-  // A job of partition 0 that reached the wait first is the wait's (no crossing): back in line for it.
-  for (const row of (await parked).leases) await stub.release(row.lease_id, "unused");
+  // The crossings run with no job of the home's in flight: a wait that got one measured no crossing.
+  if ((await parked).leases.length > 0) throw new Error(`crossing ${i}: its wait was granted a job`);
 }
 
 /** A job's whole life: hand-off and its Queue duplicate, a grant, polls, heartbeats, the end. */
@@ -208,9 +217,10 @@ export default {
       });
       return Response.json({ ops: body.n, ...(await root.takeCounts()) } satisfies RunFigures);
     }
-    await inFlight(body.offset, body.n, (i) =>
-      operation(dispatcher as unknown as Stub, body.op, i, body.fleet),
-    );
+    const stub = dispatcher as unknown as Stub;
+    if (body.op === "job_partition")
+      await partitionShare(stub, body.offset, body.n, body.fleet, body.crossingRate ?? 1);
+    else await inFlight(body.offset, body.n, (i) => operation(stub, body.op, i, body.fleet));
     return Response.json({ ops: body.n, ...(await dispatcher.takeCounts()) } satisfies RunFigures);
   },
 } satisfies ExportedHandler<BenchEnv>;
