@@ -29,9 +29,9 @@ const LEASE_COLUMNS = `l.*, EXISTS (SELECT 1 FROM cancelled_leases c WHERE c.lea
 
 /** The lease row's columns, in the table's order. */
 const LEASE_TABLE_COLUMNS = [
+  "seq",
   "lease_id",
   "task_id",
-  "seq",
   "owner",
   "lane",
   "kind",
@@ -44,12 +44,15 @@ const LEASE_TABLE_COLUMNS = [
 ] as const;
 
 export function createLeaseTables(sql: SqlStorage): void {
-  // One b-tree keyed by lease_id (WITHOUT ROWID), so a grant's insert and a release's delete write one.
-  // A task is under one lease at most, which memory guards (LeaseTable.leaseOfTask): no UNIQUE task_id.
+  // One b-tree keyed by the task's seq (the rowid), so a grant's insert and a release's delete write one,
+  // and a grant's row lands at or near its end (the line serves older seqs first, by and large) rather
+  // than into a random leaf as a random lease-id key did. A seq is under one lease at most (the line's
+  // AUTOINCREMENT hands each out once, and a task keeps its own), and memory holds every lease by id and
+  // by task (LeaseTable): no other index.
   const create = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
-    lease_id TEXT PRIMARY KEY,
+    seq INTEGER PRIMARY KEY,
+    lease_id TEXT NOT NULL,
     task_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
     owner TEXT NOT NULL,
     lane TEXT NOT NULL,
     kind TEXT NOT NULL,
@@ -59,7 +62,7 @@ export function createLeaseTables(sql: SqlStorage): void {
     identity_id TEXT NOT NULL DEFAULT '',
     expires_at INTEGER NOT NULL,
     served INTEGER NOT NULL DEFAULT 0
-  ) WITHOUT ROWID`;
+  )`;
   sql.exec(create("leases"));
   // Leases stored before node identities had no node_name, and before lease ownership no identity_id:
   // add them ('' = not recorded; isHeldBy says who holds such a lease); before serves were kept with
@@ -74,8 +77,9 @@ export function createLeaseTables(sql: SqlStorage): void {
       sql.exec(`ALTER TABLE leases ADD COLUMN ${column} ${type}`);
     }
   }
-  // Before 2026-11-27 leases were a rowid table with a UNIQUE task_id (three b-trees): rebuilt, rows kept.
-  if (!tableDefinition(sql, "leases")?.includes("WITHOUT ROWID"))
+  // Leases were a rowid table keyed by lease id with a UNIQUE task_id (three b-trees) before 2026-11-27,
+  // then a WITHOUT ROWID table keyed by lease id: both are rebuilt keyed by seq, rows kept.
+  if (!tableDefinition(sql, "leases")?.includes("seq INTEGER PRIMARY KEY"))
     rebuildTable(sql, "leases", create, LEASE_TABLE_COLUMNS);
   // Leases whose task was cancelled while a node held it; a row goes with its lease.
   sql.exec("CREATE TABLE IF NOT EXISTS cancelled_leases (lease_id TEXT PRIMARY KEY)");
@@ -180,7 +184,7 @@ export class LeaseTable {
   extend(leaseId: string, expiresAt: number): void {
     const row = this.rows.get(leaseId);
     if (!row) return;
-    this.sql.exec("UPDATE leases SET expires_at = ? WHERE lease_id = ?", expiresAt, leaseId);
+    this.sql.exec("UPDATE leases SET expires_at = ? WHERE seq = ?", expiresAt, row.seq);
     this.deadlines.eraseElementByKey([row.expires_at, leaseId]);
     row.expires_at = expiresAt;
     this.deadlines.insert([expiresAt, leaseId]);
@@ -189,7 +193,7 @@ export class LeaseTable {
   delete(lease: Pick<LeaseRow, "lease_id">): void {
     const row = this.rows.get(lease.lease_id);
     if (!row) return;
-    this.sql.exec("DELETE FROM leases WHERE lease_id = ?", row.lease_id);
+    this.sql.exec("DELETE FROM leases WHERE seq = ?", row.seq);
     if (row.cancelled) this.sql.exec("DELETE FROM cancelled_leases WHERE lease_id = ?", row.lease_id);
     this.rows.delete(row.lease_id);
     this.deadlines.eraseElementByKey([row.expires_at, row.lease_id]);

@@ -1,7 +1,8 @@
 /**
- * A Dispatcher whose `waiting` and `leases` tables were made before 2026-11-27 (rowid tables with a
- * UNIQUE task_id, five b-trees a grant) rebuilds them on its first start in today's shape (one b-tree
- * each), keeping every row: its waiting tasks are still served in the rule's order, its lease is still
+ * A Dispatcher whose `waiting` and `leases` tables were made in an older shape (before 2026-11-27 rowid
+ * tables with a UNIQUE task_id, five b-trees a grant; then `leases` a WITHOUT ROWID table keyed by lease
+ * id, its grants inserting into random leaves) rebuilds them on its first start in today's shape (one
+ * b-tree each, `leases` keyed by the task's seq), keeping every row: its waiting tasks are still served in the rule's order, its lease is still
  * found and extended by the node that holds it, and a new task never gets a seq handed out before.
  */
 import { runInDurableObject } from "cloudflare:test";
@@ -14,27 +15,40 @@ import { NODE_HEALTH } from "../helpers/node-health.ts";
 
 type Scheduler = DurableObjectStub<Dispatcher>;
 
-const NAME = "table-upgrade/old-shape";
-const scheduler = (): Scheduler => env.DISPATCHER.get(env.DISPATCHER.idFromName(NAME));
+const scheduler = (name: string): Scheduler => env.DISPATCHER.get(env.DISPATCHER.idFromName(name));
 
 /** Restarts the object over its storage; the returned stub reaches the new instance. */
-async function restart(): Promise<Scheduler> {
-  await runInDurableObject(scheduler(), (_instance, state) => state.abort("restart")).catch(() => undefined);
-  return scheduler();
+async function restart(name: string): Promise<Scheduler> {
+  await runInDurableObject(scheduler(name), (_instance, state) => state.abort("restart")).catch(
+    () => undefined,
+  );
+  return scheduler(name);
 }
 
-/** Replaces the two tables with the shapes of the release before, holding two waiting tasks and a lease. */
-function seedOldShape(sql: SqlStorage): void {
+/** The lease table's columns after the key, as both older shapes had them. */
+const LEASE_COLUMNS = `owner TEXT NOT NULL, lane TEXT NOT NULL, kind TEXT NOT NULL, attempts INTEGER NOT NULL,
+  node_id TEXT NOT NULL, node_name TEXT NOT NULL DEFAULT '', identity_id TEXT NOT NULL DEFAULT '',
+  expires_at INTEGER NOT NULL, served INTEGER NOT NULL DEFAULT 0`;
+
+/** The older shapes of `leases`, each as its CREATE statement. */
+const OLD_LEASE_TABLES = {
+  "rowid, UNIQUE task_id (before 2026-11-27)": `CREATE TABLE leases (
+    lease_id TEXT PRIMARY KEY, task_id TEXT NOT NULL UNIQUE, seq INTEGER NOT NULL, ${LEASE_COLUMNS})`,
+  "WITHOUT ROWID keyed by lease id": `CREATE TABLE leases (
+    lease_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, seq INTEGER NOT NULL, ${LEASE_COLUMNS}) WITHOUT ROWID`,
+};
+
+/**
+ * Replaces the two tables with older shapes (`leases` made by `createLeases`), holding two waiting tasks
+ * and a lease.
+ */
+function seedOldShape(sql: SqlStorage, createLeases: string): void {
   sql.exec("DROP TABLE waiting");
   sql.exec("DROP TABLE leases");
   sql.exec(`CREATE TABLE waiting (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL UNIQUE, owner TEXT NOT NULL,
     lane TEXT NOT NULL, kind TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0)`);
-  sql.exec(`CREATE TABLE leases (
-    lease_id TEXT PRIMARY KEY, task_id TEXT NOT NULL UNIQUE, seq INTEGER NOT NULL, owner TEXT NOT NULL,
-    lane TEXT NOT NULL, kind TEXT NOT NULL, attempts INTEGER NOT NULL, node_id TEXT NOT NULL,
-    node_name TEXT NOT NULL DEFAULT '', identity_id TEXT NOT NULL DEFAULT '', expires_at INTEGER NOT NULL,
-    served INTEGER NOT NULL DEFAULT 0)`);
+  sql.exec(createLeases);
   const insertWaiting =
     "INSERT INTO waiting (seq, task_id, owner, lane, kind) VALUES (?, ?, ?, 'batch', 'transcribe')";
   sql.exec(insertWaiting, 5, "t-a", "key-a");
@@ -57,10 +71,15 @@ const ask = (i: number): LeaseAsk => ({
   kinds: ["transcribe"],
 });
 
-describe("the Dispatcher's tables from before 2026-11-27", () => {
+describe.each(
+  Object.entries(OLD_LEASE_TABLES),
+)("the Dispatcher's tables with leases %s", (oldShape, createLeases) => {
   it("are rebuilt on the first start, keeping the line, the lease and the seq counter", async () => {
-    await runInDurableObject(scheduler(), (_instance, state) => seedOldShape(state.storage.sql));
-    let stub = await restart();
+    const name = `table-upgrade/${oldShape}`;
+    await runInDurableObject(scheduler(name), (_instance, state) =>
+      seedOldShape(state.storage.sql, createLeases),
+    );
+    let stub = await restart(name);
 
     const shapes = await runInDurableObject(stub, (_instance, state) =>
       state.storage.sql
@@ -72,7 +91,10 @@ describe("the Dispatcher's tables from before 2026-11-27", () => {
     // Two tables, no index beside them: a grant deletes one row in one b-tree and inserts one in another.
     expect(shapes.map((shape) => shape.name)).toEqual(["leases", "waiting"]);
     expect(shapes.every((shape) => !shape.sql.includes("UNIQUE"))).toBe(true);
-    expect(shapes.find((shape) => shape.name === "leases")?.sql).toContain("WITHOUT ROWID");
+    // Keyed by the task's seq (the rowid): a grant's row lands at the b-tree's end, not in a random leaf.
+    const leases = shapes.find((shape) => shape.name === "leases")?.sql;
+    expect(leases).toContain("seq INTEGER PRIMARY KEY");
+    expect(leases).not.toContain("WITHOUT ROWID");
 
     const lease = await stub.lookup("l-old");
     expect(lease).toMatchObject({ task_id: "t-leased", seq: 8, owner: "key-a", served: 1 });
@@ -90,7 +112,7 @@ describe("the Dispatcher's tables from before 2026-11-27", () => {
     ]);
 
     // Idempotent: a second start leaves the rebuilt tables as they are.
-    stub = await restart();
+    stub = await restart(name);
     // A task re-offered while it is leased is still a duplicate.
     expect(
       await stub.enqueue({ task_id: "t-leased", owner: "key-a", lane: "batch", kind: "transcribe" }),
