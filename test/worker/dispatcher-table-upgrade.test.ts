@@ -2,8 +2,9 @@
  * A Dispatcher whose `waiting` and `leases` tables were made in an older shape (before 2026-11-27 rowid
  * tables with a UNIQUE task_id, five b-trees a grant; then `leases` a WITHOUT ROWID table keyed by lease
  * id, its grants inserting into random leaves) rebuilds them on its first start in today's shape (one
- * b-tree each, `leases` keyed by the task's seq), keeping every row: its waiting tasks are still served in the rule's order, its lease is still
- * found and extended by the node that holds it, and a new task never gets a seq handed out before.
+ * b-tree each, `leases` keyed by the task's seq), keeping every row: its waiting tasks are still served
+ * in the rule's order, its lease is still found and extended by the node that holds it, and a new task
+ * never gets a seq handed out before.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
