@@ -63,6 +63,7 @@ export class SileroStream implements VoiceActivityStream {
   #state: Tensor;
   readonly #sampleRate: Tensor;
   readonly #input = new Float32Array(CONTEXT + SILERO_FRAME);
+  #running = false;
   #speaking = false;
 
   constructor(
@@ -76,6 +77,8 @@ export class SileroStream implements VoiceActivityStream {
   /** Speech probability of the next 512-sample frame. */
   async probability(frame: Float32Array): Promise<number> {
     if (frame.length !== SILERO_FRAME) throw new RangeError(`Silero frames are ${SILERO_FRAME} samples`);
+    // each frame runs from the state the previous one left: an overlapping call would label from a stale one
+    if (this.#running) throw new Error("a Silero stream takes one frame at a time: await each probability");
     const input = this.#input;
     input.set(frame, CONTEXT);
     const feeds = {
@@ -84,9 +87,14 @@ export class SileroStream implements VoiceActivityStream {
       sr: this.#sampleRate,
     };
     input.copyWithin(0, SILERO_FRAME); // this frame's tail is the next frame's context
-    const result = await this.session.run(feeds);
-    this.#state = result.stateN as Tensor;
-    return (result.output as Tensor).data[0] as number;
+    this.#running = true;
+    try {
+      const result = await this.session.run(feeds);
+      this.#state = result.stateN as Tensor;
+      return (result.output as Tensor).data[0] as number;
+    } finally {
+      this.#running = false;
+    }
   }
 
   /** Speech from p >= 0.5 until p < 0.35 (hysteresis, so a word's soft end does not flicker). */

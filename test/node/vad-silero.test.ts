@@ -125,6 +125,22 @@ describe("Silero VAD (real ONNX model)", () => {
     expect(share(b)).toBeLessThan(0.02);
   });
 
+  it("refuses a stream's next frame while its previous one is still running", async () => {
+    const pcm = concat(quiet(200), speech);
+    const stream = vad.stream();
+    const first = stream.probability(pcm.subarray(0, SILERO_FRAME));
+    await expect(stream.probability(pcm.subarray(SILERO_FRAME, 2 * SILERO_FRAME))).rejects.toThrow(
+      /one frame at a time/,
+    );
+    // the refused frame left the stream as it was: it goes on exactly as one that never saw it
+    const reference = vad.stream();
+    expect(await first).toBe(await reference.probability(pcm.subarray(0, SILERO_FRAME)));
+    for (let at = SILERO_FRAME; at + SILERO_FRAME <= pcm.length; at += SILERO_FRAME) {
+      const frame = pcm.subarray(at, at + SILERO_FRAME);
+      expect(await stream.probability(frame)).toBe(await reference.probability(frame));
+    }
+  });
+
   it("refuses frames of the wrong size", async () => {
     await expect(vad.stream().probability(new Float32Array(160))).rejects.toThrow(/512 samples/);
   });
