@@ -118,9 +118,11 @@ export function simulateCrossings(fleet: CrossingFleet, run: CrossingRun): Cross
     while (sampled.length < STEAL_SAMPLES && others.length > 0)
       sampled.push(...others.splice(Math.floor(random() * others.length), 1));
     // Home first, then a sampled steal, then (parked) a forward from any partition left waiting.
-    const from = lines[home]?.length
-      ? home
-      : (busierOf(counts(), sampled) ?? busierOf(counts(), Array.from(lines.keys())));
+    const snapshot = lines[home]?.length ? null : counts();
+    const from =
+      snapshot === null
+        ? home
+        : (busierOf(snapshot, sampled) ?? busierOf(snapshot, Array.from(lines.keys())));
     const job = from === null ? undefined : lines[from]?.shift();
     if (from !== null && job !== undefined) start(end.node, from, job);
     else parked[home]?.push(end.node);

@@ -421,8 +421,9 @@ export const scheduler: BenchGroup = async () => {
       console.error(
         `scheduler: ${c.op}.${c.label} ${f.msPerOp.toFixed(3)} vs ${f.refMsPerOp.toFixed(3)} ${unit}`,
       );
-      const single = singleJobMs.get(JSON.stringify(c.fleet));
-      if (c.op === "job") singleJobMs.set(JSON.stringify(c.fleet), f.msPerOp);
+      const fleetKey = JSON.stringify(c.fleet);
+      const single = singleJobMs.get(fleetKey);
+      if (c.op === "job") singleJobMs.set(fleetKey, f.msPerOp);
       else if (c.op === "job_partition" && single !== undefined) {
         const crossing =
           c.fleet.waiting > 0
