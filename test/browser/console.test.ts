@@ -73,6 +73,39 @@ describe("signing in", () => {
     expect(await page.evaluate(() => localStorage.getItem("voxedge.apiKey"))).toBeNull();
     await context.close();
   });
+
+  it("signs in when the dev key's hint and the model notice arrive while the button is pressed (nothing moves)", async () => {
+    const { url, key } = stackInfo();
+    const context = await browser.newContext({ locale: "en-US" });
+    const page = await context.newPage();
+    // the page's two late arrivals: the dev key (its hint) and /health (the synthetic model's notice)
+    let answerLate = () => {};
+    const lateHeld = new Promise<void>((resolve) => {
+      answerLate = resolve;
+    });
+    for (const late of ["**/console/dev-key", "**/health"]) {
+      await page.route(late, async (route) => {
+        await lateHeld;
+        await route.fallback();
+      });
+    }
+    await page.goto(`${url}/`);
+    await page.getByLabel("API key").fill(key);
+    const button = page.getByRole("button", { name: "Sign in" });
+    const before = await button.boundingBox();
+    // a press held 1.5 s, with both answers arriving in the middle of it
+    const pressing = button.click({ delay: 1_500 });
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    answerLate();
+    await page.getByText("Filled in with the local dev key").waitFor();
+    await page.getByRole("status").filter({ hasText: "Synthetic model" }).waitFor();
+    const pressed = await button.boundingBox();
+    await pressing;
+    expect(pressed?.y).toBe(before?.y);
+    await page.getByRole("navigation", { name: "Main" }).waitFor();
+    expect(await page.evaluate(() => localStorage.getItem("voxedge.apiKey"))).toBe(key);
+    await context.close();
+  });
 });
 
 describe("transcribing a file", () => {

@@ -49,10 +49,10 @@ export function App() {
         {t("nav.skip")}
       </a>
       <Header />
-      <ModelNotice />
       <main id="main" tabIndex={-1}>
         <Pages />
       </main>
+      <ModelNotice />
     </LocationProvider>
   );
 }

@@ -67,11 +67,13 @@ export function SignIn() {
               {reveal ? t("signIn.hide") : t("signIn.show")}
             </button>
           </div>
-          {prefilled && <p class="muted small">{t("signIn.devKey")}</p>}
         </div>
         <button type="submit" class="button" disabled={checking || !key.trim()}>
           {checking ? t("signIn.checking") : t("signIn.submit")}
         </button>
+        {/* Below the button: the hint arrives after the form is shown, and above it would move the button
+            from under a pointer pressing it (the press then lands off the button and is lost). */}
+        {prefilled && <p class="muted small">{t("signIn.devKey")}</p>}
         <ErrorNote error={error} byStatus={{ 401: t("signIn.refused") }} />
         <p class="muted small">
           {t("signIn.help")} <a href="/docs">{t("nav.docs")}</a>
