@@ -86,6 +86,46 @@ describe("studio", () => {
     await context.close();
   });
 
+  it("keeps a note saved before the list of notes arrived: listed, counted and chosen", async () => {
+    const { context, page } = await signedInPage(browser);
+    // the first page of notes, read on load before the note exists, arrives only after the note is saved
+    let answerList = () => {};
+    const listHeld = new Promise<void>((resolve) => {
+      answerList = resolve;
+    });
+    await page.route(
+      (url) => url.pathname === "/v1/notes",
+      async (route) => {
+        if (route.request().method() !== "GET") return route.fallback();
+        const response = await route.fetch();
+        await listHeld;
+        await route.fulfill({ response });
+      },
+    );
+    await page.goto(`${stackInfo().url}/studio`);
+    await page.getByLabel("Title (optional)").fill("Saved before the list");
+    await page.getByLabel("Text", { exact: true }).fill("Rice terraces hold water on steep hillsides.");
+    await page.getByRole("button", { name: "Save note" }).click();
+    await page.getByText("From the note “Saved before the list”.").waitFor();
+    const { notes, total } = await (
+      await fetch(`${stackInfo().url}/v1/notes?limit=1&skip=0`, {
+        headers: { authorization: `Bearer ${stackInfo().key}` },
+      })
+    ).json();
+    const listed = page.getByRole("region", { name: "Your notes" });
+    const count = listed.locator("[aria-live]");
+    answerList();
+    await count.filter({ hasText: new RegExp(`^${total} in all$`) }).waitFor();
+    await listed
+      .locator(".note-item")
+      .filter({ has: page.getByRole("heading", { name: "Saved before the list", exact: true }) })
+      .getByRole("button", { name: "In use" })
+      .waitFor();
+    await page.getByText("From the note “Saved before the list”.").waitFor();
+    expect(notes[0].title).toBe("Saved before the list");
+    await context.close();
+  });
+
   it("makes a note, then a deck and a short to their results; refusals are worded by error_key", async () => {
     const { context, page } = await signedInPage(browser);
     await page.goto(`${stackInfo().url}/studio`);
@@ -108,7 +148,9 @@ describe("studio", () => {
     await page.reload();
     expect(await page.getByLabel("Text", { exact: true }).inputValue()).toBe(NOTE);
     await page.getByRole("button", { name: "Save note" }).click();
-    const note = page.locator(".note-item").filter({ hasText: "The Mekong River" });
+    const note = page
+      .locator(".note-item")
+      .filter({ has: page.getByRole("heading", { name: "The Mekong River", exact: true }) });
     await note.getByRole("button", { name: "In use" }).waitFor();
     expect(await page.getByLabel("Text", { exact: true }).inputValue()).toBe("");
     await page.getByText("From the note “The Mekong River”.").waitFor();

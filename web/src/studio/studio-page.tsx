@@ -35,9 +35,8 @@ export default function StudioPage() {
   const { query } = useLocation();
   const {
     items: notes,
-    setItems: setNotes,
     total,
-    setTotal,
+    change,
     loading,
     error,
     load,
@@ -56,13 +55,17 @@ export default function StudioPage() {
     else localStorage.removeItem(CHOSEN_KEY);
   };
   const created = (note: Note) => {
-    setNotes((current) => [summaryOf(note), ...current.filter((n) => n.note_id !== note.note_id)]);
-    setTotal((n) => n + 1);
+    change(({ items, total }) => ({
+      items: [summaryOf(note), ...items.filter((n) => n.note_id !== note.note_id)],
+      total: total + 1,
+    }));
     choose(note.note_id);
   };
   const deleted = (noteId: string) => {
-    setNotes((current) => current.filter((n) => n.note_id !== noteId));
-    setTotal((n) => Math.max(0, n - 1));
+    change(({ items, total }) => ({
+      items: items.filter((n) => n.note_id !== noteId),
+      total: Math.max(0, total - 1),
+    }));
     if (chosen === noteId) choose(null);
   };
 
