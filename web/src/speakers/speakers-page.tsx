@@ -15,10 +15,16 @@ export default function SpeakersPage() {
 
   useEffect(() => {
     setLoadError(null);
+    // A read overtaken by a newer one is dropped: answering later, it would show the list as it was
+    // before the enrolment or delete that asked for the newer read.
+    let current = true;
     speakersApi.list().then(
-      (list) => setSpeakers(list.data),
-      (caught: unknown) => setLoadError(caught),
+      (list) => current && setSpeakers(list.data),
+      (caught: unknown) => current && setLoadError(caught),
     );
+    return () => {
+      current = false;
+    };
   }, [reloads]);
 
   return (
@@ -76,6 +82,9 @@ function EnrolForm(props: { onEnrolled: () => void }) {
       const speaker = await speakersApi.enrol(name.trim(), file);
       setDone(speaker.name);
       setName("");
+      setFile(null);
+      // the file input keeps its choice until its form is reset
+      (event.target as HTMLFormElement).reset();
       props.onEnrolled();
     } catch (caught) {
       setError(caught);
@@ -85,7 +94,7 @@ function EnrolForm(props: { onEnrolled: () => void }) {
   };
 
   return (
-    <form onSubmit={submit} class="card">
+    <form onSubmit={submit} class="card stack">
       <div class="field">
         <label for="speaker-name">{t("speakers.name")}</label>
         <input
@@ -106,9 +115,11 @@ function EnrolForm(props: { onEnrolled: () => void }) {
           onChange={(event) => setFile((event.target as HTMLInputElement).files?.[0] ?? null)}
         />
       </div>
-      <button type="submit" class="button" disabled={busy || !file || name.trim() === ""}>
-        {busy ? t("speakers.enrolling") : t("speakers.enrol")}
-      </button>
+      <div>
+        <button type="submit" class="button" disabled={busy || !file || name.trim() === ""}>
+          {busy ? t("speakers.enrolling") : t("speakers.enrol")}
+        </button>
+      </div>
       <ErrorNote error={error} />
       {done && (
         <p class="note" role="status">
