@@ -4,7 +4,7 @@ import {
   type ContentOutputFile,
 } from "../../protocol/content.ts";
 import { CompleteRequest, type LeaseOf } from "../../protocol/node.ts";
-import type { ContentDeps, ContentFile } from "../content/run-content-task.ts";
+import type { ContentDeps } from "../content/run-content-task.ts";
 import { runContentTask } from "../content/run-content-task.ts";
 import type { TaskContext } from "../lease-loop.ts";
 import type { WorkerClient } from "../worker-client.ts";
