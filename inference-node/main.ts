@@ -105,6 +105,10 @@ async function main(): Promise<void> {
       "the registry default is served by the Worker's remote tier: this node takes no file jobs",
     );
   }
+  // The catalog previews are built in a temporary folder at start; a stop aborts them and waits for
+  // that folder's removal (a node restarted mid-build left one behind each time).
+  const stopPreviews = new AbortController();
+  let previewsPublished: Promise<unknown> = Promise.resolve();
   if (config.contentConcurrency > 0) {
     const content = contentDepsFromEnv(
       process.env,
@@ -120,9 +124,13 @@ async function main(): Promise<void> {
         logger,
       }),
     );
-    publishMissingPreviews(client, { ...content, signal: new AbortController().signal }, logger).catch(
-      (error: unknown) => logger.warn({ err: String(error) }, "catalog previews not published"),
-    );
+    previewsPublished = publishMissingPreviews(
+      client,
+      { ...content, signal: stopPreviews.signal },
+      logger,
+    ).catch((error: unknown) => {
+      if (!stopPreviews.signal.aborted) logger.warn({ err: String(error) }, "catalog previews not published");
+    });
   }
   for (const loop of loops) loop.start();
   logger.info(
@@ -153,7 +161,8 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal, active: loops.reduce((n, loop) => n + loop.activeTasks, 0) }, "draining");
     mt.stop();
-    await Promise.all([...loops.map((loop) => loop.drain(drainMs)), live?.stop()]);
+    stopPreviews.abort();
+    await Promise.all([...loops.map((loop) => loop.drain(drainMs)), live?.stop(), previewsPublished]);
     await model.whisper.dispose();
     logger.info("stopped");
     process.exit(0);

@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseGift } from "gift-pegjs";
@@ -80,8 +80,10 @@ async function download(url: string, name: string): Promise<string> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "voxedge-content-e2e-"));
+  await mkdir(join(dir, "node-tmp"));
   stack = await LocalPlatform.start({ allowlist: [], vars: { LEASE_TTL_SEC: "4" } });
-  node = await stack.startNode();
+  // The first node's temporary folder is watched: it builds the catalog previews there at start.
+  node = await stack.startNode({ env: { TMPDIR: join(dir, "node-tmp") } });
 }, 300_000);
 
 afterAll(async () => {
@@ -90,6 +92,20 @@ afterAll(async () => {
 });
 
 describe("content generation on the local stack", () => {
+  it("a node stopped while it builds the catalog previews removes their temporary folders", async () => {
+    const previewFolders = () =>
+      readdirSync(join(dir, "node-tmp")).filter((name) => name.startsWith("voxedge-previews-"));
+    for (let i = 0; i < 600 && previewFolders().length === 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(previewFolders().length).toBeGreaterThan(0);
+    const exited = new Promise<number | null>((resolve) => node.once("exit", resolve));
+    node.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(previewFolders()).toEqual([]);
+    // the next node finds the previews missing and publishes them (checked below)
+    node = await stack.startNode();
+  }, 120_000);
+
   it("renders a narrated vertical short whose link serves Range, reporting steps on the way", async () => {
     const noteId = await createNote({ title: ENGLISH_NOTE.title, content: ENGLISH_NOTE.content });
     const taskId = await create("shorts", { note_id: noteId, voice_id: "en-female", clip_duration: "10" });
