@@ -9,10 +9,16 @@ export const microModelPath = (): Promise<string> => ensureSyntheticModel("micro
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** The temp directories this test file made. */
+const made: string[] = [];
+// Registered as the test file imports this module: an afterAll called from inside a hook or a test
+// (where tempDir is called) is never run, and every folder was left behind.
+afterAll(() => Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true }))));
+
 /** A temp directory removed after the file's tests. */
 export async function tempDir(prefix: string): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), `voxedge-${prefix}-`));
-  afterAll(() => rm(dir, { recursive: true, force: true }));
+  made.push(dir);
   return dir;
 }
 
