@@ -112,60 +112,62 @@ export default function LivePage() {
   return (
     <>
       <h1>{t("live.title")}</h1>
-      <div class="card stack">
-        <p class="muted">{t("live.intro")}</p>
-        {health?.busy && phase === "idle" && (
-          <p class="note note-warn" role="status">
-            {t("live.busy")}
-          </p>
-        )}
-        {health && !health.asr_loaded && phase === "idle" && (
-          <p class="note note-warn" role="status">
-            {t("live.noEngine")}
-          </p>
-        )}
-        <div class="row wrap live-controls">
-          <LanguageSelect id="live-language" value={language} onChange={setLanguage} />
-          {running ? (
-            <button type="button" class="button button-danger" onClick={stop} disabled={phase === "ending"}>
-              {phase === "ending" ? t("live.ending") : t("live.stop")}
-            </button>
-          ) : (
-            <button type="button" class="button" onClick={start}>
-              {t("live.start")}
-            </button>
-          )}
-        </div>
-        <LevelMeter level={level} active={phase === "live" || phase === "starting"} />
-        <p class="muted small" aria-live="polite">
-          {phase === "starting" ? t("live.connecting") : phase === "live" ? t("live.listening") : ""}
-        </p>
-        {notice && (
-          <p class="note note-warn" role="alert">
-            {notice}
-          </p>
-        )}
-        <ErrorNote error={error} />
-      </div>
-      <section aria-labelledby="live-transcript-title" class="card">
-        <div class="row">
-          <h2 id="live-transcript-title">{t("live.transcript")}</h2>
-          {finals.length > 0 && !running && (
-            <button type="button" class="button button-ghost" onClick={() => setFinals([])}>
-              {t("live.clear")}
-            </button>
-          )}
-        </div>
-        <div class="live-transcript" aria-live="polite">
-          {finals.length === 0 && !interim && <p class="muted">{t("live.empty")}</p>}
-          {finals.map((final) => (
-            <p key={`${final.start}-${final.end}`} class="final">
-              <span class="muted small">{formatClock(final.start)}</span> {final.text}
+      <div class="stack">
+        <div class="card stack">
+          <p class="muted">{t("live.intro")}</p>
+          {health?.busy && phase === "idle" && (
+            <p class="note note-warn" role="status">
+              {t("live.busy")}
             </p>
-          ))}
-          {interim && <p class="interim">{interim}</p>}
+          )}
+          {health && !health.asr_loaded && phase === "idle" && (
+            <p class="note note-warn" role="status">
+              {t("live.noEngine")}
+            </p>
+          )}
+          <div class="row wrap live-controls">
+            <LanguageSelect id="live-language" value={language} onChange={setLanguage} />
+            {running ? (
+              <button type="button" class="button button-danger" onClick={stop} disabled={phase === "ending"}>
+                {phase === "ending" ? t("live.ending") : t("live.stop")}
+              </button>
+            ) : (
+              <button type="button" class="button" onClick={start}>
+                {t("live.start")}
+              </button>
+            )}
+          </div>
+          <LevelMeter level={level} active={phase === "live" || phase === "starting"} />
+          <p class="muted small" aria-live="polite">
+            {phase === "starting" ? t("live.connecting") : phase === "live" ? t("live.listening") : ""}
+          </p>
+          {notice && (
+            <p class="note note-warn" role="alert">
+              {notice}
+            </p>
+          )}
+          <ErrorNote error={error} />
         </div>
-      </section>
+        <section aria-labelledby="live-transcript-title" class="card">
+          <div class="row">
+            <h2 id="live-transcript-title">{t("live.transcript")}</h2>
+            {finals.length > 0 && !running && (
+              <button type="button" class="button button-ghost" onClick={() => setFinals([])}>
+                {t("live.clear")}
+              </button>
+            )}
+          </div>
+          <div class="live-transcript" aria-live="polite">
+            {finals.length === 0 && !interim && <p class="muted">{t("live.empty")}</p>}
+            {finals.map((final) => (
+              <p key={`${final.start}-${final.end}`} class="final">
+                <span class="muted small">{formatClock(final.start)}</span> {final.text}
+              </p>
+            ))}
+            {interim && <p class="interim">{interim}</p>}
+          </div>
+        </section>
+      </div>
     </>
   );
 }
