@@ -21,9 +21,18 @@ export async function signedInPage(
   return { context, page: await context.newPage() };
 }
 
-/** Saves a full-page screenshot under the printed screenshots folder. */
+/**
+ * Saves a full-page screenshot under the printed screenshots folder, taken in a window as tall as the
+ * page: a full-page capture keeps the window's height, so what is held at the window's bottom (the
+ * synthetic-model notice, position: sticky) was drawn across the middle of a long page.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  const window = page.viewportSize();
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  const grow = window !== null && height > window.height;
+  if (grow) await page.setViewportSize({ width: window.width, height });
   await page.screenshot({ path: path.join(stackInfo().screenshots, `${name}.png`), fullPage: true });
+  if (grow) await page.setViewportSize(window);
 }
 
 /** A temporary folder for media the tests make; removed by the returned function. */
