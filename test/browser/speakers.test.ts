@@ -6,9 +6,9 @@ import { writeWav } from "../helpers/wav.ts";
 import { launchChromium, screenshot, signedInPage, stackInfo, tempDir } from "./chromium.ts";
 
 /**
- * The Speakers page in Chromium: a voice enrolled from a recording (a file of one person speaking),
- * listed with its length, kept on the list when an older read of the list answers late, and deleted
- * after a confirming press; the API agrees at each step.
+ * The Speakers page in Chromium: a voice enrolled from a recording (a file of one person speaking, or a
+ * take from the microphone), listed with its length, kept on the list when an older read of the list
+ * answers late, and deleted after a confirming press; the API agrees at each step.
  */
 
 let browser: Browser;
@@ -23,7 +23,12 @@ beforeAll(async () => {
     VOICES[1]!,
   );
   writeWav(voiceWav, speech);
-  browser = await launchChromium();
+  // the fake microphone plays the same voice in a loop
+  browser = await launchChromium([
+    "--use-fake-ui-for-media-stream",
+    "--use-fake-device-for-media-stream",
+    `--use-file-for-fake-audio-capture=${voiceWav}`,
+  ]);
 });
 
 afterAll(async () => {
@@ -31,11 +36,17 @@ afterAll(async () => {
   media?.remove();
 });
 
-async function enrolledNames(): Promise<{ id: string; name: string }[]> {
+interface Enrolled {
+  id: string;
+  name: string;
+  duration_sec: number | null;
+}
+
+async function enrolledNames(): Promise<Enrolled[]> {
   const response = await fetch(`${stackInfo().url}/v1/speakers`, {
     headers: { authorization: `Bearer ${stackInfo().key}` },
   });
-  return ((await response.json()) as { data: { id: string; name: string }[] }).data;
+  return ((await response.json()) as { data: Enrolled[] }).data;
 }
 
 describe("speakers page", () => {
@@ -84,6 +95,42 @@ describe("speakers page", () => {
     await bao.getByRole("button", { name: "Press again to delete for good" }).click();
     await bao.waitFor({ state: "detached" });
     expect((await enrolledNames()).map((speaker) => speaker.name)).not.toContain("Bao");
+    await context.close();
+  });
+
+  it("records a voice with the microphone and enrols it; a take under 2 s is refused in words", async () => {
+    const { context, page } = await signedInPage(browser);
+    await page.goto(`${stackInfo().url}/speakers`);
+    await page.getByLabel("Name").fill("Chi");
+
+    await page.getByRole("button", { name: "Record with the microphone" }).click();
+    await page.getByRole("button", { name: /^Stop recording/ }).click();
+    await page.getByRole("alert").filter({ hasText: "That take was shorter than 2 seconds" }).waitFor();
+
+    await page.getByRole("button", { name: "Record with the microphone" }).click();
+    await page.getByRole("button", { name: "Stop recording (0:03)" }).click({ timeout: 30_000 });
+    await page.getByRole("status").filter({ hasText: "Recorded 0:03 from the microphone" }).waitFor();
+    // the take plays back in the page, as long as it was recorded
+    const take = page.getByLabel("The recorded take");
+    await expect
+      .poll(() => take.evaluate((audio: HTMLAudioElement) => audio.duration))
+      .toBeGreaterThanOrEqual(3);
+    expect(await take.evaluate((audio: HTMLAudioElement) => audio.duration)).toBeLessThan(4.5);
+    await screenshot(page, "speakers-recorded");
+    await page.getByRole("button", { name: "Enrol", exact: true }).click();
+    await page.getByRole("status").filter({ hasText: "Chi is enrolled." }).waitFor({ timeout: 30_000 });
+    await page
+      .locator("li")
+      .filter({ has: page.getByText("Chi", { exact: true }) })
+      .waitFor();
+    const chi = (await enrolledNames()).find((speaker) => speaker.name === "Chi");
+    // the take's length as the API measured the clip: 3 s and the part of a second before the press
+    expect(chi?.duration_sec).toBeGreaterThanOrEqual(3);
+    expect(chi?.duration_sec).toBeLessThan(4.5);
+    await fetch(`${stackInfo().url}/v1/speakers/${chi?.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${stackInfo().key}` },
+    });
     await context.close();
   });
 });

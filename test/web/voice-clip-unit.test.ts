@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Segment } from "../../protocol/transcription.ts";
-import { voiceSpan, wavBytes, wavDataUrl } from "../../web/src/job/voice-clip.ts";
+import { wavBytes, wavDataUrl } from "../../web/src/audio/wav.ts";
+import { voiceSpan } from "../../web/src/job/voice-clip.ts";
 
 const segment = (start: number, end: number, speaker: string | null): Segment => ({
   start,

@@ -19,6 +19,12 @@ export const enSpeakers = {
   "speakers.enrolVoiceUnnamed": "Name this speaker to enrol their voice",
   "speakers.noVoiceClip": "Too little of this voice alone (at least 2 s) to enrol it.",
   "speakers.enrolledVoice": "Enrolled as {name}, from {from} to {to}.",
+  "speakers.orRecord": "Or record the voice now, one person speaking for 2 to 30 seconds:",
+  "speakers.record": "Record with the microphone",
+  "speakers.stopRecording": "Stop recording ({time})",
+  "speakers.recordingTooShort": "That take was shorter than {min} seconds: record a little longer.",
+  "speakers.recorded": "Recorded {time} from the microphone: ready to enrol.",
+  "speakers.playTake": "The recorded take",
 } as const;
 
 export const viSpeakers: Record<keyof typeof enSpeakers, string> = {
@@ -41,4 +47,10 @@ export const viSpeakers: Record<keyof typeof enSpeakers, string> = {
   "speakers.enrolVoiceUnnamed": "Đặt tên cho người nói để đăng ký giọng",
   "speakers.noVoiceClip": "Giọng này nói riêng quá ít (cần ít nhất 2 giây) để đăng ký.",
   "speakers.enrolledVoice": "Đã đăng ký {name}, từ {from} đến {to}.",
+  "speakers.orRecord": "Hoặc ghi âm giọng nói ngay bây giờ, một người nói từ 2 đến 30 giây:",
+  "speakers.record": "Ghi âm bằng micrô",
+  "speakers.stopRecording": "Dừng ghi âm ({time})",
+  "speakers.recordingTooShort": "Bản ghi ngắn hơn {min} giây: hãy ghi âm lâu hơn một chút.",
+  "speakers.recorded": "Đã ghi âm {time} từ micrô: sẵn sàng đăng ký.",
+  "speakers.playTake": "Bản ghi vừa thu",
 };

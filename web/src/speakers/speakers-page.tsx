@@ -1,10 +1,11 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { speakersApi } from "../api/client.ts";
 import type { Speaker } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
 import { DeleteButton } from "../ui/delete-button.tsx";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { formatClock, formatDateTime } from "../ui/format.ts";
+import { VoiceRecorder } from "./voice-recorder.tsx";
 
 /** /speakers — enrol a voice from a recording, and list or delete this key's enrolled speakers. */
 export default function SpeakersPage() {
@@ -71,6 +72,16 @@ function EnrolForm(props: { onEnrolled: () => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
+  /** The take recorded here, when that is the clip to enrol (null for a chosen file): its length, and a URL to play it. */
+  const [take, setTake] = useState<{ seconds: number; url: string } | null>(null);
+  // a replaced take's URL (and the last one, when the page goes) is released
+  useEffect(
+    () => () => {
+      if (take) URL.revokeObjectURL(take.url);
+    },
+    [take],
+  );
+  const fileInput = useRef<HTMLInputElement>(null);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -83,6 +94,7 @@ function EnrolForm(props: { onEnrolled: () => void }) {
       setDone(speaker.name);
       setName("");
       setFile(null);
+      setTake(null);
       // the file input keeps its choice until its form is reset
       (event.target as HTMLFormElement).reset();
       props.onEnrolled();
@@ -109,12 +121,34 @@ function EnrolForm(props: { onEnrolled: () => void }) {
         <label for="speaker-file">{t("speakers.file")}</label>
         <input
           id="speaker-file"
+          ref={fileInput}
           type="file"
           accept="audio/*,video/*"
-          required
-          onChange={(event) => setFile((event.target as HTMLInputElement).files?.[0] ?? null)}
+          required={take === null}
+          onChange={(event) => {
+            setFile((event.target as HTMLInputElement).files?.[0] ?? null);
+            setTake(null);
+          }}
         />
       </div>
+      <p class="muted small">{t("speakers.orRecord")}</p>
+      <VoiceRecorder
+        onRecorded={(recording, seconds) => {
+          setFile(recording);
+          setTake({ seconds, url: URL.createObjectURL(recording) });
+          // the take replaces a file chosen before it
+          if (fileInput.current) fileInput.current.value = "";
+        }}
+      />
+      {take && (
+        <div class="stack">
+          <p class="note" role="status">
+            {t("speakers.recorded", { time: formatClock(take.seconds) })}
+          </p>
+          {/* biome-ignore lint/a11y/useMediaCaption: a take of one's own voice, to hear before enrolling it */}
+          <audio controls src={take.url} aria-label={t("speakers.playTake")} />
+        </div>
+      )}
       <div>
         <button type="submit" class="button" disabled={busy || !file || name.trim() === ""}>
           {busy ? t("speakers.enrolling") : t("speakers.enrol")}

@@ -1,0 +1,41 @@
+/** WAV files made in the browser: a voice clip cut from a job, or recorded from the microphone, to enrol. */
+
+/**
+ * 16-bit PCM mono WAV of `samples` (-1..1) at `sampleRate`, as the bytes of a .wav file.
+ *
+ * @example wavBytes(new Float32Array(16_000), 16_000).byteLength // 32 044
+ */
+export function wavBytes(samples: Float32Array, sampleRate: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(44 + samples.length * 2);
+  const view = new DataView(bytes.buffer);
+  const ascii = (at: number, text: string) => {
+    for (let i = 0; i < text.length; i++) view.setUint8(at + i, text.charCodeAt(i));
+  };
+  ascii(0, "RIFF");
+  view.setUint32(4, 36 + samples.length * 2, true);
+  ascii(8, "WAVE");
+  ascii(12, "fmt ");
+  view.setUint32(16, 16, true);
+  view.setUint16(20, 1, true); // PCM
+  view.setUint16(22, 1, true); // mono
+  view.setUint32(24, sampleRate, true);
+  view.setUint32(28, sampleRate * 2, true);
+  view.setUint16(32, 2, true);
+  view.setUint16(34, 16, true);
+  ascii(36, "data");
+  view.setUint32(40, samples.length * 2, true);
+  for (let i = 0; i < samples.length; i++) {
+    const s = Math.max(-1, Math.min(1, samples[i] ?? 0));
+    view.setInt16(44 + i * 2, Math.round(s < 0 ? s * 0x8000 : s * 0x7fff), true);
+  }
+  return bytes;
+}
+
+/** `bytes` as a `data:audio/wav;base64,…` URL. */
+export function wavDataUrl(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return `data:audio/wav;base64,${btoa(binary)}`;
+}
