@@ -1,18 +1,18 @@
 /** WAV files made in the browser: a voice clip cut from a job, or recorded from the microphone, to enrol. */
 
 /**
- * 16-bit PCM mono WAV of `samples` (-1..1) at `sampleRate`, as the bytes of a .wav file.
+ * 16-bit PCM mono WAV of `pcm` at `sampleRate`, as the bytes of a .wav file.
  *
- * @example wavBytes(new Float32Array(16_000), 16_000).byteLength // 32 044
+ * @example pcm16Wav(new Int16Array(16_000), 16_000).byteLength // 32 044
  */
-export function wavBytes(samples: Float32Array, sampleRate: number): Uint8Array<ArrayBuffer> {
-  const bytes = new Uint8Array(44 + samples.length * 2);
+export function pcm16Wav(pcm: Int16Array, sampleRate: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(44 + pcm.length * 2);
   const view = new DataView(bytes.buffer);
   const ascii = (at: number, text: string) => {
     for (let i = 0; i < text.length; i++) view.setUint8(at + i, text.charCodeAt(i));
   };
   ascii(0, "RIFF");
-  view.setUint32(4, 36 + samples.length * 2, true);
+  view.setUint32(4, 36 + pcm.length * 2, true);
   ascii(8, "WAVE");
   ascii(12, "fmt ");
   view.setUint32(16, 16, true);
@@ -23,12 +23,22 @@ export function wavBytes(samples: Float32Array, sampleRate: number): Uint8Array<
   view.setUint16(32, 2, true);
   view.setUint16(34, 16, true);
   ascii(36, "data");
-  view.setUint32(40, samples.length * 2, true);
-  for (let i = 0; i < samples.length; i++) {
-    const s = Math.max(-1, Math.min(1, samples[i] ?? 0));
-    view.setInt16(44 + i * 2, Math.round(s < 0 ? s * 0x8000 : s * 0x7fff), true);
-  }
+  view.setUint32(40, pcm.length * 2, true);
+  for (let i = 0; i < pcm.length; i++) view.setInt16(44 + i * 2, pcm[i] ?? 0, true);
   return bytes;
+}
+
+/**
+ * 16-bit PCM mono WAV of `samples` (-1..1, clipped) at `sampleRate`, as the bytes of a .wav file.
+ *
+ * @example wavBytes(new Float32Array(16_000), 16_000).byteLength // 32 044
+ */
+export function wavBytes(samples: Float32Array, sampleRate: number): Uint8Array<ArrayBuffer> {
+  const pcm = Int16Array.from(samples, (sample) => {
+    const s = Math.max(-1, Math.min(1, sample));
+    return Math.round(s < 0 ? s * 0x8000 : s * 0x7fff);
+  });
+  return pcm16Wav(pcm, sampleRate);
 }
 
 /** `bytes` as a `data:audio/wav;base64,…` URL. */

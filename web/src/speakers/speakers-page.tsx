@@ -82,6 +82,10 @@ function EnrolForm(props: { onEnrolled: () => void }) {
     [take],
   );
   const fileInput = useRef<HTMLInputElement>(null);
+  /** The file input keeps showing its choice until its value is cleared. */
+  const clearFileInput = () => {
+    if (fileInput.current) fileInput.current.value = "";
+  };
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -95,8 +99,7 @@ function EnrolForm(props: { onEnrolled: () => void }) {
       setName("");
       setFile(null);
       setTake(null);
-      // the file input keeps its choice until its form is reset
-      (event.target as HTMLFormElement).reset();
+      clearFileInput();
       props.onEnrolled();
     } catch (caught) {
       setError(caught);
@@ -137,7 +140,7 @@ function EnrolForm(props: { onEnrolled: () => void }) {
           setFile(recording);
           setTake({ seconds, url: URL.createObjectURL(recording) });
           // the take replaces a file chosen before it
-          if (fileInput.current) fileInput.current.value = "";
+          clearFileInput();
         }}
       />
       {take && (

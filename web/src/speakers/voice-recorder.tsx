@@ -1,15 +1,15 @@
 import { useRef, useState } from "preact/hooks";
 import { LevelMeter } from "../audio/level-meter.tsx";
+import { LIVE_RATE } from "../audio/pcm16.ts";
 import { useMicrophone } from "../audio/use-microphone.ts";
-import { wavBytes } from "../audio/wav.ts";
+import { pcm16Wav } from "../audio/wav.ts";
 import { t } from "../i18n/i18n.ts";
 import { CLIP_MAX_SEC, CLIP_MIN_SEC } from "../job/voice-clip.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { formatClock } from "../ui/format.ts";
 
-/** The microphone's chunks: PCM16 LE, 16 kHz mono (audio/microphone.ts). */
-const SAMPLE_RATE = 16_000;
-const BYTES_PER_SECOND = SAMPLE_RATE * 2;
+/** The microphone's chunks are PCM16 LE mono at LIVE_RATE (audio/microphone.ts). */
+const BYTES_PER_SECOND = LIVE_RATE * 2;
 
 /** The recorded chunks as one WAV file of 16 kHz mono samples. */
 function recordingFile(chunks: readonly ArrayBuffer[]): File {
@@ -19,8 +19,7 @@ function recordingFile(chunks: readonly ArrayBuffer[]): File {
     pcm.set(new Int16Array(chunk), at);
     at += chunk.byteLength / 2;
   }
-  const samples = Float32Array.from(pcm, (sample) => sample / 0x8000);
-  return new File([wavBytes(samples, SAMPLE_RATE)], "recording.wav", { type: "audio/wav" });
+  return new File([pcm16Wav(pcm, LIVE_RATE)], "recording.wav", { type: "audio/wav" });
 }
 
 /**
