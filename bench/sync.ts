@@ -316,6 +316,9 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
     const oursCompute = ours.computeMs();
     await theirs.stop(); // prints its summed timings
     const theirsCompute = theirs.computeMs() / theirs.requests();
+    // oursSeq[i] and theirsSeq[i] ran back to back (ABBA), so their difference is free of slow drift
+    const pairExtra = oursSeq.map((ms, i) => ms - (theirsSeq[i] ?? Number.NaN));
+    const pairRatio = oursSeq.map((ms, i) => ms / (theirsSeq[i] ?? Number.NaN));
     const stageNames = Object.keys(oursStages[0] ?? {}) as (keyof OurStages)[];
     const stageRows = stageNames.map((stage) =>
       result(
@@ -345,6 +348,16 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
         p(theirsSeq, 95),
         "ms",
         `p95 of the same ${SEQUENTIAL} sequential requests per side`,
+      ),
+      result(
+        "sync.ours_vs_whisper_server.paired_extra",
+        median(pairExtra),
+        null,
+        "ms",
+        `median over the ${SEQUENTIAL} back-to-back pairs of ours minus theirs: what our side adds to a ` +
+          "request with the machine's drift between minutes taken out (the p50s above are of requests minutes " +
+          `apart). Per pair as a ratio: median ${median(pairRatio).toFixed(3)}, ` +
+          `quartiles ${percentile(pairRatio, 25).toFixed(3)}-${percentile(pairRatio, 75).toFixed(3)}`,
       ),
       result(
         "sync.concurrent4.p50",
