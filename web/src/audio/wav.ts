@@ -1,4 +1,5 @@
 /** WAV files made in the browser: a voice clip cut from a job, or recorded from the microphone, to enrol. */
+import { pcmWavHeader } from "../../../protocol/wav.ts";
 
 /**
  * 16-bit PCM mono WAV of `pcm` at `sampleRate`, as the bytes of a .wav file.
@@ -7,23 +8,8 @@
  */
 export function pcm16Wav(pcm: Int16Array, sampleRate: number): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(44 + pcm.length * 2);
+  bytes.set(pcmWavHeader({ channels: 1, sampleRate, bitsPerSample: 16 }, pcm.length * 2));
   const view = new DataView(bytes.buffer);
-  const ascii = (at: number, text: string) => {
-    for (let i = 0; i < text.length; i++) view.setUint8(at + i, text.charCodeAt(i));
-  };
-  ascii(0, "RIFF");
-  view.setUint32(4, 36 + pcm.length * 2, true);
-  ascii(8, "WAVE");
-  ascii(12, "fmt ");
-  view.setUint32(16, 16, true);
-  view.setUint16(20, 1, true); // PCM
-  view.setUint16(22, 1, true); // mono
-  view.setUint32(24, sampleRate, true);
-  view.setUint32(28, sampleRate * 2, true);
-  view.setUint16(32, 2, true);
-  view.setUint16(34, 16, true);
-  ascii(36, "data");
-  view.setUint32(40, pcm.length * 2, true);
   for (let i = 0; i < pcm.length; i++) view.setInt16(44 + i * 2, pcm[i] ?? 0, true);
   return bytes;
 }
