@@ -50,12 +50,17 @@ const OURS_OPTS = {
 const CLI_FLAGS = ["-nf", "-bs", "1", "-nt", "-t", String(THREADS), "-l", "en"];
 const log = (msg: string) => process.stderr.write(`decode: ${msg}\n`);
 
-/** ~60 s of speech and 20 distinct ~5 s clips, 16 kHz mono WAV (espeak-ng + ffmpeg), cached. */
+/**
+ * ~60 s of speech and 20 distinct ~5 s clips, 16 kHz mono WAV (espeak-ng + ffmpeg), cached: a file
+ * already in the cache is not spoken again, so a machine without espeak-ng (a GPU host) runs the bench
+ * on a cache copied from one that has it.
+ */
 async function prepareAudio(): Promise<{ long: string; clips: string[] }> {
   const dir = path.join(CACHE, "audio");
   await mkdir(dir, { recursive: true });
-  const padTo = async (src: string, out: string, seconds: number, loop: boolean) => {
+  const padTo = async (text: string, out: string, seconds: number, loop: boolean) => {
     if (existsSync(out)) return out;
+    const src = await speechWav(text);
     const input = loop ? ["-stream_loop", "-1", "-i", src] : ["-i", src];
     const args = [
       "-v",
@@ -74,17 +79,14 @@ async function prepareAudio(): Promise<{ long: string; clips: string[] }> {
     await run("ffmpeg", [...args, "-c:a", "pcm_s16le", out]);
     return out;
   };
-  const paragraph = await speechWav(
+  const paragraph =
     "Edge inference keeps audio close to the people who speak it. Each node pulls work from a queue, " +
-      "decodes it with a resident model and reports segments as they are ready.",
-  );
+    "decodes it with a resident model and reports segments as they are ready.";
   const long = await padTo(paragraph, path.join(dir, "speech-60s.wav"), 60, true);
   const clips: string[] = [];
   for (let i = 0; i < CLIPS; i++) {
-    const wav = await speechWav(
-      `Clip number ${i + 1}. The meeting moved to room ${100 + i * 7} at ${i + 1} pm.`,
-    );
-    clips.push(await padTo(wav, path.join(dir, `clip-${i}.wav`), 5, false));
+    const text = `Clip number ${i + 1}. The meeting moved to room ${100 + i * 7} at ${i + 1} pm.`;
+    clips.push(await padTo(text, path.join(dir, `clip-${i}.wav`), 5, false));
   }
   return { long, clips };
 }

@@ -4,6 +4,8 @@
  * flags (Release, static, AVX2/FMA/F16C) and whisper.cpp's own threading default, OpenMP with
  * libgomp's default spin: the whisper-cli people run and compare against. The addon builds ggml's
  * threadpool instead (docs/native.md "Decode threads"); the bench measures it against that default.
+ * With VOXEDGE_CUDA=1 (and VOXEDGE_CUDA_ARCHS) both get the CUDA backend, as the addon does, so a GPU
+ * machine compares like with like.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -22,6 +24,13 @@ export interface WhisperTools {
   server: string;
 }
 
+/** The addon's CUDA switches (scripts/build-native.mjs), applied to the reference too. */
+function cudaFlags(): string[] {
+  if (process.env.VOXEDGE_CUDA !== "1" && process.env.VOXEDGE_CUDA !== "ON") return [];
+  const archs = process.env.VOXEDGE_CUDA_ARCHS;
+  return ["-DGGML_CUDA=ON", ...(archs ? [`-DCMAKE_CUDA_ARCHITECTURES=${archs}`] : [])];
+}
+
 /** Builds both binaries in one tree (ggml compiled once); skipped when the cached build matches. */
 export async function whisperTools(log: (msg: string) => void): Promise<WhisperTools> {
   const tools = {
@@ -36,6 +45,7 @@ export async function whisperTools(log: (msg: string) => void): Promise<WhisperT
     "-DWHISPER_BUILD_EXAMPLES=ON",
     "-DGGML_NATIVE=OFF",
     ...["SSE42", "AVX", "AVX2", "BMI2", "FMA", "F16C"].map((f) => `-DGGML_${f}=ON`),
+    ...cudaFlags(),
   ];
   const key = JSON.stringify({ WHISPER_DIR, flags });
   const keyFile = path.join(BUILD, "voxedge-key.json");

@@ -5,6 +5,8 @@
  * matches: a hash of our CMake/C++ sources, the whisper.cpp source tree identity and the flags.
  *
  * Environment: WHISPER_CPP_DIR (use that whisper.cpp checkout), VOXEDGE_CUDA=1 (CUDA backend),
+ * VOXEDGE_CUDA_ARCHS (with CUDA: the card generations to compile for, CMake's CUDA_ARCHITECTURES, e.g.
+ * "90" for H100/H200 or "native"; unset, ggml's portable list, several times the build time),
  * VOXEDGE_NATIVE=1 (-march=native, not portable), VOXEDGE_OPENMP=1 (OpenMP instead of ggml's
  * threadpool), VOXEDGE_SKIP_NATIVE=1 (do nothing), VOXEDGE_BUILD_VERBOSE=1 (show the compiler's output
  * even when the build succeeds).
@@ -91,6 +93,10 @@ if (spawnSync("cmake", ["--version"], { stdio: "ignore" }).status !== 0) {
 const config = {
   whisper: whisperIdentity(dir),
   cuda: flag("VOXEDGE_CUDA"),
+  // only present when set, so the key of a build without it stays what it was
+  ...(flag("VOXEDGE_CUDA") && process.env.VOXEDGE_CUDA_ARCHS
+    ? { cudaArchs: process.env.VOXEDGE_CUDA_ARCHS }
+    : {}),
   native: flag("VOXEDGE_NATIVE"),
   openmp: flag("VOXEDGE_OPENMP"),
   platform: `${process.platform}-${process.arch}`,
@@ -128,6 +134,7 @@ const defines = [
   `--CDVOXEDGE_CUDA=${config.cuda ? "ON" : "OFF"}`,
   `--CDVOXEDGE_NATIVE=${config.native ? "ON" : "OFF"}`,
   `--CDVOXEDGE_OPENMP=${config.openmp ? "ON" : "OFF"}`,
+  ...(config.cudaArchs ? [`--CDCMAKE_CUDA_ARCHITECTURES=${config.cudaArchs}`] : []),
 ];
 const common = ["--directory", nativeDir, "--config", "Release", "--log-level", "warn"];
 log(
