@@ -24,9 +24,13 @@ export interface WhisperTools {
   server: string;
 }
 
-/** The addon's CUDA switches (scripts/build-native.mjs), applied to the reference too. */
+/**
+ * The addon's CUDA switches (scripts/build-native.mjs), applied to the reference too. OFF is said
+ * outright: CMake keeps a cached ON when a later configure leaves it out, and a rebuild without
+ * VOXEDGE_CUDA kept the GPU reference on the 2026-11-28 GPU run.
+ */
 function cudaFlags(): string[] {
-  if (process.env.VOXEDGE_CUDA !== "1" && process.env.VOXEDGE_CUDA !== "ON") return [];
+  if (process.env.VOXEDGE_CUDA !== "1" && process.env.VOXEDGE_CUDA !== "ON") return ["-DGGML_CUDA=OFF"];
   const archs = process.env.VOXEDGE_CUDA_ARCHS;
   return ["-DGGML_CUDA=ON", ...(archs ? [`-DCMAKE_CUDA_ARCHITECTURES=${archs}`] : [])];
 }
