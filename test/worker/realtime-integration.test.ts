@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, createKey } from "./helpers.ts";
-import { FakeNode, type TestSocket, upgrade, waitForHealth } from "./live-helpers.ts";
+import { FakeNode, frameGap, type TestSocket, upgrade, waitForHealth } from "./live-helpers.ts";
 
 /**
  * /v1/realtime through the Worker, the LiveHub and a LiveSession in the realtime dialect, with a fake
@@ -158,6 +158,7 @@ describe("realtime transcription: the GA wire", () => {
     await event(client); // session.created
     await session.json(); // config
     client.send({ type: "input_audio_buffer.append", audio: tone24k(40) });
+    await frameGap();
     client.send({ type: "input_audio_buffer.commit", event_id: "evt_1" });
     expect(await event(client)).toMatchObject({
       type: "error",
@@ -169,11 +170,13 @@ describe("realtime transcription: the GA wire", () => {
       },
     });
     client.send({ type: "input_audio_buffer.append", audio: tone24k(200) });
+    await frameGap();
     client.send({ type: "input_audio_buffer.commit" });
     let message = await session.next();
     while (typeof message !== "string") message = await session.next();
     expect(JSON.parse(message)).toEqual({ type: "commit" });
     session.send({ type: "final", text: "Hi.", start: 0, end: 0.24, language: "en", utterance_id: "u9" });
+    await frameGap();
     session.send({ type: "committed" });
     const types: string[] = [];
     for (let i = 0; i < 5; i++) types.push((await event(client)).type);
@@ -187,6 +190,7 @@ describe("realtime transcription: the GA wire", () => {
 
     // silence committed: the engine ends no utterance, the client still gets its item, empty
     client.send({ type: "input_audio_buffer.append", audio: tone24k(150) });
+    await frameGap();
     client.send({ type: "input_audio_buffer.commit" });
     message = await session.next();
     while (typeof message !== "string") message = await session.next();

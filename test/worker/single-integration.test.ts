@@ -2,7 +2,14 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LIVE_MAX_FRAME_BYTES } from "../../protocol/live.ts";
 import { SingleServerMessage } from "../../protocol/rooms.ts";
 import { createKey, NODE_TOKEN } from "./helpers.ts";
-import { connectClient, FakeNode, type TestSocket, upgrade, waitForHealth } from "./live-helpers.ts";
+import {
+  connectClient,
+  FakeNode,
+  frameGap,
+  type TestSocket,
+  upgrade,
+  waitForHealth,
+} from "./live-helpers.ts";
 
 /**
  * /api/v1/ws/single through the Worker, the LiveHub (engine capacity, no gate) and a LiveSession in
@@ -128,6 +135,7 @@ describe("single-device translation", () => {
     const client = await single(`?api_key=${encodeURIComponent(key)}`);
     const assignment = await node.nextAssignment();
     client.send({ type: "config", language: "en", translate_language: "es" });
+    await frameGap();
     client.send(pcm(640));
     await new Promise((resolve) => setTimeout(resolve, 50));
     const { socket: session } = await upgrade(assignment.path, { authorization: `Bearer ${NODE_TOKEN}` });
