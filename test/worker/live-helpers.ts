@@ -81,7 +81,7 @@ export class TestSocket {
  * connection and keep their order (the e2e project's clients), so the pause stands for the time
  * between two sends of a real client, not for anything the session must wait for.
  */
-export const FRAME_GAP_MS = 25;
+const FRAME_GAP_MS = 25;
 export const frameGap = () => new Promise<void>((resolve) => setTimeout(resolve, FRAME_GAP_MS));
 
 /** Upgrades `path` through the Worker; the socket when it answered 101, else the plain response. */
