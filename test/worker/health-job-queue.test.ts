@@ -68,6 +68,29 @@ describe("/health job_queue follows the task Queue's publishes", () => {
     expect(await health()).toMatchObject({ job_queue: "ready", job_queue_error: "" });
   });
 
+  it("costs D1 one statement per instance per interval on the publish record, not one per enqueue", async () => {
+    // every enqueue used to run an UPDATE on the one broker_status row: a statement on D1's primary
+    // per task for a record that changes only when the Queue fails
+    const statements: string[] = [];
+    const counted = {
+      ...env,
+      DB: new Proxy(env.DB, {
+        get(target, property) {
+          const value = Reflect.get(target, property, target);
+          if (property !== "prepare") return typeof value === "function" ? value.bind(target) : value;
+          return (sql: string) => {
+            if (sql.includes("broker_status")) statements.push(sql);
+            return target.prepare(sql);
+          };
+        },
+      }),
+    } as Env;
+    const own = (await createKey("publish-record-statements")).key;
+    for (let i = 0; i < 4; i++) expect((await enqueue(counted, own)).status).toBe(200);
+    expect(statements.length).toBeLessThanOrEqual(1);
+    expect(await health()).toMatchObject({ job_queue: "ready", job_queue_error: "" });
+  });
+
   it("leaves no failed task in the key's history for an enqueue refused with 503", async () => {
     const own = (await createKey("refused-enqueue")).key;
     const uploads = async () => (await env.MEDIA.list({ prefix: "uploads/" })).objects.length;

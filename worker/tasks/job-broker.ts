@@ -9,10 +9,22 @@ import { brokerErrorText } from "./broker-error-text.ts";
  * Queue producer has no way to ask without sending, so the answer is the last publish outcome: a
  * failed send is recorded (D1 `broker_status`, seen by every isolate), and the next send that succeeds
  * clears it. Only a change is written: a success updates the row only while it says `reconnecting`.
+ *
+ * Even that conditional UPDATE is a statement on D1's primary, and every enqueue of every key sends
+ * one: so a Worker instance records a success at most once per `SUCCESS_RECORD_INTERVAL_MS`, and
+ * again at once after a failure of its own. A failure recorded by another instance is therefore
+ * cleared by this one's next success at most that interval late; /health may say `reconnecting` that
+ * long after the Queue came back, never `ready` while sends fail.
  */
 
 /** The row of the task Queue. */
 const TASK_QUEUE = "task_queue";
+
+/** How often one instance records a successful send. */
+const SUCCESS_RECORD_INTERVAL_MS = 5_000;
+
+/** When this instance last recorded a success; a failure it sees makes the next success record at once. */
+let successRecordedAt = Number.NEGATIVE_INFINITY;
 
 /** Records a failed send; its text is cleaned for /health. Never throws: the caller has its own error. */
 export async function recordPublishFailure(env: Env, cause: unknown): Promise<void> {
@@ -27,17 +39,24 @@ export async function recordPublishFailure(env: Env, cause: unknown): Promise<vo
     console.error(
       JSON.stringify({ job_broker: "recording a failed publish failed", error: String(writeError) }),
     );
+  } finally {
+    // after the write: a success whose UPDATE ran before it must not hold off the next one
+    successRecordedAt = Number.NEGATIVE_INFINITY;
   }
 }
 
 /** Records a successful send: a recorded failure is over. Never throws. */
 export async function recordPublishSuccess(env: Env): Promise<void> {
+  const now = Date.now();
+  if (now - successRecordedAt < SUCCESS_RECORD_INTERVAL_MS) return;
+  successRecordedAt = now;
   try {
     await db(env)
       .update(brokerStatus)
       .set({ state: "ready", error: "", changed_at: Date.now() })
       .where(and(eq(brokerStatus.broker, TASK_QUEUE), eq(brokerStatus.state, "reconnecting")));
   } catch (writeError) {
+    successRecordedAt = Number.NEGATIVE_INFINITY; // not recorded: the next success tries again
     console.error(JSON.stringify({ job_broker: "recording a publish failed", error: String(writeError) }));
   }
 }
