@@ -1,4 +1,5 @@
 import { and, eq, isNull, notInArray } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import {
   type Lane,
   type TaskKind,
@@ -12,7 +13,7 @@ import type { TaskFailureCode } from "../protocol/task-failure.ts";
 import { db } from "./db.ts";
 import { invalidateHistory } from "./history-invalidation.ts";
 import { loadResult, storeResult } from "./result-store.ts";
-import { jobs, webhookDeliveries } from "./schema.ts";
+import { jobs, uploads, webhookDeliveries } from "./schema.ts";
 import { jobState } from "./stubs.ts";
 import { countInserted, countMoved, countRemoved } from "./task-counts.ts";
 import {
@@ -39,6 +40,11 @@ export interface NewTask {
   source: TaskSource;
   /** Where to POST the task's end, and the origin its payload's links use (null: no webhook). */
   webhook?: { target: WebhookTarget; baseUrl: string } | null;
+  /**
+   * The upload the request itself carried, recorded as the owner's (D1 `uploads`) in the task's own
+   * batch: one round trip to D1's primary before the task is handed over, not two in a row.
+   */
+  upload?: { objectKey: string; contentType: string };
 }
 
 /** Writes a new queued task to both stores and returns it. */
@@ -63,20 +69,22 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
     updated_at: now,
   });
   const store = db(env);
-  const insertTask = [store.insert(jobs).values(record), countInserted(store, record.task_id)] as const;
-  if (input.webhook) {
-    // One batch: a task never exists without the webhook it was created with.
-    const { target, baseUrl } = input.webhook;
-    await store.batch([
-      ...insertTask,
+  const { upload, webhook: hook } = input;
+  const statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] = [
+    store.insert(jobs).values(record),
+    countInserted(store, record.task_id),
+  ];
+  // One batch: a task never exists without the upload and the webhook it was created with.
+  if (upload)
+    statements.push(store.insert(uploads).values({ ...upload, ownerKeyId: input.ownerKeyId, createdAt: now }));
+  if (hook)
+    statements.push(
       store
         .insert(webhookDeliveries)
-        .values(newDeliveryRow(record.task_id, input.ownerKeyId, target, baseUrl, now)),
-    ]);
-  } else {
-    await store.batch(insertTask);
-  }
-  const webhook = input.webhook
+        .values(newDeliveryRow(record.task_id, input.ownerKeyId, hook.target, hook.baseUrl, now)),
+    );
+  await store.batch(statements);
+  const webhook = hook
     ? ({ webhook_status: "pending", webhook_last_http_status: null } as const)
     : null;
   await Promise.all([jobState(env, record.task_id).create(record, webhook), invalidateHistory(env, record)]);

@@ -1,7 +1,10 @@
 import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import OpenAI from "openai";
+import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
+import { db } from "../../platform/db.ts";
+import { uploads } from "../../platform/schema.ts";
 import { readTask } from "../../platform/task-store.ts";
 import { app } from "../../worker/app.ts";
 import { waitForTaskEnd } from "../../worker/openai/sync.ts";
@@ -77,7 +80,7 @@ describe("waiting for the task", () => {
   });
 
   it("sends the caller to the async API after SYNC_WAIT_MAX_SEC and lets the task go on", async () => {
-    const { key } = await createKey();
+    const { id, key } = await createKey();
     const form = new FormData();
     form.append("file", clip());
     form.append("model", "whisper-1");
@@ -98,7 +101,12 @@ describe("waiting for the task", () => {
     const body = (await response.json()) as { error: { message: string; code: string; type: string } };
     expect(body.error).toMatchObject({ type: "server_error", code: "sync_timeout" });
     expect(body.error.message).toContain(`poll GET /transcribe/${lease!.task_id}`);
-    expect((await readTask(env, lease!.task_id))?.status).toBe("processing");
+    const task = await readTask(env, lease!.task_id);
+    expect(task?.status).toBe("processing");
+    // the sent file is the caller's upload (its owner's for /media and the retention sweeps)
+    const objectKey = task?.source.type === "object" ? task.source.object_key : "";
+    const row = await db(env).select().from(uploads).where(eq(uploads.objectKey, objectKey)).get();
+    expect(row).toMatchObject({ ownerKeyId: id, contentType: expect.any(String) });
     expect((await node.complete(lease!.lease_id, sampleResult("later"))).status).toBe(204);
     expect((await readTask(env, lease!.task_id))?.status).toBe("done");
   });

@@ -15,7 +15,7 @@ import { WEBHOOK_BACKLOG_RETRY_SEC, webhookBacklogRefusal } from "../webhooks/ba
 import { checkWebhookFields, type WebhookFields } from "../webhooks/target.ts";
 import { type ResolvedTranscribeParams, resolveTranscribeParams } from "./transcribe-params.ts";
 import { receiveUploadForm } from "./upload-form.ts";
-import { findOwnUpload, recordUpload } from "./upload-registry.ts";
+import { findOwnUpload } from "./upload-registry.ts";
 import { probeMediaUrl } from "./url-probe.ts";
 
 /**
@@ -66,6 +66,7 @@ async function submitTranscription(
     ),
   source: TaskSource,
   webhook: NewTask["webhook"],
+  upload?: NewTask["upload"],
 ): Promise<string> {
   const record = await submitTask(env, {
     ownerKeyId,
@@ -74,6 +75,7 @@ async function submitTranscription(
     params: { object_key: null, file_url: null, ...params, task: "transcribe", word_timestamps: false },
     source,
     webhook,
+    upload,
   });
   return record.task_id;
 }
@@ -167,17 +169,13 @@ export async function enqueueFromUpload(
       const params = resolveTranscribeParams(env, upload.fields);
       const known_speakers = await jobSpeakers(env, caller.ownerKeyId, upload.fields.known_speakers);
       const webhook = await requestedWebhook(env, caller, upload.fields);
-      await recordUpload(env, {
-        objectKey: upload.objectKey,
-        ownerKeyId: caller.ownerKeyId,
-        contentType: upload.contentType,
-      });
       return await submitTranscription(
         env,
         caller.ownerKeyId,
         { ...params, known_speakers, object_key: upload.objectKey },
         { type: "object", object_key: upload.objectKey },
         webhook,
+        { objectKey: upload.objectKey, contentType: upload.contentType },
       );
     } catch (cause) {
       await env.MEDIA.delete(upload.objectKey);

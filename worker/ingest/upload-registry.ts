@@ -4,7 +4,8 @@ import { uploads } from "../../platform/schema.ts";
 
 /**
  * Which API key an uploaded object belongs to. Recorded when the key is handed out, so ownership holds
- * whichever way the bytes arrive (R2's S3 API, the signed PUT route, /transcribe/upload).
+ * whichever way the bytes arrive (R2's S3 API, the signed PUT route); a form upload's row is written
+ * in the same D1 batch as the task made from it (`createTask`'s `upload`).
  */
 
 export interface UploadRecord {

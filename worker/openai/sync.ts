@@ -5,7 +5,6 @@ import { readTask } from "../../platform/task-store.ts";
 import type { TaskRecord } from "../../protocol/task.ts";
 import type { SpeechTask } from "../../protocol/transcribe-params.ts";
 import { isMissingFile, receiveStreamedForm } from "../ingest/streamed-form.ts";
-import { recordUpload } from "../ingest/upload-registry.ts";
 import { runRemoteTasks } from "../remote/edge-executor.ts";
 import { remoteDefaultEntry } from "../remote/remote-tier.ts";
 import { FAILURE_VIEWS } from "../tasks/failure-views.ts";
@@ -113,11 +112,6 @@ async function startTask(env: Env, call: SyncCall): Promise<{ taskId: string; re
       request.enrolledSpeakers,
       request.references,
     );
-    await recordUpload(env, {
-      objectKey: form.objectKey,
-      ownerKeyId: call.ownerKeyId,
-      contentType: form.contentType,
-    });
     const knownSpeakers = [
       ...(await storeKnownSpeakers(env, form.objectKey, request.references)),
       ...enrolled,
@@ -133,6 +127,7 @@ async function startTask(env: Env, call: SyncCall): Promise<{ taskId: string; re
         ...(knownSpeakers.length > 0 && { known_speakers: knownSpeakers }),
       },
       source: { type: "object", object_key: form.objectKey },
+      upload: { objectKey: form.objectKey, contentType: form.contentType },
     });
     taskId = record.task_id;
   } catch (cause) {
