@@ -76,7 +76,9 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
   ];
   // One batch: a task never exists without the upload and the webhook it was created with.
   if (upload)
-    statements.push(store.insert(uploads).values({ ...upload, ownerKeyId: input.ownerKeyId, createdAt: now }));
+    statements.push(
+      store.insert(uploads).values({ ...upload, ownerKeyId: input.ownerKeyId, createdAt: now }),
+    );
   if (hook)
     statements.push(
       store
@@ -84,9 +86,7 @@ export async function createTask(env: Env, input: NewTask): Promise<TaskRecord> 
         .values(newDeliveryRow(record.task_id, input.ownerKeyId, hook.target, hook.baseUrl, now)),
     );
   await store.batch(statements);
-  const webhook = hook
-    ? ({ webhook_status: "pending", webhook_last_http_status: null } as const)
-    : null;
+  const webhook = hook ? ({ webhook_status: "pending", webhook_last_http_status: null } as const) : null;
   await Promise.all([jobState(env, record.task_id).create(record, webhook), invalidateHistory(env, record)]);
   return record;
 }

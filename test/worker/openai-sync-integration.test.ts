@@ -1,7 +1,7 @@
 import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import OpenAI from "openai";
 import { eq } from "drizzle-orm";
+import OpenAI from "openai";
 import { beforeEach, describe, expect, it } from "vitest";
 import { db } from "../../platform/db.ts";
 import { uploads } from "../../platform/schema.ts";
