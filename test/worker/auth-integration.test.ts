@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../../platform/db.ts";
 import { apiKeys } from "../../platform/schema.ts";
 import { app } from "../../worker/app.ts";
-import { bearer, call, createKey } from "./helpers.ts";
+import { bearer, call, countingEnv, createKey } from "./helpers.ts";
 
 /** A request through the app with a changed environment (the key cache's TTL, a counted D1). */
 async function fetchWith(changed: Env, path: string, key: string): Promise<Response> {
@@ -68,19 +68,11 @@ describe("API key authentication", () => {
 
   it("authenticates repeat requests without reading D1", async () => {
     const { key } = await createKey();
-    let prepared = 0;
-    const counted = new Proxy(env.DB, {
-      get(target, property) {
-        if (property === "prepare") prepared++;
-        const value = Reflect.get(target, property);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    const counting = { ...env, DB: counted };
-    expect((await fetchWith(counting, "/v1/models", key)).status).toBe(200);
-    expect(prepared).toBe(1);
-    for (let i = 0; i < 5; i++) expect((await fetchWith(counting, "/v1/models", key)).status).toBe(200);
-    expect(prepared).toBe(1);
+    const counting = countingEnv();
+    expect((await fetchWith(counting.env, "/v1/models", key)).status).toBe(200);
+    expect(counting.statements).toHaveLength(1);
+    for (let i = 0; i < 5; i++) expect((await fetchWith(counting.env, "/v1/models", key)).status).toBe(200);
+    expect(counting.statements).toHaveLength(1);
   });
 
   it("stores only the SHA-256 of a key", async () => {

@@ -50,6 +50,24 @@ export async function createKey(name = "test"): Promise<{ id: string; key: strin
   return { id: made.id, key: made.secret };
 }
 
+/** The test's env with a D1 binding that records every statement prepared on it. */
+export function countingEnv(): { env: Env; statements: string[] } {
+  const statements: string[] = [];
+  const DB = new Proxy(env.DB, {
+    get(target, property) {
+      if (property === "prepare") {
+        return (query: string) => {
+          statements.push(query);
+          return target.prepare(query);
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { env: Object.assign(Object.create(env), { DB }) as Env, statements };
+}
+
 /** Creates a per-node identity in D1 the way the nodes CLI does and returns its id and token. */
 export async function createNode(name = "test-node"): Promise<{ id: string; token: string }> {
   const made = await generateNodeToken();

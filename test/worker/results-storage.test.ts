@@ -25,6 +25,7 @@ import { pollTask } from "../../worker/tasks/poll.ts";
 import {
   bearer,
   call,
+  countingEnv,
   createKey,
   createTranscription,
   resetDispatcher,
@@ -68,24 +69,6 @@ function tenMinuteResult(): TranscriptionResult {
     has_timestamps: true,
     translation: "today we will talk about storing data at the network edge ".repeat(200),
   });
-}
-
-/** The test's env with a D1 binding that records every statement prepared on it. */
-function countingEnv(): { env: Env; statements: string[] } {
-  const statements: string[] = [];
-  const DB = new Proxy(env.DB, {
-    get(target, property) {
-      if (property === "prepare") {
-        return (query: string) => {
-          statements.push(query);
-          return target.prepare(query);
-        };
-      }
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { env: Object.assign(Object.create(env), { DB }) as Env, statements };
 }
 
 const noMedia = async () => null;

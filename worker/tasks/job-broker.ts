@@ -53,7 +53,7 @@ export async function recordPublishSuccess(env: Env): Promise<void> {
   try {
     await db(env)
       .update(brokerStatus)
-      .set({ state: "ready", error: "", changed_at: Date.now() })
+      .set({ state: "ready", error: "", changed_at: now })
       .where(and(eq(brokerStatus.broker, TASK_QUEUE), eq(brokerStatus.state, "reconnecting")));
   } catch (writeError) {
     successRecordedAt = Number.NEGATIVE_INFINITY; // not recorded: the next success tries again
