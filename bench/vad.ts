@@ -105,7 +105,7 @@ function addScore(into: FrameScore | undefined, s: FrameScore): FrameScore {
 }
 
 async function diarizationTurns(vad: VoiceActivity, pcm: Float32Array) {
-  const speech = speechStream(chunks(pcm), { vad, diarize: true, skipNonSpeechSec: 0 });
+  const speech = speechStream(chunks(pcm), { vad, diarize: true, skip: null });
   for await (const _ of speech.pcm);
   return speech.finishDiarization() ?? [];
 }
@@ -375,7 +375,7 @@ export const vad: BenchGroup = async () => {
         const stream = speechStream(chunks(halfSilent), {
           vad: c.vad,
           diarize: false,
-          skipNonSpeechSec: c.skip,
+          skip: c.skip > 0 ? { minGapSec: c.skip } : null,
         });
         const run = await decodeStream(model, stream.pcm, {
           ...request,

@@ -4458,7 +4458,7 @@ export interface components {
              * @example en
              */
             language?: string;
-            /** @description `auto` or `{"type":"server_vad", threshold?, prefix_padding_ms?, silence_duration_ms?}`, sent as `chunking_strategy[type]` etc. or as a JSON string; validated, then not applied (the node's own VAD always chooses the windows) */
+            /** @description `auto` or `{"type":"server_vad", threshold?, prefix_padding_ms?, silence_duration_ms?}`, sent as `chunking_strategy[type]` etc. or as a JSON string. Unset: every sample is decoded. `auto`: the node's Silero VAD leaves out non-speech stretches with its own settings. `server_vad`: `threshold` is the VAD's speech probability, non-speech longer than `silence_duration_ms` (default 200) is left out except `prefix_padding_ms` (default 300) at each edge */
             chunking_strategy?: "auto" | components["schemas"]["OpenAIServerVadChunking"];
             /** @description `logprobs` (json, streamed or not): the decoder's tokens with `token`, `logprob` and `bytes`; anything else is a 400 */
             include?: string[];
@@ -4816,6 +4816,13 @@ export interface components {
                 object_key: string;
                 enrolled?: boolean;
             }[];
+            chunking?: "none" | "auto" | {
+                /** @enum {string} */
+                type: "server_vad";
+                threshold: number;
+                prefix_padding_ms: number;
+                silence_duration_ms: number;
+            };
         } | null;
         /** @enum {string|null} */
         TaskFailureCode: "media_unreachable" | "media_unreadable" | "media_empty" | "media_too_large" | "unsupported_media" | "audio_too_long" | "speaker_reference_invalid" | "unsupported_language" | "language_required" | "invalid_params" | "unsupported_kind" | "decoder_error" | "cancelled" | "node_lost" | "node_shutdown" | "queue_unavailable" | "queue_undeliverable" | "internal_error" | "remote_unavailable" | "remote_refused" | "note_too_short" | "tts_unavailable" | "tts_failed" | "llm_failed" | "translation_unavailable" | "translation_failed" | "renderer_unavailable" | "render_failed" | "slides_failed" | null;

@@ -19,6 +19,32 @@ export const KnownSpeaker = z.object({
 });
 export type KnownSpeaker = z.infer<typeof KnownSpeaker>;
 
+/**
+ * How the node cuts the audio before whisper decodes it (the compatible endpoint's
+ * `chunking_strategy`). `none`: every sample is decoded in whisper's 30 s windows (OpenAI's "transcribed
+ * as a single block" when the field is unset). `auto`: non-speech stretches the Silero VAD finds are
+ * left out with the node's own settings. `server_vad`: the same with the request's speech threshold,
+ * the audio kept at each edge of a stretch, and the shortest stretch left out. Absent: `auto`.
+ */
+export const Chunking = z.union([
+  z.literal("none"),
+  z.literal("auto"),
+  z.object({
+    type: z.literal("server_vad"),
+    threshold: z.number().min(0).max(1),
+    prefix_padding_ms: z.number().int().min(0),
+    silence_duration_ms: z.number().int().min(0),
+  }),
+]);
+export type Chunking = z.infer<typeof Chunking>;
+
+/** OpenAI's documented defaults for a `server_vad` object's omitted properties. */
+export const SERVER_VAD_DEFAULTS = {
+  threshold: 0.5,
+  prefix_padding_ms: 300,
+  silence_duration_ms: 200,
+} as const;
+
 /** The most languages `languages[]` may restrict detection to. */
 export const MAX_DETECT_LANGUAGES = 10;
 
@@ -67,6 +93,8 @@ export const TranscribeParams = z
      * enrolled voices at most MAX_KNOWN_SPEAKERS_PER_JOB); absent for anonymous labels.
      */
     known_speakers: z.array(KnownSpeaker).max(MAX_KNOWN_SPEAKERS_PER_JOB).optional(),
+    /** What the Silero VAD leaves out before decoding ({@link Chunking}); absent: `auto`. */
+    chunking: Chunking.optional(),
   })
   .meta({ id: "HistoryEntryParams" });
 export type TranscribeParams = z.infer<typeof TranscribeParams>;

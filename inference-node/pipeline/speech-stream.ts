@@ -9,7 +9,7 @@ import { LabelledVoicing } from "../diarize/labelled-voicing.ts";
 import type { CallProfiles } from "../diarize/voice-profile.ts";
 import type { VoiceReference } from "../diarize/voice-reference.ts";
 import { SAMPLE_RATE } from "../media/pcm-stream.ts";
-import { skipNonSpeech, TimeMap } from "../vad/skip-non-speech.ts";
+import { type SkipOptions, skipNonSpeech, TimeMap } from "../vad/skip-non-speech.ts";
 import { type LabelledChunk, labelSpeech } from "../vad/speech-labels.ts";
 import type { VoiceActivity, VoiceActivityStream } from "../vad/voice-activity.ts";
 
@@ -19,8 +19,10 @@ const MAX_PENDING_SAMPLES = 3 * 30 * SAMPLE_RATE;
 export interface SpeechStreamOptions {
   vad: VoiceActivity;
   diarize: boolean;
-  /** Non-speech stretches longer than this (s) are not decoded, with Silero; 0 = decode all. */
-  skipNonSpeechSec: number;
+  /** The non-speech left out before decoding, with Silero (vad/chunking-plan.ts); null: decode all. */
+  skip: SkipOptions | null;
+  /** The Silero speech threshold (a `server_vad` request's); absent: its default. */
+  speechThreshold?: number;
   /** The request's known voices, which the diarizer keeps apart from other voices (diarize/reference-anchors.ts). */
   references?: readonly VoiceReference[];
 }
@@ -47,7 +49,7 @@ export interface SpeechStream {
 
 /**
  * @example
- * const speech = speechStream(source.chunks, { vad, diarize: true, skipNonSpeechSec: 2 });
+ * const speech = speechStream(source.chunks, { vad, diarize: true, skip: { minGapSec: 2 } });
  * const run = await decodeStream(model, speech.pcm, { ...request, alongside: speech.diarizeAlongside });
  * const turns = speech.finishDiarization();
  */
@@ -56,8 +58,13 @@ export function speechStream(
   options: SpeechStreamOptions,
 ): SpeechStream {
   const silero = options.vad.kind === "silero";
-  const skipping = silero && options.skipNonSpeechSec > 0;
-  const vadStream = silero && (options.diarize || skipping) ? options.vad.stream() : null;
+  const skip = silero ? options.skip : null;
+  const vadStream =
+    silero && (options.diarize || skip)
+      ? options.vad.stream({
+          ...(options.speechThreshold !== undefined && { speechThreshold: options.speechThreshold }),
+        })
+      : null;
   const voicing = options.diarize && vadStream ? new LabelledVoicing(vadStream.frameSamples) : null;
   const references = options.references ?? [];
   const diarizer = options.diarize ? new Diarizer({ ...(voicing && { voicing }), references }) : null;
@@ -102,11 +109,11 @@ export function speechStream(
   async function* pcmOf(labelledChunks: AsyncIterable<LabelledChunk>): AsyncGenerator<Float32Array> {
     for await (const chunk of labelledChunks) yield chunk.pcm;
   }
-  const timeMap = skipping ? new TimeMap() : null;
+  const timeMap = skip ? new TimeMap() : null;
   const pcm = !vadStream
     ? tapped()
-    : timeMap
-      ? skipNonSpeech(labelled(vadStream), timeMap, options.skipNonSpeechSec)
+    : timeMap && skip
+      ? skipNonSpeech(labelled(vadStream), timeMap, skip)
       : pcmOf(labelled(vadStream));
   return {
     pcm,

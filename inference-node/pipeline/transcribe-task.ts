@@ -12,6 +12,7 @@ import type { ResidentModel } from "../model.ts";
 import { buildTranscriptionResult } from "../postprocess/build-result.ts";
 import { TaskFailureError } from "../task-failure.ts";
 import type { Translator } from "../translate/translator.ts";
+import { chunkingPlan } from "../vad/chunking-plan.ts";
 import type { VoiceActivity } from "../vad/voice-activity.ts";
 import { type DetailedSegment, decodeStream } from "./decode-stream.ts";
 import { fetchMedia, type MediaSourceOptions } from "./fetch-media.ts";
@@ -29,7 +30,10 @@ export interface TranscribeDeps {
   diarize: boolean;
   /** The node's voice activity detector. */
   vad: VoiceActivity;
-  /** Non-speech stretches longer than this (s) are not decoded, with the Silero VAD; 0 = decode all. */
+  /**
+   * Non-speech stretches longer than this (s) are not decoded, with the Silero VAD, for a task that
+   * does not set its own `chunking`; 0 = decode all.
+   */
   skipNonSpeechSec: number;
   maxTokens: number;
   /** Step of whisper's temperature fallback; 0 disables it (default 0.2). */
@@ -67,7 +71,12 @@ export async function transcribe(
     const source = await openPcm(media.path, { signal, maxDurationSec: lease.max_audio_duration_sec });
     const openMs = performance.now() - openStarted;
     const references = knownVoices.map((voice) => voice.reference);
-    const speech = speechStream(source.chunks, { ...deps, references });
+    const speech = speechStream(source.chunks, {
+      vad: deps.vad,
+      diarize: deps.diarize,
+      references,
+      ...chunkingPlan(params.chunking, deps.skipNonSpeechSec),
+    });
     const { timeMap } = speech;
     const run = await decodeStream(deps.model.whisper, speech.pcm, {
       language,

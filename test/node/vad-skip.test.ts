@@ -68,7 +68,9 @@ describe("skipNonSpeech (Silero)", () => {
   it("takes long silences out and maps every kept sample back to the very same input sample", async () => {
     const { pcm, silences } = halfSilent();
     const map = new TimeMap();
-    const kept = await collect(skipNonSpeech(labelSpeech(chunks(pcm, 1234), vad.stream()), map, 2));
+    const kept = await collect(
+      skipNonSpeech(labelSpeech(chunks(pcm, 1234), vad.stream()), map, { minGapSec: 2 }),
+    );
     expect(map.originalSamples).toBe(pcm.length);
     expect(kept.length).toBe(map.keptSamples);
     // two utterances plus edges: well under half the input
@@ -84,7 +86,7 @@ describe("skipNonSpeech (Silero)", () => {
   it("keeps pauses shorter than the gap, and everything when there is no long pause", async () => {
     const pcm = concat(speech, quiet(1500), speech);
     const map = new TimeMap();
-    const kept = await collect(skipNonSpeech(labelSpeech(chunks(pcm), vad.stream()), map, 2));
+    const kept = await collect(skipNonSpeech(labelSpeech(chunks(pcm), vad.stream()), map, { minGapSec: 2 }));
     expect(kept).toEqual(pcm);
     expect(map.toOriginal(kept.length / SR, "end")).toBe(pcm.length / SR);
   });
@@ -97,11 +99,15 @@ describe("skipNonSpeech (Silero)", () => {
       signal: new AbortController().signal,
     });
     const map = new TimeMap();
-    const skipped = await decodeStream(model, skipNonSpeech(labelSpeech(chunks(pcm), vad.stream()), map, 2), {
-      ...request,
-      timeMap: map,
-      signal: new AbortController().signal,
-    });
+    const skipped = await decodeStream(
+      model,
+      skipNonSpeech(labelSpeech(chunks(pcm), vad.stream()), map, { minGapSec: 2 }),
+      {
+        ...request,
+        timeMap: map,
+        signal: new AbortController().signal,
+      },
+    );
     const overSilence = (segments: { start: number; end: number }[]) =>
       segments.filter((s) => silences.some(([from, to]) => s.start < to && s.end > from)).length;
     console.log(
@@ -117,5 +123,67 @@ describe("skipNonSpeech (Silero)", () => {
       expect(s.end).toBeLessThanOrEqual(pcm.length / SR);
       expect(s.end).toBeGreaterThanOrEqual(s.start);
     }
+  });
+
+  it("keeps padSec at each edge of a shorter gap, ends a window only at a run of breakSec, and keeps no sample twice", async () => {
+    const pcm = concat(speech, quiet(1500), speech);
+    const run = async (options: { minGapSec: number; padSec?: number; breakSec?: number }) => {
+      const map = new TimeMap();
+      const parts: Float32Array[] = [];
+      for await (const part of skipNonSpeech(labelSpeech(chunks(pcm), vad.stream()), map, options))
+        parts.push(part);
+      const kept = concat(...parts);
+      const originals = Array.from({ length: Math.floor(kept.length / 64) }, (_, i) =>
+        Math.round(map.toOriginal((i * 64) / SR, "start") * SR),
+      );
+      for (const [i, original] of originals.entries()) expect(kept[i * 64]).toBe(pcm[original]);
+      // strictly increasing: no input sample is decoded twice, even with padding wider than the gap
+      for (let i = 1; i < originals.length; i++) expect(originals[i]).toBeGreaterThan(originals[i - 1] ?? -1);
+      return { dropped: (pcm.length - kept.length) / SR, breaks: parts.filter((p) => p.length === 0).length };
+    };
+    // ~1.5 s of pause (plus the VAD's own edges): 0.2 s kept at each side, the rest left out
+    const padded = await run({ minGapSec: 0.5, padSec: 0.2, breakSec: 2 });
+    expect(padded.dropped).toBeGreaterThan(0.9);
+    expect(padded.dropped).toBeLessThan(1.5);
+    expect(padded.breaks).toBe(0);
+    const broken = await run({ minGapSec: 0.5, padSec: 0.2 });
+    expect(broken.breaks).toBe(1);
+    expect(broken.dropped).toBeCloseTo(padded.dropped, 5);
+    const unpadded = await run({ minGapSec: 0.5, padSec: 0 });
+    expect(unpadded.dropped).toBeGreaterThan(padded.dropped + 0.35);
+  });
+
+  it("never keeps a frame twice when the padding is wider than half the gap", async () => {
+    // frames of 512 numbered samples: 3 speech, 6 non-speech, 3 speech; the gap is 4 frames
+    const labels = [true, true, true, false, false, false, false, false, false, true, true, true];
+    const pcm = Float32Array.from({ length: labels.length * 512 }, (_, i) => i);
+    async function* labelled() {
+      yield { pcm, speech: labels, frameSamples: 512 };
+    }
+    const map = new TimeMap();
+    const kept = await collect(skipNonSpeech(labelled(), map, { minGapSec: (4 * 512) / SR, padSec: 5 }));
+    const frames = Array.from({ length: kept.length / 512 }, (_, i) => (kept[i * 512] ?? 0) / 512);
+    // two frames of padding on each side (half the 5-frame run that crossed the gap); the middle two left out
+    expect(frames).toEqual([0, 1, 2, 3, 4, 7, 8, 9, 10, 11]);
+    expect(map.toOriginal(5 * (512 / SR), "start")).toBe((7 * 512) / SR);
+  });
+});
+
+describe("SileroVad speech threshold", () => {
+  it("opens speech on fewer frames as the threshold rises", async () => {
+    const frames = async (speechThreshold: number) => {
+      const stream = vad.stream({ speechThreshold });
+      let count = 0;
+      for (let at = 0; at + 512 <= speech.length; at += 512) {
+        if (await stream.isSpeech(speech.subarray(at, at + 512))) count++;
+      }
+      return count;
+    };
+    const low = await frames(0.05);
+    const usual = await frames(0.5);
+    const high = await frames(0.999);
+    expect(low).toBeGreaterThan(usual);
+    expect(usual).toBeGreaterThan(high);
+    expect(await frames(0.5)).toBe(usual);
   });
 });

@@ -117,6 +117,8 @@ describe("POST /v1/audio/transcriptions with the OpenAI SDK", () => {
       task: "transcribe",
       response_format: "json",
       word_timestamps: false,
+      // no chunking_strategy: one block, as OpenAI documents it (every sample decoded)
+      chunking: "none",
     });
     expect(lease.kind).toBe("transcribe");
     expect(lease.source).toEqual({
@@ -256,6 +258,7 @@ describe("POST /v1/audio/translations", () => {
       task: "translate",
       language: null,
       response_format: "verbose_json",
+      chunking: "none",
     });
     expect(verbose).toMatchObject({ task: "translate", language: "english", text: "good morning" });
     // English is whisper's own translation: the params are what they always were
@@ -334,7 +337,11 @@ describe("diarized_json and the SDK's encodings", () => {
       }),
       serveOne(new TestNode(), detailedResult()),
     ]);
-    expect(lease.params).toMatchObject({ response_format: "diarized_json", word_timestamps: false });
+    expect(lease.params).toMatchObject({
+      response_format: "diarized_json",
+      word_timestamps: false,
+      chunking: "auto",
+    });
     const { _request_id: _, ...body } = diarized as typeof diarized & { _request_id?: string };
     expect(body).toEqual({
       task: "transcribe",
@@ -417,7 +424,7 @@ describe("diarized_json and the SDK's encodings", () => {
     expect((await env.MEDIA.list({ prefix })).objects).toHaveLength(0);
   }, 30_000); // 340 KB of clips through the multipart parser: seconds on a loaded 2-core machine
 
-  it("accepts chunking_strategy as the SDK's chunking_strategy[prop] parts and as a JSON string, and stream=false", async () => {
+  it("applies chunking_strategy sent as the SDK's chunking_strategy[prop] parts and as a JSON string, and stream=false", async () => {
     const { key } = await createKey();
     // the official SDK, keeping a copy of each form it sends
     const sent: FormData[] = [];
@@ -432,7 +439,7 @@ describe("diarized_json and the SDK's encodings", () => {
       }) as unknown as typeof fetch,
     });
     const node = new TestNode();
-    const [vad] = await Promise.all([
+    const [vad, vadLease] = await Promise.all([
       client.audio.transcriptions.create({
         file: clip(),
         model: "whisper-1",
@@ -447,6 +454,9 @@ describe("diarized_json and the SDK's encodings", () => {
       serveOne(node),
     ]);
     expect(vad.text).toBe("hello");
+    expect(vadLease.params).toMatchObject({
+      chunking: { type: "server_vad", threshold: 0.6, prefix_padding_ms: 300, silence_duration_ms: 500 },
+    });
     // what the SDK sent: the object as bracketed parts, the boolean as "false"
     expect(sent[0]?.get("chunking_strategy[type]")).toBe("server_vad");
     expect(sent[0]?.get("chunking_strategy[silence_duration_ms]")).toBe("500");
@@ -464,7 +474,12 @@ describe("diarized_json and the SDK's encodings", () => {
       serveOne(node, detailedResult()),
     ]);
     expect(response.status).toBe(200);
-    expect(lease.params).toMatchObject({ response_format: "verbose_json", word_timestamps: true });
+    expect(lease.params).toMatchObject({
+      response_format: "verbose_json",
+      word_timestamps: true,
+      // the properties omitted take OpenAI's documented defaults
+      chunking: { type: "server_vad", threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 400 },
+    });
     expect(((await response.json()) as { words: unknown[] }).words).toHaveLength(4);
   });
 

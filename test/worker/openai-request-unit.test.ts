@@ -98,6 +98,7 @@ describe("parseSyncRequest", () => {
         task: "transcribe",
         response_format: "verbose_json",
         word_timestamps: true,
+        chunking: "none",
       },
     });
     const segments = parseSyncRequest(
@@ -352,6 +353,28 @@ describe("parseSyncRequest", () => {
       language: null,
       task: "translate",
     });
+  });
+
+  it("turns chunking_strategy into the task's chunking: unset one block, auto, server_vad with OpenAI's defaults", () => {
+    const chunking = (pairs: [string, string][], task: "transcribe" | "translate" = "transcribe") =>
+      parseSyncRequest(env, fields(pairs), task).params.chunking;
+    expect(chunking([])).toBe("none");
+    expect(chunking([["chunking_strategy", "auto"]])).toBe("auto");
+    expect(chunking([["chunking_strategy[type]", "server_vad"]])).toEqual({
+      type: "server_vad",
+      threshold: 0.5,
+      prefix_padding_ms: 300,
+      silence_duration_ms: 200,
+    });
+    expect(
+      chunking([
+        ["chunking_strategy[type]", "server_vad"],
+        ["chunking_strategy[threshold]", "0.7"],
+        ["chunking_strategy[silence_duration_ms]", "800"],
+      ]),
+    ).toEqual({ type: "server_vad", threshold: 0.7, prefix_padding_ms: 300, silence_duration_ms: 800 });
+    // a translation's form has no chunking_strategy: one block, like OpenAI's
+    expect(chunking([["chunking_strategy", "auto"]], "translate")).toBe("none");
   });
 
   it("reads a translation's target_language: English leaves the params as before, another is stored lower-case", () => {

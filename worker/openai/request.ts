@@ -1,6 +1,11 @@
 import type { z } from "@hono/zod-openapi";
 import { languageName } from "../../protocol/languages.ts";
-import type { SpeechTask, TranscribeParams } from "../../protocol/transcribe-params.ts";
+import {
+  type Chunking,
+  SERVER_VAD_DEFAULTS,
+  type SpeechTask,
+  type TranscribeParams,
+} from "../../protocol/transcribe-params.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { type ResolvedTranscribeParams, resolveTranscribeParams } from "../ingest/transcribe-params.ts";
 import {
@@ -82,8 +87,8 @@ export function formInput(fields: FormFields, task: SpeechTask = "transcribe"): 
  * over-long prompt) are a 422; an unsupported value or combination (response_format, granularity,
  * language, chunking_strategy, include, known speakers, stream with a format that is a document, a
  * translation's target_language that is not a language code) is a 400 naming the field, as OpenAI
- * answers; known speakers' clips come back decoded (known-speakers.ts). `model`, `temperature` and
- * `chunking_strategy` are accepted and ignored.
+ * answers; known speakers' clips come back decoded (known-speakers.ts). `model` and `temperature` are
+ * accepted and ignored.
  *
  * @example parseSyncRequest(env, fields, "transcribe").params // { model_id, language: "en", context, task, ... }
  */
@@ -136,10 +141,25 @@ export function parseSyncRequest(env: Env, fields: FormFields, task: SpeechTask)
       ...(hints.detectAmong.length > 1 && { detect_languages: hints.detectAmong }),
       ...(transcription?.include.includes("logprobs") && { logprobs: true }),
       ...(stream && { stream_partials: true }),
+      chunking: chunkingOf(transcription?.chunking_strategy),
       // English is whisper's own translation: the params stay as they always were
       ...(target !== "en" && { target_language: target }),
     },
   };
+}
+
+/**
+ * What the node leaves out before decoding, as OpenAI defines `chunking_strategy`: unset is one block
+ * (every sample decoded; a translation's form has no such field), `auto` the node's own VAD settings,
+ * and a `server_vad` object its values with OpenAI's defaults for the ones omitted.
+ *
+ * @example chunkingOf(undefined) // "none"
+ * @example chunkingOf({ type: "server_vad", silence_duration_ms: 500 }) // { ..., threshold: 0.5, prefix_padding_ms: 300 }
+ */
+function chunkingOf(strategy: TranscriptionFormFields["chunking_strategy"]): Chunking {
+  if (strategy === undefined) return "none";
+  if (strategy === "auto") return "auto";
+  return { ...SERVER_VAD_DEFAULTS, ...strategy };
 }
 
 function parseForm<T extends z.ZodType>(schema: T, input: Record<string, unknown>): z.output<T> {

@@ -16,7 +16,7 @@ export type Granularity = (typeof GRANULARITIES)[number];
 
 /**
  * OpenAI's `server_vad` chunking: checked as OpenAI documents it (threshold 0..1, the two
- * durations whole milliseconds). Accepted and not applied: docs/api.md "OpenAI-compatible API".
+ * durations whole milliseconds); the node's Silero VAD applies it (protocol/transcribe-params.ts `Chunking`).
  */
 export const ServerVadChunking = z
   .strictObject({
@@ -71,8 +71,10 @@ export const TranscriptionFormFields = z.object({
   chunking_strategy: ChunkingStrategy.optional().openapi({
     description:
       '`auto` or `{"type":"server_vad", threshold?, prefix_padding_ms?, silence_duration_ms?}`, sent as ' +
-      "`chunking_strategy[type]` etc. or as a JSON string; validated, then not applied (the node's own VAD " +
-      "always chooses the windows)",
+      "`chunking_strategy[type]` etc. or as a JSON string. Unset: every sample is decoded. `auto`: the node's " +
+      "Silero VAD leaves out non-speech stretches with its own settings. `server_vad`: `threshold` is the VAD's " +
+      "speech probability, non-speech longer than `silence_duration_ms` (default 200) is left out except " +
+      "`prefix_padding_ms` (default 300) at each edge",
   }),
   include: list(
     "`logprobs` (json, streamed or not): the decoder's tokens with `token`, `logprob` and `bytes`; anything else is a 400",
