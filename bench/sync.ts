@@ -11,7 +11,9 @@
  * temperature_inc=0), segment timestamps on and token timestamps off on both, non-speech tokens
  * suppressed on both, language given, and whisper's own length cap (VOXEDGE_MAX_TOKENS=0: the server
  * has no max_tokens option, and `-ml` only splits segments), no text context (whisper-server's
- * default; ours decodes every window with noContext). Diarization is off on our node.
+ * default; ours decodes every window with noContext). Diarization is off on our node, and the request
+ * has no chunking_strategy, so like whisper-server it decodes every sample with no VAD (SYNC_CHUNKING=auto
+ * sends `auto`: our node's Silero VAD then runs before the decode).
  *
  * Our side's time is split by stage from the node's own log (bench/node-log.ts): everything before
  * the node has the lease (upload through wrangler dev to R2, task, queue, lease hand-off), then the
@@ -30,6 +32,11 @@ import { type BenchGroup, type BenchResult, result } from "./types.ts";
 import { whisperTools } from "./whisper-tools.ts";
 
 const THREADS = 2;
+/**
+ * Unset: no chunking_strategy, OpenAI's one block, every sample decoded, as whisper-server does (it
+ * has no VAD). SYNC_CHUNKING=auto measures our route with the Silero VAD leaving out non-speech.
+ */
+const chunking = process.env.SYNC_CHUNKING;
 const SEQUENTIAL = 20;
 const CLIENTS = 4;
 const PER_CLIENT = 5;
@@ -95,7 +102,12 @@ async function startOurs(wav: Buffer): Promise<
   }
   const nodeLog = new NodeLog(node.stdout as NonNullable<typeof node.stdout>);
   const { url, keys } = platform;
-  const fields = { model: "whisper-1", language: "en", response_format: "json" };
+  const fields = {
+    model: "whisper-1",
+    language: "en",
+    response_format: "json",
+    ...(chunking && { chunking_strategy: chunking }),
+  };
   let lastTask = "";
   let lastSpan = { startedAt: 0, endedAt: 0 };
   const wranglerPid = platform.workerPid() ?? -1;
@@ -340,7 +352,8 @@ export const sync: BenchGroup = async (): Promise<BenchResult[]> => {
         p(theirsSeq, 50),
         "ms",
         `p50 of ${SEQUENTIAL} sequential, interleaved; ours: /v1/audio/transcriptions through wrangler dev ` +
-          `(upload to R2, task, queue, lease, node, result); theirs: whisper-server /inference; ${setup}; target ratio <= 1.05`,
+          `(upload to R2, task, queue, lease, node, result), chunking_strategy ${chunking ?? "unset (every sample decoded)"}; ` +
+          `theirs: whisper-server /inference; ${setup}; target ratio <= 1.05`,
       ),
       result(
         "sync.ours_vs_whisper_server.p95",
