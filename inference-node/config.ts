@@ -26,6 +26,11 @@ export const NodeConfig = z.object({
    * fixed: always `threads`, spinning (a node whose cores are its own). native/thread-policy.ts.
    */
   threadPolicy: z.enum(["adaptive", "fixed"]),
+  /**
+   * The local platform's pid when it runs on this machine (`npm start` passes wrangler dev's): the
+   * adaptive policy does not take its burst for this request as a neighbour (native/cpu-meter.ts).
+   */
+  platformPid: z.coerce.number().int().min(1).optional(),
   heartbeatMs: z.coerce.number().int().min(200),
   diarize: z.boolean(),
   /** Voice activity detector: the Silero model (default) or the energy detector it falls back to. */
@@ -76,6 +81,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     contentConcurrency: env.VOXEDGE_CONTENT_CONCURRENCY ?? 1,
     threads: values.threads ?? env.VOXEDGE_THREADS ?? defaultThreads(),
     threadPolicy: values["thread-policy"] ?? env.VOXEDGE_THREAD_POLICY ?? "adaptive",
+    platformPid: env.VOXEDGE_PLATFORM_PID || undefined,
     heartbeatMs: env.VOXEDGE_HEARTBEAT_MS ?? 5000,
     diarize: values["no-diarize"] ? false : bool(env.VOXEDGE_DIARIZE, true),
     vad: env.VOXEDGE_VAD ?? "silero",

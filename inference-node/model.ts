@@ -49,6 +49,7 @@ export async function loadResidentModel(config: NodeConfig): Promise<ResidentMod
     threads: config.threads,
     concurrency: config.concurrency,
     threadPolicy: config.threadPolicy,
+    platformPid: config.platformPid,
   });
   return { id: entry.id, entry, path, synthetic: await isSyntheticModelFile(path), takesFileJobs, whisper };
 }

@@ -7,9 +7,13 @@
  * read, ffmpeg turning the file into PCM, a child process this one does not count as its own) fill a
  * few, and must not cost the decode its threads. Sampled every SAMPLE_MS by an unref'd timer, so a
  * decision never waits, and so the last moments before a decode can be read back too (`recentlyIdle`).
+ * Where the platform runs on this machine (`npm start`: wrangler dev), its process tree is named
+ * (`setPlatformProcess`) and sampled too, so that the read-back can tell its burst for this very
+ * request (serving the lease and the media just before the decode) from a neighbour's work.
  */
 import { availableParallelism, cpus } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
+import { cpuMsBetween, ProcessTreeCpu, type TreeReading } from "./process-tree-cpu.ts";
 
 /** The sampler's period: fine enough to read back the last ~50 ms before a decode (os.cpus() costs ~50 us). */
 const SAMPLE_MS = 50;
@@ -27,18 +31,47 @@ export const METER_WINDOW_MS = 2000;
 const NO_FOREIGN_TICK_MS = 5;
 /** A look back or ahead this long that saw no foreign tick is clearly idle (a busy core ticks every 10 ms). */
 const CLEAR_IDLE_MS = 20;
+/**
+ * The platform's own sustained busy cores below which its ticks just before a decode are read as its
+ * burst for the request: the probe's "clearly idle" bound. A platform busy in every interval (a room
+ * relaying to a hundred listeners) is a neighbour like any other.
+ */
+const PLATFORM_QUIET_CORES = 0.25;
 
 export interface Sample {
   at: number;
   machineBusyMs: number;
   ownMs: number;
+  /** The named platform's processes, each one's CPU total; absent while none is named. */
+  platform?: TreeReading;
+}
+
+let platformTree: ProcessTreeCpu | null = null;
+
+/**
+ * Names the root of the local platform's processes (wrangler dev's pid, which `npm start` gives the
+ * node), or none. Only the read-back before a file decode (`recentlyIdle`) leaves their ticks out, and
+ * only while they are not busy in every interval of the window; every other figure counts them.
+ */
+export function setPlatformProcess(pid: number | null): void {
+  platformTree?.close();
+  platformTree = pid === null ? null : new ProcessTreeCpu(pid);
 }
 
 function sample(): Sample {
   let busy = 0;
   for (const cpu of cpus()) busy += cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq;
   const own = process.cpuUsage();
-  return { at: performance.now(), machineBusyMs: busy, ownMs: (own.user + own.system) / 1000 };
+  const at = performance.now();
+  const ownMs = (own.user + own.system) / 1000;
+  return platformTree
+    ? { at, machineBusyMs: busy, ownMs, platform: platformTree.read(at) }
+    : { at, machineBusyMs: busy, ownMs };
+}
+
+/** CPU ms the named platform's processes used between two samples (0 unless both read them). */
+function platformMsBetween(from: Sample, to: Sample): number {
+  return from.platform && to.platform ? cpuMsBetween(from.platform, to.platform) : 0;
 }
 
 /** CPU ms other processes used between two samples; never below 0 (tick rounding). */
@@ -52,9 +85,19 @@ export function foreignBusyBetween(from: Sample, to: Sample): number {
   return wall <= 0 ? 0 : foreignMsBetween(from, to) / wall;
 }
 
-/** Whether a look from `from` to `to` was long enough to tell and saw no other process take a tick. */
-export function clearlyIdleBetween(from: Sample, to: Sample): boolean {
-  return to.at - from.at >= CLEAR_IDLE_MS && foreignMsBetween(from, to) < NO_FOREIGN_TICK_MS;
+/** Busy cores of the named platform's processes between two samples. */
+function platformBusyBetween(from: Sample, to: Sample): number {
+  const wall = to.at - from.at;
+  return wall <= 0 ? 0 : platformMsBetween(from, to) / wall;
+}
+
+/**
+ * Whether a look from `from` to `to` was long enough to tell and saw no other process take a tick;
+ * with `besidesPlatform`, none but the named platform's.
+ */
+export function clearlyIdleBetween(from: Sample, to: Sample, besidesPlatform = false): boolean {
+  const platformMs = besidesPlatform ? platformMsBetween(from, to) : 0;
+  return to.at - from.at >= CLEAR_IDLE_MS && foreignMsBetween(from, to) - platformMs < NO_FOREIGN_TICK_MS;
 }
 
 let samples: Sample[] = [];
@@ -77,11 +120,24 @@ export function startCpuMeter(): void {
  * end at the newest sample (0 while no such interval was sampled).
  */
 export function sustainedForeignBusy(window: readonly Sample[], stride = 1): number {
+  return leastOverIntervals(window, stride, foreignBusyBetween);
+}
+
+/** The named platform's own sustained busy cores, as `sustainedForeignBusy` reads everyone's. */
+export function sustainedPlatformBusy(window: readonly Sample[], stride = 1): number {
+  return leastOverIntervals(window, stride, platformBusyBetween);
+}
+
+function leastOverIntervals(
+  window: readonly Sample[],
+  stride: number,
+  busyBetween: (from: Sample, to: Sample) => number,
+): number {
   let least = Number.POSITIVE_INFINITY;
   for (let i = window.length - 1; i - stride >= 0; i -= stride) {
     const from = window[i - stride];
     const to = window[i];
-    if (from && to) least = Math.min(least, foreignBusyBetween(from, to));
+    if (from && to) least = Math.min(least, busyBetween(from, to));
   }
   return Number.isFinite(least) ? least : 0;
 }
@@ -94,16 +150,27 @@ export function foreignBusyCores(): number {
 
 /**
  * Whether no other process took a tick since the newest sample at least CLEAR_IDLE_MS old: read back,
- * without a wait. Just before a file decode that is this process's own media read and VAD, so a
- * neighbour that stopped before the request came in (another server's decode that just answered) is
- * no longer there, and one still busy ticks in it.
+ * without a wait. Just before a file decode that is this process's own media read (and its VAD, when
+ * the task runs one), so a neighbour that stopped before the request came in (another server's decode
+ * that just answered) is no longer there, and one still busy ticks in it.
  */
 export function recentlyIdle(): boolean {
   startCpuMeter();
-  const now = sample();
-  for (let i = samples.length - 1; i >= 0; i--) {
-    const from = samples[i];
-    if (from && now.at - from.at >= CLEAR_IDLE_MS) return clearlyIdleBetween(from, now);
+  return idleJustBefore(samples, sample());
+}
+
+/**
+ * `recentlyIdle` over a window of samples and the sample `now`. The platform on this machine serves
+ * the request's lease and media just before its decode, so it ticks there too: where it is named
+ * (`setPlatformProcess`), its ticks are left out while it is not itself busy in every interval of the
+ * window (under PLATFORM_QUIET_CORES sustained).
+ */
+export function idleJustBefore(window: readonly Sample[], now: Sample): boolean {
+  const besidesPlatform =
+    now.platform !== undefined && sustainedPlatformBusy(window, SUSTAINED_STRIDE) < PLATFORM_QUIET_CORES;
+  for (let i = window.length - 1; i >= 0; i--) {
+    const from = window[i];
+    if (from && now.at - from.at >= CLEAR_IDLE_MS) return clearlyIdleBetween(from, now, besidesPlatform);
   }
   return false;
 }

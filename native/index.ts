@@ -17,7 +17,7 @@ import type {
   NativeModelInfo,
   NativeStateStats,
 } from "./addon-types.ts";
-import { startCpuMeter } from "./cpu-meter.ts";
+import { setPlatformProcess, startCpuMeter } from "./cpu-meter.ts";
 import { OrderedStarts } from "./ordered-starts.ts";
 import { runDecode } from "./run-decode.ts";
 import { StreamDecoder } from "./stream.ts";
@@ -140,6 +140,12 @@ export interface LoadModelOptions {
    * always `threads`, polling as ggml does by default: for a node whose cores are its own.
    */
   threadPolicy?: ThreadPolicy;
+  /**
+   * The pid of the local platform on this machine (wrangler dev, under `npm start`): under `adaptive`,
+   * its processes' ticks just before a file decode, serving that request's lease and media, are not
+   * read as a neighbour's while the platform is not busy throughout (cpu-meter.ts `recentlyIdle`).
+   */
+  platformPid?: number;
 }
 
 /**
@@ -161,7 +167,14 @@ export async function loadModel(path: string, options: LoadModelOptions = {}): P
   if (threadPolicy !== "adaptive" && threadPolicy !== "fixed") {
     throw new TypeError("threadPolicy must be 'adaptive' or 'fixed'");
   }
-  if (threadPolicy === "adaptive") startCpuMeter();
+  const { platformPid } = options;
+  if (platformPid !== undefined && (!Number.isInteger(platformPid) || platformPid < 1)) {
+    throw new TypeError("platformPid must be a positive integer");
+  }
+  if (threadPolicy === "adaptive") {
+    if (platformPid !== undefined) setPlatformProcess(platformPid);
+    startCpuMeter();
+  }
   const native = await binding()
     .loadModel(path, flags)
     .catch((err: unknown) => Promise.reject(toWhisperError(err)));

@@ -84,10 +84,15 @@ function nodeModel(entry: RegistryEntry): Promise<FirstModel> {
 }
 
 /** The node's settings: quiet logs and a 5 s drain unless the environment says otherwise. */
-function nodeEnv(translation: Record<string, string>): Record<string, string> {
+function nodeEnv(
+  translation: Record<string, string>,
+  platformPid: number | undefined,
+): Record<string, string> {
   return {
     VOXEDGE_LOG_LEVEL: process.env.VOXEDGE_LOG_LEVEL ?? "warn",
     VOXEDGE_DRAIN_MS: process.env.VOXEDGE_DRAIN_MS ?? "5000",
+    // wrangler dev shares this machine's cores: its work for a request is not a neighbour's
+    ...(platformPid !== undefined && { VOXEDGE_PLATFORM_PID: String(platformPid) }),
     ...translation,
   };
 }
@@ -136,7 +141,7 @@ async function main(): Promise<void> {
     EGRESS_GUARD_URL: guard.url,
     ...(allowlist ? { URL_ALLOWLIST: allowlist } : {}),
   };
-  supervisor.start({
+  const platform = supervisor.start({
     name: "wrangler dev",
     critical: true,
     spawn: () => startWranglerDev(PORT, { vars, testScheduled: true }),
@@ -154,7 +159,13 @@ async function main(): Promise<void> {
   startCronTicker(base);
   supervisor.start({
     name: "inference node",
-    spawn: () => spawnInferenceNode({ workerUrl: base, token, model: model.path, env: nodeEnv(translation) }),
+    spawn: () =>
+      spawnInferenceNode({
+        workerUrl: base,
+        token,
+        model: model.path,
+        env: nodeEnv(translation, platform.child?.pid),
+      }),
   });
   console.log(`\nVoxedge is up on ${base}  (web console: ${base}/  API docs: ${base}/docs)`);
   console.log(`${created ? "Created" : "Using"} dev API key (saved in ${DEV_KEY_FILE}):`);

@@ -227,7 +227,8 @@ export class LocalPlatform {
         token: this.token,
         model,
         nodeId: name,
-        env,
+        // as npm start does: wrangler dev's work for a request is not a neighbour's (native/cpu-meter.ts)
+        env: { ...(this.wrangler?.pid && { VOXEDGE_PLATFORM_PID: String(this.wrangler.pid) }), ...env },
         stdout: options.logs ? "pipe" : "ignore",
       });
       if (child.stdout)

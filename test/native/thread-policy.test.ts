@@ -3,9 +3,12 @@ import { describe, expect, it } from "vitest";
 import {
   clearlyIdleBetween,
   foreignBusyBetween,
+  idleJustBefore,
   probeForeignBusy,
   recentlyIdle,
+  type Sample,
   sustainedForeignBusy,
+  sustainedPlatformBusy,
 } from "../../native/cpu-meter.ts";
 import { adaptiveDecisions, PROBE_MS } from "../../native/thread-decision.ts";
 import { chooseThreading, fixedThreading, SPIN_POLL_LEVEL } from "../../native/thread-policy.ts";
@@ -108,6 +111,78 @@ describe("clearlyIdleBetween", () => {
 
   it("tells nothing from a look too short for a busy core to have ticked", () => {
     expect(clearlyIdleBetween(at(0, 0, 0), at(8, 0, 0))).toBe(false);
+  });
+
+  it("besides the platform, leaves out only the named platform's ticks", () => {
+    const from = { ...at(0, 0, 0), platform: new Map([[7, 500]]) };
+    // wrangler dev (pid 7) served the media: the machine's two foreign ticks were its own
+    const platformOnly = { ...at(40, 48, 28), platform: new Map([[7, 520]]) };
+    expect(clearlyIdleBetween(from, platformOnly)).toBe(false);
+    expect(clearlyIdleBetween(from, platformOnly, true)).toBe(true);
+    // one of them was another process's
+    const neighbourToo = { ...at(40, 48, 28), platform: new Map([[7, 510]]) };
+    expect(clearlyIdleBetween(from, neighbourToo, true)).toBe(false);
+  });
+});
+
+describe("idleJustBefore", () => {
+  /**
+   * Samples 50 ms apart over two seconds: `neighbour` and `platform` give each interval's busy cores
+   * of a neighbour and of the named platform (pid 7); this process takes none.
+   */
+  const windowOf = (neighbour: (i: number) => number, platform: (i: number) => number) => {
+    const out: Sample[] = [{ at: 0, machineBusyMs: 0, ownMs: 0, platform: new Map([[7, 0]]) }];
+    for (let i = 0; i < 40; i++) {
+      const last = out.at(-1)!;
+      const platformMs = platform(i) * 50;
+      out.push({
+        at: last.at + 50,
+        machineBusyMs: last.machineBusyMs + neighbour(i) * 50 + platformMs,
+        ownMs: 0,
+        platform: new Map([[7, (last.platform?.get(7) ?? 0) + platformMs]]),
+      });
+    }
+    return out;
+  };
+  /** The read-back's end, 30 ms after the newest sample, the platform 30 ms busier at `platformCores`. */
+  const nowAfter = (window: Sample[], neighbourCores: number, platformCores: number): Sample => {
+    const last = window.at(-1)!;
+    return {
+      at: last.at + 30,
+      machineBusyMs: last.machineBusyMs + (neighbourCores + platformCores) * 30,
+      ownMs: 0,
+      platform: new Map([[7, (last.platform?.get(7) ?? 0) + platformCores * 30]]),
+    };
+  };
+  const unnamed = ({ platform: _, ...sample }: Sample): Sample => sample;
+
+  it("reads a neighbour that just stopped and the platform's burst for this request as idle", () => {
+    // whisper-server decoded for 1.5 s, then wrangler dev took the upload and served the media
+    const window = windowOf(
+      (i) => (i < 30 ? 2 : 0),
+      (i) => (i >= 34 ? 1 : 0),
+    );
+    expect(idleJustBefore(window, nowAfter(window, 0, 1))).toBe(true);
+    // the same ticks with no platform named are another process's: the decode looks again
+    expect(idleJustBefore(window.map(unnamed), unnamed(nowAfter(window, 0, 1)))).toBe(false);
+  });
+
+  it("still sees a neighbour busy beside the platform's burst", () => {
+    const window = windowOf(
+      () => 1,
+      (i) => (i >= 34 ? 1 : 0),
+    );
+    expect(idleJustBefore(window, nowAfter(window, 1, 1))).toBe(false);
+  });
+
+  it("counts a platform busy through the whole window as a neighbour", () => {
+    // a room relaying to a hundred listeners keeps workerd on a core
+    const window = windowOf(
+      () => 0,
+      () => 1,
+    );
+    expect(sustainedPlatformBusy(window, 5)).toBeCloseTo(1);
+    expect(idleJustBefore(window, nowAfter(window, 0, 1))).toBe(false);
   });
 });
 

@@ -54,4 +54,13 @@ describe("decode threads", () => {
       /threadPolicy must be 'adaptive' or 'fixed'/,
     );
   });
+
+  it("refuses a platform pid that names no process id", async () => {
+    const path = await microModelPath();
+    for (const platformPid of [0, -3, 1.5, Number.NaN]) {
+      await expect(loadModel(path, { platformPid })).rejects.toThrow(
+        /platformPid must be a positive integer/,
+      );
+    }
+  });
 });

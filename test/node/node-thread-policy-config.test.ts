@@ -17,4 +17,14 @@ describe("decode thread policy setting", () => {
       /inference node configuration: threadPolicy:/,
     );
   });
+
+  it("names the local platform's process from VOXEDGE_PLATFORM_PID (npm start sets it), none otherwise", () => {
+    expect(loadConfig([], base).platformPid).toBeUndefined();
+    expect(loadConfig([], { ...base, VOXEDGE_PLATFORM_PID: "" }).platformPid).toBeUndefined();
+    expect(loadConfig([], { ...base, VOXEDGE_PLATFORM_PID: "4242" }).platformPid).toBe(4242);
+    expect(() => loadConfig([], { ...base, VOXEDGE_PLATFORM_PID: "wrangler" })).toThrow(
+      /inference node configuration: platformPid:/,
+    );
+    expect(() => loadConfig([], { ...base, VOXEDGE_PLATFORM_PID: "0" })).toThrow(/platformPid/);
+  });
 });
