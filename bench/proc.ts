@@ -3,6 +3,7 @@
  * process tree (wrangler dev runs workerd as its children), and open TCP connections.
  */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { descendantsOf, processCpuMs } from "../native/process-tree-cpu.ts";
 
 /** Resident set size (VmRSS) and its peak (VmHWM) in MiB; null when the process is gone. */
 export function memoryMiB(pid: number): { rss: number; peak: number } | null {
@@ -10,16 +11,6 @@ export function memoryMiB(pid: number): { rss: number; peak: number } | null {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
     return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
-  } catch {
-    return null;
-  }
-}
-
-function parentOf(pid: number): number | null {
-  try {
-    // The command name may hold spaces and parentheses: the fields after its last ")" are fixed.
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
   } catch {
     return null;
   }
@@ -35,15 +26,7 @@ function commandOf(pid: number): string {
 
 /** Every descendant of `root` whose command line matches `match` (e.g. wrangler dev's workerd). */
 export function descendants(root: number, match: RegExp): number[] {
-  const pids = readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number);
-  const parents = new Map(pids.map((pid) => [pid, parentOf(pid)]));
-  const isUnder = (pid: number): boolean => {
-    for (let at = parents.get(pid); at; at = parents.get(at)) if (at === root) return true;
-    return false;
-  };
-  return pids.filter((pid) => isUnder(pid) && match.test(commandOf(pid)));
+  return descendantsOf(root).filter((pid) => pid !== root && match.test(commandOf(pid)));
 }
 
 /**
@@ -52,17 +35,9 @@ export function descendants(root: number, match: RegExp): number[] {
  */
 export function cpuMs(pids: readonly number[]): number {
   if (pids.length === 0) return Number.NaN;
-  try {
-    let ticks = 0;
-    for (const pid of pids) {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    }
-    return ticks * 10;
-  } catch {
-    return Number.NaN;
-  }
+  let ms = 0;
+  for (const pid of pids) ms += processCpuMs(pid) ?? Number.NaN;
+  return ms;
 }
 
 /** Socket inodes the process holds open. */

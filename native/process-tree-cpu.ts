@@ -34,6 +34,11 @@ function cpuMsOf(fields: string[] | null): number | null {
   return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS_PER_SEC : null;
 }
 
+/** CPU ms (user + system, all threads) process `pid` has used so far; null once it has ended. */
+export function processCpuMs(pid: number): number | null {
+  return cpuMsOf(statFields(pid));
+}
+
 /** `root` and every process below it, from each process's parent id. */
 export function descendantsOf(root: number): number[] {
   const children = new Map<number, number[]>();
