@@ -51,18 +51,20 @@ struct thread_pool_holder {
         }
     }
 
-    ggml_threadpool * get(int n_threads, int poll_level) {
+    // A pool made for other threads or another polling level is handed back in `retired`, not
+    // freed: the state's CPU backend still points at it, and ggml pauses a backend's previous pool
+    // when it is given a new one, so the caller frees it only after that.
+    ggml_threadpool * get(int n_threads, int poll_level, ggml_threadpool *& retired) {
         ggml_threadpool_params want = ggml_threadpool_params_default(n_threads);
         want.poll                   = static_cast<uint32_t>(poll_level);
         want.paused                 = true;
+        retired                     = nullptr;
         if (pool != nullptr && ggml_threadpool_params_match(&params, &want)) {
             return pool;
         }
-        if (pool != nullptr) {
-            ggml_threadpool_free(pool);
-        }
-        pool   = ggml_threadpool_new(&want);
-        params = want;
+        retired = pool;
+        pool    = ggml_threadpool_new(&want);
+        params  = want;
         return pool;
     }
 };
@@ -76,9 +78,13 @@ thread_local thread_pool_holder thread_pool;
 // returns. Without a pool (it could not be made) ggml makes one per graph.
 class thread_pool_lease {
 public:
-    thread_pool_lease(whisper_state * state, const decode_params & p)
-        : pool_(thread_pool.get(p.n_threads, p.poll_level)) {
-        state_set_threadpool(state, pool_);
+    thread_pool_lease(whisper_state * state, const decode_params & p) {
+        ggml_threadpool * retired = nullptr;
+        pool_ = thread_pool.get(p.n_threads, p.poll_level, retired);
+        state_set_threadpool(state, pool_);  // pauses the retired pool, which must still exist
+        if (retired != nullptr) {
+            ggml_threadpool_free(retired);
+        }
     }
     ~thread_pool_lease() {
         if (pool_ != nullptr) {
@@ -89,7 +95,7 @@ public:
     thread_pool_lease & operator=(const thread_pool_lease &) = delete;
 
 private:
-    ggml_threadpool * pool_;
+    ggml_threadpool * pool_ = nullptr;
 };
 #else
 // OpenMP builds: libgomp's team computes every graph, and its spin was fixed when it loaded.

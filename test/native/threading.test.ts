@@ -1,3 +1,6 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModel, type Transcript, type WhisperModel } from "../../native/index.ts";
 import { SENTENCE, speechPcm } from "./audio.ts";
@@ -25,6 +28,37 @@ describe("decode threads", () => {
     expect(view(one)).toEqual(view(two));
     expect(view(twoAgain)).toEqual(view(two));
   });
+
+  it("never touches a remade threadpool after freeing it (glibc poisons freed memory)", async () => {
+    // ggml pauses a CPU backend's previous pool when it is given a new one: a pool freed before the
+    // state let go of it was locked after its free. Freed memory keeps its bytes, so that went
+    // unseen until the allocator reused them (a node decoding two states at once aborted in glibc's
+    // mutex code). With the thread cache off and freed bytes overwritten, a touch of the freed pool
+    // locks garbage: the child aborts or blocks, and never prints its last line.
+    const script = `
+      const { loadModel } = await import(${JSON.stringify(path.resolve("native/index.ts"))});
+      const pcm = new Float32Array(16000).map((_, i) => Math.sin(i / 10) * 0.1);
+      const m = await loadModel(${JSON.stringify(await microModelPath())}, { threads: 3, threadPolicy: "fixed" });
+      for (const threads of [1, 2, 3, 1, 3, 2]) await m.transcribe(pcm, { language: "en", maxTokens: 2, temperatureInc: 0, threads });
+      await m.dispose();
+      console.log("six decodes, the pool remade five times");`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      env: { ...process.env, GLIBC_TUNABLES: "glibc.malloc.tcache_count=0:glibc.malloc.perturb=64" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    const [code, signal] = await once(child, "exit");
+    clearTimeout(timer);
+    expect({ code, signal, out: out.trim() }).toEqual({
+      code: 0,
+      signal: null,
+      out: "six decodes, the pool remade five times",
+    });
+  }, 40_000);
 
   it("decodes alike under the adaptive policy, whatever threads it picks", async () => {
     const fixed = await loadModel(await microModelPath(), { threads: 2, threadPolicy: "fixed" });
