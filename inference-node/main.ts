@@ -79,6 +79,7 @@ async function main(): Promise<void> {
     media: {
       client,
       maxBytes: config.maxMediaBytes,
+      downloadMaxMs: config.mediaDownloadMaxSec * 1000,
       allowlist: config.urlAllowlist,
       tempDir: config.tempDir,
     },

@@ -11,13 +11,53 @@ export interface MediaSourceOptions {
   allowlist: ReadonlySet<string>;
   tempDir?: string;
   signal: AbortSignal;
+  /**
+   * The longest one download may take, from its request to its last byte (VOXEDGE_MEDIA_DOWNLOAD_MAX_SEC):
+   * a URL that answers slowly or trickles its bytes would otherwise hold a transcription slot for as long
+   * as its server likes.
+   */
+  downloadMaxMs: number;
 }
+
+/** What fetching needs of a lease: where its media is. */
+export type MediaLease = Pick<Lease, "lease_id" | "source" | "source_path">;
 
 /**
  * Brings a leased task's media to a local temporary file: stored objects stream through the Worker
- * (the lease's `source_path`), URLs are fetched directly under the SSRF guard.
+ * (the lease's `source_path`), URLs are fetched directly under the SSRF guard, within the download limit.
  */
-export async function fetchMedia(lease: Lease, options: MediaSourceOptions): Promise<DownloadedMedia> {
+export function fetchMedia(lease: MediaLease, options: MediaSourceOptions): Promise<DownloadedMedia> {
+  return withinDownloadLimit(options, (signal) => download(lease, { ...options, signal }));
+}
+
+/**
+ * Runs one download under the task's signal and `downloadMaxMs`: a download still running at the limit
+ * fails as `media_unreachable`; the task's own abort (a lost lease, a cancel) is passed on as it is.
+ *
+ * @example const file = await withinDownloadLimit(options, (signal) => downloadTo(dir, url, signal));
+ */
+export async function withinDownloadLimit<T>(
+  options: Pick<MediaSourceOptions, "signal" | "downloadMaxMs">,
+  run: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  // A timer cleared at the end, not AbortSignal.timeout, whose timer would outlive every download by the limit.
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(), options.downloadMaxMs);
+  try {
+    return await run(AbortSignal.any([options.signal, limit.signal]));
+  } catch (error) {
+    if (error instanceof MediaError || !limit.signal.aborted || options.signal.aborted) throw error;
+    throw new MediaError(
+      "media_unreachable",
+      `the media did not finish downloading within the ${options.downloadMaxMs / 1000} s limit`,
+      { cause: error },
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function download(lease: MediaLease, options: MediaSourceOptions): Promise<DownloadedMedia> {
   const { signal } = options;
   const source = lease.source;
   let response: Parameters<typeof saveToTempFile>[0];

@@ -26,7 +26,7 @@ import { MediaError } from "../media/media-error.ts";
 import { openPcm, SAMPLE_RATE } from "../media/pcm-stream.ts";
 import { TaskFailureError } from "../task-failure.ts";
 import { SourceMissingError } from "../worker-client.ts";
-import type { MediaSourceOptions } from "./fetch-media.ts";
+import { type MediaSourceOptions, withinDownloadLimit } from "./fetch-media.ts";
 
 /**
  * OpenAI's rule for a reference clip: 2 to 10 seconds, a file of at most 4 MiB (the Worker's limit on
@@ -63,16 +63,15 @@ export async function loadKnownVoices(
   for (const [index, speaker] of known.entries()) {
     const rules = clipRules(speaker, index);
     const path = `/internal/v1/leases/${lease.lease_id}/speakers/${index}`;
-    const response = await options.client.source(path, lease.lease_id, options.signal).catch((error) => {
-      if (!(error instanceof SourceMissingError)) throw error;
-      throw new TaskFailureError(
-        "speaker_reference_invalid",
-        `${rules.where} was deleted after this job was queued`,
-      );
-    });
-    const file = await saveToTempFile(response, rules.limits.maxBytes, {
-      dir: options.tempDir,
-      signal: options.signal,
+    const file = await withinDownloadLimit(options, async (signal) => {
+      const response = await options.client.source(path, lease.lease_id, signal).catch((error) => {
+        if (!(error instanceof SourceMissingError)) throw error;
+        throw new TaskFailureError(
+          "speaker_reference_invalid",
+          `${rules.where} was deleted after this job was queued`,
+        );
+      });
+      return saveToTempFile(response, rules.limits.maxBytes, { dir: options.tempDir, signal });
     });
     try {
       const reference = await clipReference(file.path, rules, options.signal);

@@ -51,6 +51,7 @@ function load(known: KnownSpeaker[]) {
   return loadKnownVoices(lease, {
     client,
     maxBytes: 64 * 1024 * 1024,
+    downloadMaxMs: 60_000,
     allowlist: new Set(),
     tempDir: dir,
     signal: new AbortController().signal,

@@ -115,7 +115,7 @@ async function timedTask(
     skipNonSpeechSec: 0,
     maxTokens: 16,
     temperatureInc: 0,
-    media: { client, maxBytes: 2 * 1024 ** 3, allowlist: new Set<string>() },
+    media: { client, maxBytes: 2 * 1024 ** 3, downloadMaxMs: 60_000, allowlist: new Set<string>() },
     logger: pino({ level: "info" }, sink),
   };
   const started = performance.now();
