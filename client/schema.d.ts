@@ -4680,7 +4680,7 @@ export interface components {
              * @description why the task failed, as a stable code (set with error); docs/api.md lists them
              * @enum {string|null}
              */
-            error_code?: "media_unreachable" | "media_unreadable" | "media_empty" | "media_too_large" | "unsupported_media" | "audio_too_long" | "speaker_reference_invalid" | "unsupported_language" | "language_required" | "invalid_params" | "unsupported_kind" | "decoder_error" | "cancelled" | "node_lost" | "node_shutdown" | "queue_unavailable" | "queue_undeliverable" | "internal_error" | "remote_unavailable" | "remote_refused" | "note_too_short" | "tts_unavailable" | "tts_failed" | "llm_failed" | "translation_unavailable" | "translation_failed" | "renderer_unavailable" | "render_failed" | "slides_failed" | null;
+            error_code?: "media_unreachable" | "media_unreadable" | "media_empty" | "media_too_large" | "unsupported_media" | "audio_too_long" | "speaker_reference_invalid" | "unsupported_language" | "language_required" | "invalid_params" | "unsupported_kind" | "decoder_error" | "cancelled" | "node_lost" | "node_shutdown" | "queue_unavailable" | "queue_undeliverable" | "internal_error" | "task_stalled" | "remote_unavailable" | "remote_refused" | "note_too_short" | "tts_unavailable" | "tts_failed" | "llm_failed" | "translation_unavailable" | "translation_failed" | "renderer_unavailable" | "render_failed" | "slides_failed" | null;
             queue?: components["schemas"]["QueueStats"];
             /** @description 0..100 as the node last reported it (never goes back); 100 once done */
             progress?: number;
@@ -4825,7 +4825,7 @@ export interface components {
             };
         } | null;
         /** @enum {string|null} */
-        TaskFailureCode: "media_unreachable" | "media_unreadable" | "media_empty" | "media_too_large" | "unsupported_media" | "audio_too_long" | "speaker_reference_invalid" | "unsupported_language" | "language_required" | "invalid_params" | "unsupported_kind" | "decoder_error" | "cancelled" | "node_lost" | "node_shutdown" | "queue_unavailable" | "queue_undeliverable" | "internal_error" | "remote_unavailable" | "remote_refused" | "note_too_short" | "tts_unavailable" | "tts_failed" | "llm_failed" | "translation_unavailable" | "translation_failed" | "renderer_unavailable" | "render_failed" | "slides_failed" | null;
+        TaskFailureCode: "media_unreachable" | "media_unreadable" | "media_empty" | "media_too_large" | "unsupported_media" | "audio_too_long" | "speaker_reference_invalid" | "unsupported_language" | "language_required" | "invalid_params" | "unsupported_kind" | "decoder_error" | "cancelled" | "node_lost" | "node_shutdown" | "queue_unavailable" | "queue_undeliverable" | "internal_error" | "task_stalled" | "remote_unavailable" | "remote_refused" | "note_too_short" | "tts_unavailable" | "tts_failed" | "llm_failed" | "translation_unavailable" | "translation_failed" | "renderer_unavailable" | "render_failed" | "slides_failed" | null;
         PresignResponse: {
             /** @description pass to POST /transcribe/object after the PUT */
             object_key: string;

@@ -41,6 +41,11 @@ export const NodeConfig = z.object({
   maxMediaBytes: z.number().int().positive(),
   /** Longest one media download may take (seconds), request to last byte; longer fails `media_unreachable`. */
   mediaDownloadMaxSec: z.coerce.number().int().min(1).max(86_400),
+  /**
+   * A leased task silent this long (no progress, partial result or media bytes) is stopped and fails
+   * `task_stalled`: the heartbeat alone would keep a hung decode or ffmpeg `processing` forever.
+   */
+  taskStallSec: z.coerce.number().int().min(1).max(86_400),
   /** Bound on tokens per segment (0 = whisper's own cap); synthetic-model tests use it to stay fast. */
   maxTokens: z.coerce.number().int().min(0),
   /** Temperature step of whisper's fallback re-decodes (default 0.2); 0 = greedy once (benchmarks). */
@@ -90,6 +95,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     skipNonSpeechSec: env.VOXEDGE_VAD_SKIP_SEC ?? 2,
     maxMediaBytes: 2 * 1024 ** 3,
     mediaDownloadMaxSec: env.VOXEDGE_MEDIA_DOWNLOAD_MAX_SEC ?? 1800,
+    taskStallSec: env.VOXEDGE_TASK_STALL_SEC ?? 900,
     maxTokens: env.VOXEDGE_MAX_TOKENS ?? 0,
     temperatureInc: env.VOXEDGE_TEMPERATURE_INC ?? 0.2,
     tempDir: env.VOXEDGE_TEMP_DIR,

@@ -4,6 +4,7 @@ import type { TaskKind } from "../protocol/task.ts";
 import { Backoff, LEASE_POLL_BACKOFF } from "./backoff.ts";
 import type { Logger } from "./logger.ts";
 import type { NodeHeartbeat, TaskReport } from "./node-heartbeat.ts";
+import { guardAgainstStall, TaskStalledError } from "./stall-watch.ts";
 import { toFailure } from "./task-failure.ts";
 import { LeaseGoneError, type WorkerClient } from "./worker-client.ts";
 
@@ -23,6 +24,11 @@ export interface TaskContext {
    * a report that fails is logged and the stream misses a delta, the result is unaffected.
    */
   partial: (segments: PartialTranscript["segments"]) => void;
+  /**
+   * A sign of life without a new percentage (bytes of media arriving). Like `progress` and `partial`,
+   * it holds off the node's stall limit; a task silent for that long is stopped as `task_stalled`.
+   */
+  alive: () => void;
 }
 
 export interface LeaseLoopOptions {
@@ -38,6 +44,13 @@ export interface LeaseLoopOptions {
   logger: Logger;
   /** Long-poll wait per lease call. */
   pollWaitMs?: number;
+  /** A task silent this long (no progress, partial or sign of life) is stopped (VOXEDGE_TASK_STALL_SEC). */
+  stallMs: number;
+  /**
+   * How long a stopped stalled task gets to return. Work that ignores its signal (a native call stuck
+   * in a loop) is failed then, and its slot stays retired until the work does return.
+   */
+  stallGraceMs?: number;
 }
 
 /**
@@ -56,6 +69,9 @@ interface Running {
   /** Settles once the task no longer holds a slot: its work is over and only its report may be left. */
   freed: Promise<void>;
   released: boolean;
+  /** Stalled and did not stop: its outcome is reported, its slot is freed only when its work returns. */
+  retired: boolean;
+  /** Settles once the task's outcome is reported (or needs no report). */
   done: Promise<void>;
 }
 
@@ -67,6 +83,10 @@ interface Running {
 export class LeaseLoop {
   private readonly running = new Map<string, Running>();
   private readonly stopPolling = new AbortController();
+  /** Settles when a drain begins: a slot retired for good must not keep the loop waiting. */
+  private readonly drainStarted = new Promise<void>((resolve) =>
+    this.stopPolling.signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
   private stopping = false;
   private loop: Promise<void> | null = null;
 
@@ -93,7 +113,7 @@ export class LeaseLoop {
       const holders = this.slotHolders();
       const capacity = this.options.concurrency - holders.length;
       if (capacity <= 0) {
-        await Promise.race(holders.map((r) => r.freed));
+        await Promise.race([...holders.map((r) => r.freed), this.drainStarted]);
         continue;
       }
       try {
@@ -122,15 +142,15 @@ export class LeaseLoop {
     const freed = new Promise<void>((resolve) => {
       free = resolve;
     });
-    const task: Running = { abort, freed, released: false, done: Promise.resolve() };
+    const task: Running = { abort, freed, released: false, retired: false, done: Promise.resolve() };
     const releaseSlot = () => {
       task.released = true;
       free();
     };
-    task.done = this.runTask(lease, abort, releaseSlot).finally(() => {
-      releaseSlot();
-      this.running.delete(lease.lease_id);
+    task.done = this.runTask(lease, task, releaseSlot).finally(() => {
+      if (!task.retired) releaseSlot();
     });
+    void Promise.all([task.done, freed]).then(() => this.running.delete(lease.lease_id));
     this.running.set(lease.lease_id, task);
   }
 
@@ -139,8 +159,9 @@ export class LeaseLoop {
    * lease is asked for while the completion travels (the Worker's writes overlap the next task's
    * hand-off). The report uses no decode resources; the lease stays tracked until it is sent.
    */
-  private async runTask(lease: Lease, abort: AbortController, releaseSlot: () => void): Promise<void> {
+  private async runTask(lease: Lease, task: Running, releaseSlot: () => void): Promise<void> {
     const { client, logger } = this.options;
+    const { abort } = task;
     const log = logger.child({ task_id: lease.task_id, lease_id: lease.lease_id, attempt: lease.attempt });
     const report: TaskReport = { progress: 0 };
     const untrack = this.options.heartbeat.track(lease.lease_id, {
@@ -162,32 +183,51 @@ export class LeaseLoop {
     // partial reports go out one after another, in window order
     let partials: Promise<void> = Promise.resolve();
     let seq = 0;
+    const stall = guardAgainstStall({
+      stallMs: this.options.stallMs,
+      graceMs: this.options.stallGraceMs,
+      report,
+      abort,
+      log,
+    });
+    let outcome: Promise<CompleteRequest> | undefined;
     try {
-      const result = await this.options.run(lease, {
+      outcome = this.options.run(lease, {
         signal: abort.signal,
         progress: (percent, detail) => {
+          stall.alive();
           report.progress = Math.max(report.progress, Math.min(100, percent));
           if (detail?.step) report.step = detail.step;
           if (detail?.etaSec !== undefined)
             report.estimated_time_sec = Math.max(0, Math.round(detail.etaSec));
         },
         partial: (segments) => {
+          stall.alive();
           const body = { seq: seq++, segments };
           partials = partials
             .then(() => client.partial(lease.lease_id, body))
             .catch((error: unknown) => log.warn({ err: String(error) }, "partial report failed"));
         },
+        alive: stall.alive,
       });
+      const result = await Promise.race([outcome, stall.givenUp]);
+      stall.stop();
       releaseSlot();
       if (abort.signal.reason instanceof TaskCancelledError) {
         log.info("task was cancelled as it finished; result dropped");
         return;
       }
+      // stopped for its stall but returned before its grace ran out: the work was cut short
+      if (abort.signal.reason instanceof TaskStalledError) throw abort.signal.reason;
       await client.complete(lease.lease_id, result);
       log.info({ ms: Date.now() - started }, "task done");
     } catch (error) {
+      // work given up on still holds its thread: its slot is freed only when that work returns
+      task.retired = stall.givenUpOn();
+      if (task.retired) void outcome?.then(releaseSlot, releaseSlot);
       await this.reportFailure(lease, abort, error, log);
     } finally {
+      stall.stop();
       untrack();
     }
   }
@@ -203,10 +243,14 @@ export class LeaseLoop {
       log.info("cancelled task stopped");
       return;
     }
-    const handedBack = this.stopping && abort.signal.aborted;
-    const failure = handedBack
-      ? { code: "node_shutdown" as const, message: "inference node shut down; task handed back" }
-      : toFailure(error);
+    const stalled = abort.signal.reason instanceof TaskStalledError ? abort.signal.reason : null;
+    const handedBack = this.stopping && abort.signal.aborted && !stalled;
+    // given up on, the error is the stall's own (it says the work did not stop)
+    const failure = stalled
+      ? toFailure(error instanceof TaskStalledError ? error : stalled)
+      : handedBack
+        ? { code: "node_shutdown" as const, message: "inference node shut down; task handed back" }
+        : toFailure(error);
     log.warn({ err: failure.message, code: failure.code }, "task failed");
     try {
       await this.options.client.fail(lease.lease_id, failure);

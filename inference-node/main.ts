@@ -97,6 +97,7 @@ async function main(): Promise<void> {
         ...leaseLoopWork("speech", deps),
         concurrency: config.concurrency,
         heartbeat,
+        stallMs: config.taskStallSec * 1000,
         logger,
       }),
     );
@@ -122,6 +123,7 @@ async function main(): Promise<void> {
         ...leaseLoopWork("render", { content, client }),
         concurrency: config.contentConcurrency,
         heartbeat,
+        stallMs: config.taskStallSec * 1000,
         logger,
       }),
     );

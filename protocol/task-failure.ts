@@ -59,6 +59,11 @@ export const TASK_FAILURES = {
     meaning: "the job queue could not deliver the task to the scheduler",
   },
   internal_error: { retryable: true, meaning: "an unexpected error on the inference node" },
+  task_stalled: {
+    retryable: true,
+    meaning:
+      "the task showed no progress on its node for the node's stall limit (VOXEDGE_TASK_STALL_SEC, default 900 s): a decode, an ffmpeg or another step hung, and the node stopped it",
+  },
   remote_unavailable: {
     retryable: true,
     meaning:

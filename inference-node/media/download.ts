@@ -26,7 +26,7 @@ export interface MediaResponse {
 export async function saveToTempFile(
   response: MediaResponse,
   maxBytes: number,
-  options: { dir?: string; signal?: AbortSignal } = {},
+  options: { dir?: string; signal?: AbortSignal; onData?: () => void } = {},
 ): Promise<DownloadedMedia> {
   if (!response.body) throw new MediaError("media_unreachable", "the media response has no body");
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
@@ -39,6 +39,7 @@ export async function saveToTempFile(
   const limit = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       bytes += chunk.length;
+      options.onData?.();
       if (bytes > maxBytes)
         done(
           new MediaError("media_too_large", `the media is larger than the ${formatBytes(maxBytes)} limit`),

@@ -17,6 +17,8 @@ export interface MediaSourceOptions {
    * as its server likes.
    */
   downloadMaxMs: number;
+  /** Called as the media's bytes arrive: a download in progress is a task alive (lease-loop.ts). */
+  onData?: () => void;
 }
 
 /** What fetching needs of a lease: where its media is. */
@@ -70,5 +72,5 @@ async function download(lease: MediaLease, options: MediaSourceOptions): Promise
   } else {
     throw new MediaError("media_unreachable", "the task has no media to transcribe");
   }
-  return saveToTempFile(response, options.maxBytes, { dir: options.tempDir, signal });
+  return saveToTempFile(response, options.maxBytes, { dir: options.tempDir, signal, onData: options.onData });
 }

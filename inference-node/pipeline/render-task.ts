@@ -22,7 +22,15 @@ export async function renderTask(
   deps: { content: ContentDeps; client: WorkerClient },
   context: TaskContext,
 ): Promise<CompleteRequest> {
-  const rendered = await runContentTask({ kind: lease.kind, params: lease.params }, deps.content, {
+  const { translate } = deps.content;
+  // a long note is translated line by line inside one stage: each line is a sign of life
+  const content = translate
+    ? {
+        ...deps.content,
+        translate: (...args: Parameters<typeof translate>) => translate(...args).finally(context.alive),
+      }
+    : deps.content;
+  const rendered = await runContentTask({ kind: lease.kind, params: lease.params }, content, {
     signal: context.signal,
     report: (update) =>
       context.progress(update.progress, { step: update.step, etaSec: update.estimated_time_sec }),

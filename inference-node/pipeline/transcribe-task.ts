@@ -64,7 +64,7 @@ export async function transcribe(
   const downloadStarted = performance.now();
   // reference clips first: a bad one fails the task before the media is decoded
   const knownVoices = deps.diarize ? await loadKnownVoices(lease, { ...deps.media, signal }) : [];
-  const media = await fetchMedia(lease, { ...deps.media, signal });
+  const media = await fetchMedia(lease, { ...deps.media, signal, onData: context.alive });
   const downloadMs = performance.now() - downloadStarted;
   try {
     const openStarted = performance.now();
@@ -125,7 +125,7 @@ export async function transcribe(
     });
     const result =
       translateTo && !speechToEnglish
-        ? await translated(transcript, run.language, translateTo, deps, signal)
+        ? await translated(transcript, run.language, translateTo, deps, context)
         : transcript;
     const postMs = performance.now() - postStarted;
     // one line per task with the cost of every stage (read by bench/pipeline.ts and bench/sync.ts)
@@ -168,10 +168,10 @@ async function translated(
   from: string,
   to: string,
   deps: TranscribeDeps,
-  signal: AbortSignal,
+  context: Pick<TaskContext, "signal" | "alive">,
 ): Promise<TranscriptionResult> {
   const started = performance.now();
-  const result = await translateResult(transcript, from, to, deps.translator, signal);
+  const result = await translateResult(transcript, from, to, deps.translator, context.signal, context.alive);
   return { ...result, total_ms: transcript.total_ms + (performance.now() - started) };
 }
 

@@ -24,6 +24,8 @@ export async function translateResult(
   to: string,
   translator: Translator | null,
   signal: AbortSignal,
+  /** Called after each segment: a long transcript's translation is a task alive (lease-loop.ts). */
+  onSegment?: () => void,
 ): Promise<TranscriptionResult> {
   if (from === to) return result;
   if (!translator) {
@@ -37,6 +39,7 @@ export async function translateResult(
     for (const segment of result.segments) {
       const text = segment.text.trim() ? await translator.translate(segment.text, from, to, signal) : "";
       segments.push({ ...segment, text });
+      onSegment?.();
     }
   } catch (error) {
     if (signal.aborted) throw error;

@@ -26,6 +26,8 @@ let node: ChildProcess;
 let speechSec: number;
 /** The media server's hooks for the next `/stall/…` download (which it never finishes). */
 let stall = { started: () => {}, closed: () => {} };
+/** Downloads of `/stall/…` begun, one per attempt of a task. */
+let stallRequests = 0;
 
 /** Promises for the next stalled download: its request arrived, its client hung up. */
 function nextStall(): { started: Promise<void>; closed: Promise<void> } {
@@ -80,6 +82,7 @@ beforeAll(async () => {
     if (mode === "stall") {
       // Half the file, then nothing: the node stays mid-download until it gives up on the task.
       res.once("close", stall.closed);
+      stallRequests++;
       stall.started();
       return void res.write(body.subarray(0, body.length >> 1));
     }
@@ -265,5 +268,25 @@ describe("transcription end to end", () => {
     const done = await stack.settle(taskId, 60_000);
     expect(done.status).toBe("done");
     expectValidResult(done.result, speechSec);
+  });
+
+  it("fails a task whose work stops making progress as task_stalled on every attempt, and takes the next job", async () => {
+    // the heartbeat alone would keep this download's task processing for as long as the node lives
+    node.kill("SIGKILL");
+    await new Promise((r) => node.once("exit", r));
+    node = await stack.startNode({ env: { VOXEDGE_TASK_STALL_SEC: "2" } });
+    const stalled = nextStall();
+    const attemptsBefore = stallRequests;
+    const taskId = await enqueueUrl(`${mediaOrigin}/stall/speech.wav`);
+    await stalled.started;
+    // the node stops it: it hangs up on the download
+    await stalled.closed;
+    const failed = await stack.settle(taskId, 60_000);
+    expect(failed).toMatchObject({ status: "failed", error_code: "task_stalled", result: null, queue: null });
+    expect(failed.error).toMatch(/no progress for 2 s/);
+    // retryable: every one of MAX_TASK_ATTEMPTS (3) attempts ran and stalled
+    expect(stallRequests - attemptsBefore).toBe(3);
+    const next = await stack.settle(await enqueueUrl(`${mediaOrigin}/files/speech.wav`), 60_000);
+    expect(next.status).toBe("done");
   });
 });

@@ -7,11 +7,15 @@ import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { translateNote } from "../../inference-node/content/note-translation/translate-note.ts";
 import { StageSpeeds } from "../../inference-node/content/progress.ts";
+import type { ContentDeps } from "../../inference-node/content/run-content-task.ts";
 import { runContentTask } from "../../inference-node/content/run-content-task.ts";
 import type { TranslateFn } from "../../inference-node/content/script.ts";
 import { EspeakSynthesizer } from "../../inference-node/content/tts/espeak.ts";
+import { renderTask } from "../../inference-node/pipeline/render-task.ts";
 import { createTranslator } from "../../inference-node/translate/config.ts";
+import type { WorkerClient } from "../../inference-node/worker-client.ts";
 import { NoteTranslationCompletion } from "../../protocol/content.ts";
+import type { LeaseOf } from "../../protocol/node.ts";
 import { ENGLISH_NOTE, recordingContext } from "./content-helpers.ts";
 import { type FakeServer, libreTranslateHandler, sendJson, startServer } from "./translate-fake-servers.ts";
 
@@ -193,5 +197,40 @@ describe("note_translation tasks", () => {
         recordingContext().ctx,
       ),
     ).rejects.toMatchObject({ code: "invalid_params" });
+  });
+
+  it("run through renderTask: each translated sentence is a sign of life for the node's stall limit", async () => {
+    libre.requests.length = 0;
+    const deps: ContentDeps = {
+      synthesizer: new EspeakSynthesizer(),
+      tools: { ffmpeg: "ffmpeg" },
+      llm: null,
+      speeds: new StageSpeeds(),
+      translate: through(libre.url),
+    };
+    const uploaded: string[] = [];
+    const client = {
+      uploadOutput: async (_lease: string, name: string, _file: string, contentType: string) => {
+        uploaded.push(name);
+        return { object_key: `outputs/t/${name}`, content_type: contentType, bytes: 1 };
+      },
+    } as unknown as WorkerClient;
+    let signsOfLife = 0;
+    const lease = {
+      lease_id: "lease-1",
+      task_id: "t",
+      kind: "note_translation",
+      params: { note: NOTE, language: "vi" },
+    } as unknown as LeaseOf<"note_translation">;
+    const completion = await renderTask(
+      lease,
+      { content: deps, client },
+      { signal, progress: () => undefined, partial: () => undefined, alive: () => signsOfLife++ },
+    );
+    expect(completion.kind).toBe("note_translation");
+    expect(uploaded).toHaveLength(2);
+    // a note of any length is translated inside one stage: every sentence holds off the stall limit
+    expect(signsOfLife).toBe(libre.requests.filter((r) => r.path === "/translate").length);
+    expect(signsOfLife).toBeGreaterThan(10);
   });
 });

@@ -39,6 +39,7 @@ describe("LeaseLoop drain", () => {
       kinds: ["transcribe"],
       concurrency: 1,
       heartbeat: new NodeHeartbeat(client, () => NODE_HEALTH, 1_000, logger),
+      stallMs: 60_000,
       logger,
     });
     loop.start();

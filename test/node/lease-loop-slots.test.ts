@@ -75,6 +75,7 @@ describe("LeaseLoop slots", () => {
       kinds: ["slide"],
       concurrency: 1,
       heartbeat: new NodeHeartbeat(client, () => NODE_HEALTH, 10, pino({ level: "silent" })),
+      stallMs: 60_000,
       logger: pino({ level: "silent" }),
       pollWaitMs: 50,
     });

@@ -106,6 +106,7 @@ function loopWith(client: WorkerClient, run: ReturnType<typeof blockingRun>) {
     kinds: ["transcribe"],
     concurrency: 1,
     heartbeat: new NodeHeartbeat(client, () => health, 20, pino({ level: "silent" })),
+    stallMs: 60_000,
     logger: pino({ level: "silent" }),
     pollWaitMs: 50,
   });
@@ -218,6 +219,7 @@ describe("a cancelled task on the real pipeline", () => {
       kinds: ["transcribe"],
       concurrency: 1,
       heartbeat: new NodeHeartbeat(client, () => health, 50, pino({ level: "silent" })),
+      stallMs: 60_000,
       logger: pino({ level: "silent" }),
       pollWaitMs: 50,
     });

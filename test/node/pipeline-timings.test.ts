@@ -123,6 +123,7 @@ async function timedTask(
     signal: new AbortController().signal,
     progress: () => undefined,
     partial: () => undefined,
+    alive: () => undefined,
   });
   const wallMs = performance.now() - started;
   const stages = lines.find((line) => line.msg === "task stages") as unknown as StageLine;

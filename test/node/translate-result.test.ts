@@ -50,7 +50,10 @@ describe("translateResult", () => {
   it("translates every segment, keeps their times, and names the target language", async () => {
     server = await startServer(libreTranslateHandler());
     const translator = new LibreTranslateTranslator({ url: server.url });
-    const result = await translateResult(transcript, "vi", "es", translator, never);
+    let segmentsDone = 0;
+    const result = await translateResult(transcript, "vi", "es", translator, never, () => segmentsDone++);
+    // each segment is a sign of life for the node's stall limit
+    expect(segmentsDone).toBe(3);
     expect(result.segments.map((s) => [s.start, s.end, s.text, s.speaker])).toEqual([
       [0, 2, "<es>Xin chào.</es>", "SPEAKER_00"],
       [2, 2.5, "", "SPEAKER_00"],

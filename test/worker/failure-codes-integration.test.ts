@@ -45,6 +45,7 @@ const SYNC_STATUS: Record<TaskFailureCode, number> = {
   queue_unavailable: 503,
   queue_undeliverable: 503,
   internal_error: 500,
+  task_stalled: 500,
   // The remote tier's trouble is the deployment's, not a crash: as a lost node.
   remote_unavailable: 503,
   remote_refused: 503,

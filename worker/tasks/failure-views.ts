@@ -61,6 +61,7 @@ export const FAILURE_VIEWS: Record<TaskFailureCode, FailureView> = {
   queue_unavailable: { sync: noCapacity, content: "job queue unavailable" },
   queue_undeliverable: { sync: noCapacity, content: "job queue undeliverable" },
   internal_error: { sync: serverFault, content: "internal error" },
+  task_stalled: { sync: serverFault, content: "the task stalled" },
   // The remote tier's trouble is the deployment's, not the request's, and no crash: 503 like a lost node.
   remote_unavailable: { sync: noCapacity, content: "remote recognition unavailable" },
   remote_refused: { sync: noCapacity, content: "remote recognition refused" },
