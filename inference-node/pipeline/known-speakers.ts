@@ -71,7 +71,11 @@ export async function loadKnownVoices(
           `${rules.where} was deleted after this job was queued`,
         );
       });
-      return saveToTempFile(response, rules.limits.maxBytes, { dir: options.tempDir, signal });
+      return saveToTempFile(response, rules.limits.maxBytes, {
+        dir: options.tempDir,
+        signal,
+        onData: options.onData,
+      });
     });
     try {
       const reference = await clipReference(file.path, rules, options.signal);

@@ -63,8 +63,10 @@ export async function transcribe(
 
   const downloadStarted = performance.now();
   // reference clips first: a bad one fails the task before the media is decoded
-  const knownVoices = deps.diarize ? await loadKnownVoices(lease, { ...deps.media, signal }) : [];
-  const media = await fetchMedia(lease, { ...deps.media, signal, onData: context.alive });
+  // every chunk of a download is a sign of life for the node's stall limit (lease-loop.ts)
+  const sources = { ...deps.media, signal, onData: context.alive };
+  const knownVoices = deps.diarize ? await loadKnownVoices(lease, sources) : [];
+  const media = await fetchMedia(lease, sources);
   const downloadMs = performance.now() - downloadStarted;
   try {
     const openStarted = performance.now();

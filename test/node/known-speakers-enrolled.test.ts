@@ -43,7 +43,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function load(known: KnownSpeaker[]) {
+function load(known: KnownSpeaker[], onData?: () => void) {
   const lease = {
     lease_id: "lease-1",
     params: { known_speakers: known },
@@ -55,13 +55,20 @@ function load(known: KnownSpeaker[]) {
     allowlist: new Set(),
     tempDir: dir,
     signal: new AbortController().signal,
+    onData,
   });
 }
 
 describe("enrolled speakers on the node", () => {
   it("profiles a 25 s enrolled clip, which a compatible call's reference may not be", async () => {
-    const [voice] = await load([{ name: "agent", object_key: "speakers/k/spk_1", enrolled: true }]);
+    let chunks = 0;
+    const [voice] = await load(
+      [{ name: "agent", object_key: "speakers/k/spk_1", enrolled: true }],
+      () => chunks++,
+    );
     expect(voice).toMatchObject({ name: "agent", enrolled: true });
+    // each chunk of the clip's download is a sign of life for the node's stall limit
+    expect(chunks).toBeGreaterThan(0);
     await expect(load([{ name: "agent", object_key: "known-speakers/u/0" }])).rejects.toMatchObject({
       code: "speaker_reference_invalid",
       message: expect.stringMatching(
