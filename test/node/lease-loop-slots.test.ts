@@ -3,20 +3,9 @@ import { describe, expect, it } from "vitest";
 import { LeaseLoop } from "../../inference-node/lease-loop.ts";
 import { NodeHeartbeat } from "../../inference-node/node-heartbeat.ts";
 import type { WorkerClient } from "../../inference-node/worker-client.ts";
-import type { CompleteRequest, Lease, NodeHeartbeatRequest } from "../../protocol/node.ts";
-import { idleLeasePoll } from "../helpers/idle-lease-poll.ts";
+import type { CompleteRequest, NodeHeartbeatRequest } from "../../protocol/node.ts";
+import { leasesOneAtATime } from "../helpers/lease-stand-in.ts";
 import { NODE_HEALTH } from "../helpers/node-health.ts";
-
-/** A slide lease; only its id matters to the loop. */
-const leaseNumbered = (n: number): Lease =>
-  ({
-    lease_id: `lease-${n}`,
-    task_id: `task-${n}`,
-    kind: "slide",
-    lane: "batch",
-    attempt: 1,
-    expires_at: Date.now() + 60_000,
-  }) as unknown as Lease;
 
 const completion = { kind: "slide" } as unknown as CompleteRequest;
 
@@ -28,13 +17,8 @@ function slowCompletions(count: number) {
   const events: string[] = [];
   const heldCompletions: (() => void)[] = [];
   const heartbeatLeases = new Set<string>();
-  let next = 1;
   const client = {
-    lease: async (_n: unknown, capacity: number, _k: unknown, waitMs: number, signal?: AbortSignal) => {
-      events.push(`ask ${capacity}`);
-      if (next <= count) return [leaseNumbered(next++)];
-      return idleLeasePoll(waitMs, signal);
-    },
+    lease: leasesOneAtATime(count, "slide", events),
     heartbeatNode: async (body: NodeHeartbeatRequest) => {
       for (const l of body.leases) heartbeatLeases.add(l.lease_id);
       return body.leases.map((l) => ({

@@ -10,24 +10,14 @@ import { LeaseLoop, type TaskRunner } from "../../inference-node/lease-loop.ts";
 import { NodeHeartbeat } from "../../inference-node/node-heartbeat.ts";
 import { fetchMedia } from "../../inference-node/pipeline/fetch-media.ts";
 import type { WorkerClient } from "../../inference-node/worker-client.ts";
-import { type CompleteRequest, FailRequest, type Lease } from "../../protocol/node.ts";
+import { type CompleteRequest, FailRequest } from "../../protocol/node.ts";
 import { parseAllowlist } from "../../protocol/url-policy.ts";
-import { idleLeasePoll } from "../helpers/idle-lease-poll.ts";
+import { leasesOneAtATime } from "../helpers/lease-stand-in.ts";
 import { NODE_HEALTH } from "../helpers/node-health.ts";
 
 // A task whose work hangs (a decode, an ffmpeg or espeak-ng child that never ends) kept its slot and
 // its `processing` status forever: the node's heartbeat extends its lease for as long as the node
 // lives. The node's stall bound stops such a task and fails it as `task_stalled`.
-
-const leaseNumbered = (n: number): Lease =>
-  ({
-    lease_id: `lease-${n}`,
-    task_id: `task-${n}`,
-    kind: "transcribe",
-    lane: "batch",
-    attempt: 1,
-    expires_at: Date.now() + 60_000,
-  }) as unknown as Lease;
 
 const completion = { kind: "transcribe" } as unknown as CompleteRequest;
 
@@ -38,13 +28,8 @@ const completion = { kind: "transcribe" } as unknown as CompleteRequest;
 function workerStandIn(count: number) {
   const events: string[] = [];
   const failures: FailRequest[] = [];
-  let next = 1;
   const client = {
-    lease: async (_n: unknown, capacity: number, _k: unknown, waitMs: number, signal?: AbortSignal) => {
-      events.push(`ask ${capacity}`);
-      if (next <= count) return [leaseNumbered(next++)];
-      return idleLeasePoll(waitMs, signal);
-    },
+    lease: leasesOneAtATime(count, "transcribe", events),
     heartbeatNode: async (body: { leases: { lease_id: string }[] }) =>
       body.leases.map((l) => ({ lease_id: l.lease_id, state: "extended", expires_at: Date.now() + 60_000 })),
     complete: async (leaseId: string) => {
