@@ -51,6 +51,11 @@ export interface LeaseLoopOptions {
    * in a loop) is failed then, and its slot stays retired until the work does return.
    */
   stallGraceMs?: number;
+  /**
+   * Called once when every slot is retired by work that ignored its stop: the loop can take no task
+   * until that work returns, which may be never, so the node restarts (main.ts).
+   */
+  onSlotsExhausted?: () => void;
 }
 
 /**
@@ -88,6 +93,7 @@ export class LeaseLoop {
     this.stopPolling.signal.addEventListener("abort", () => resolve(), { once: true }),
   );
   private stopping = false;
+  private exhaustionReported = false;
   private loop: Promise<void> | null = null;
 
   constructor(private readonly options: LeaseLoopOptions) {}
@@ -224,12 +230,23 @@ export class LeaseLoop {
     } catch (error) {
       // work given up on still holds its thread: its slot is freed only when that work returns
       task.retired = stall.givenUpOn();
-      if (task.retired) void outcome?.then(releaseSlot, releaseSlot);
+      if (task.retired) {
+        void outcome?.then(releaseSlot, releaseSlot);
+        this.reportIfExhausted();
+      }
       await this.reportFailure(lease, abort, error, log);
     } finally {
       stall.stop();
       untrack();
     }
+  }
+
+  private reportIfExhausted(): void {
+    const retired = this.slotHolders().filter((task) => task.retired).length;
+    if (retired < this.options.concurrency || this.exhaustionReported) return;
+    this.exhaustionReported = true;
+    this.options.logger.error({ retired }, "every slot is held by work that did not stop");
+    this.options.onSlotsExhausted?.();
   }
 
   private async reportFailure(

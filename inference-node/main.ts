@@ -6,7 +6,9 @@
  *   npm run node -- --worker-url http://127.0.0.1:8787 --token $NODE_TOKEN [--model models/ggml-base.bin]
  *
  * SIGTERM/SIGINT drain: no new work, running tasks get VOXEDGE_DRAIN_MS (default 30 s) to finish,
- * the rest are handed back to the queue.
+ * the rest are handed back to the queue. A lease loop whose every slot is held by work that ignored its
+ * stop (stall-watch.ts) drains the node the same way and exits EXIT_SLOTS_EXHAUSTED (75), for its
+ * supervisor to start it again.
  *
  * Beside the lease loop runs the live engine (inference-node/live/): it dials the LiveHub and serves
  * live-microphone sessions, also outbound only. VOXEDGE_LIVE_CAPACITY=0 turns it off.
@@ -20,13 +22,14 @@ import { leaseLoopWork } from "./kinds/index.ts";
 import { LeaseLoop } from "./lease-loop.ts";
 import { liveSpeechFromEnv } from "./live/live-speech.ts";
 import { liveOptionsFromEnv } from "./live/options.ts";
-import { startLiveService } from "./live/service.ts";
+import { type LiveService, startLiveService } from "./live/service.ts";
 import { logger as baseLogger } from "./logger.ts";
 import { checkFfmpeg, ffmpegPath } from "./media/ffmpeg-path.ts";
 import { loadResidentModel } from "./model.ts";
 import { nodeHealth } from "./node-health.ts";
 import { NodeHeartbeat } from "./node-heartbeat.ts";
 import { identifiedLogger } from "./node-identity.ts";
+import { EXIT_SLOTS_EXHAUSTED, shutDownNode } from "./node-shutdown.ts";
 import { createTranslator, translatorConfigFromEnv } from "./translate/config.ts";
 import { MtStatus } from "./translate/mt-status.ts";
 import { loadVoiceActivity } from "./vad/voice-activity.ts";
@@ -89,6 +92,25 @@ async function main(): Promise<void> {
   // each runs its class's kinds by their entries in inference-node/kinds. One heartbeat.
   const heartbeat = new NodeHeartbeat(client, health, config.heartbeatMs, logger);
   const loops: LeaseLoop[] = [];
+  // The catalog previews are built in a temporary folder at start; a stop aborts them and waits for
+  // that folder's removal (a node restarted mid-build left one behind each time).
+  const previews = { stop: new AbortController(), published: Promise.resolve() as Promise<unknown> };
+  let live: LiveService | null = null;
+  let stopping = false;
+  const stop = async (reason: string, exitCode: number) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason, active: loops.reduce((n, loop) => n + loop.activeTasks, 0) }, "draining");
+    await shutDownNode({ loops, live, mt, previews, model: model.whisper }, config.drainMs, logger);
+    logger.info({ exit_code: exitCode }, "stopped");
+    process.exit(exitCode);
+  };
+  // Work that ignored its stop holds every slot of a loop and may never return: only a new process
+  // frees its threads, so the node drains and exits for its supervisor to start it again.
+  const restartWhenExhausted = () => {
+    logger.fatal("every slot of a lease loop is held by work that did not stop: restarting the node");
+    void stop("slots exhausted", EXIT_SLOTS_EXHAUSTED);
+  };
   if (model.takesFileJobs) {
     loops.push(
       new LeaseLoop({
@@ -98,6 +120,7 @@ async function main(): Promise<void> {
         concurrency: config.concurrency,
         heartbeat,
         stallMs: config.taskStallSec * 1000,
+        onSlotsExhausted: restartWhenExhausted,
         logger,
       }),
     );
@@ -107,10 +130,6 @@ async function main(): Promise<void> {
       "the registry default is served by the Worker's remote tier: this node takes no file jobs",
     );
   }
-  // The catalog previews are built in a temporary folder at start; a stop aborts them and waits for
-  // that folder's removal (a node restarted mid-build left one behind each time).
-  const stopPreviews = new AbortController();
-  let previewsPublished: Promise<unknown> = Promise.resolve();
   if (config.contentConcurrency > 0) {
     const content = contentDepsFromEnv(
       process.env,
@@ -124,15 +143,17 @@ async function main(): Promise<void> {
         concurrency: config.contentConcurrency,
         heartbeat,
         stallMs: config.taskStallSec * 1000,
+        onSlotsExhausted: restartWhenExhausted,
         logger,
       }),
     );
-    previewsPublished = publishMissingPreviews(
+    previews.published = publishMissingPreviews(
       client,
-      { ...content, signal: stopPreviews.signal },
+      { ...content, signal: previews.stop.signal },
       logger,
     ).catch((error: unknown) => {
-      if (!stopPreviews.signal.aborted) logger.warn({ err: String(error) }, "catalog previews not published");
+      if (!previews.stop.signal.aborted)
+        logger.warn({ err: String(error) }, "catalog previews not published");
     });
   }
   for (const loop of loops) loop.start();
@@ -141,7 +162,7 @@ async function main(): Promise<void> {
     "pulling work",
   );
   const liveOptions = liveOptionsFromEnv(process.env, config.maxTokens, config.threads);
-  const live =
+  live =
     liveOptions.capacity > 0
       ? startLiveService({
           workerUrl: config.workerUrl,
@@ -157,21 +178,8 @@ async function main(): Promise<void> {
         })
       : null;
 
-  const drainMs = config.drainMs;
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal, active: loops.reduce((n, loop) => n + loop.activeTasks, 0) }, "draining");
-    mt.stop();
-    stopPreviews.abort();
-    await Promise.all([...loops.map((loop) => loop.drain(drainMs)), live?.stop(), previewsPublished]);
-    await model.whisper.dispose();
-    logger.info("stopped");
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM", 0));
+  process.on("SIGINT", () => void stop("SIGINT", 0));
 }
 
 main().catch((error: unknown) => {

@@ -44,7 +44,11 @@ function workerStandIn(count: number) {
   return { client: client as unknown as WorkerClient, events, failures };
 }
 
-function loopWith(client: WorkerClient, run: TaskRunner, stall: { stallMs: number; stallGraceMs?: number }) {
+function loopWith(
+  client: WorkerClient,
+  run: TaskRunner,
+  options: { stallMs: number; stallGraceMs?: number; concurrency?: number; onSlotsExhausted?: () => void },
+) {
   const logger = pino({ level: "silent" });
   return new LeaseLoop({
     client,
@@ -55,7 +59,7 @@ function loopWith(client: WorkerClient, run: TaskRunner, stall: { stallMs: numbe
     heartbeat: new NodeHeartbeat(client, () => NODE_HEALTH, 50, logger),
     logger,
     pollWaitMs: 50,
-    ...stall,
+    ...options,
   });
 }
 
@@ -203,6 +207,45 @@ describe("a task that stops making progress", () => {
     await expect.poll(() => events.includes("complete lease-2"), { timeout: 3_000 }).toBe(true);
     expect(events).not.toContain("complete lease-1");
     expect(loop.activeTasks).toBe(0);
+    await loop.drain(100);
+  });
+
+  it("says so once every slot is held by work that ignored its stop, and not before", async () => {
+    const { client, events } = workerStandIn(3);
+    const hung = new Set<string>();
+    let exhausted = 0;
+    const loop = loopWith(
+      client,
+      async (lease) => {
+        if (lease.lease_id === "lease-3") return completion;
+        // work that does not listen to its signal, as a native call stuck in a loop would not
+        hung.add(lease.lease_id);
+        return new Promise<CompleteRequest>(() => {});
+      },
+      { stallMs: 200, stallGraceMs: 200, concurrency: 2, onSlotsExhausted: () => exhausted++ },
+    );
+    loop.start();
+    await expect.poll(() => events.includes("fail lease-2"), { timeout: 3_000 }).toBe(true);
+    // both slots are retired now: the node can take no task of this class until it restarts
+    await expect.poll(() => exhausted, { timeout: 1_000 }).toBe(1);
+    expect(hung).toEqual(new Set(["lease-1", "lease-2"]));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(exhausted).toBe(1);
+    await loop.drain(100);
+  });
+
+  it("does not say so while one slot is still free", async () => {
+    const { client, events } = workerStandIn(3);
+    let exhausted = 0;
+    const loop = loopWith(
+      client,
+      async (lease) => (lease.lease_id === "lease-1" ? new Promise<CompleteRequest>(() => {}) : completion),
+      { stallMs: 200, stallGraceMs: 200, concurrency: 2, onSlotsExhausted: () => exhausted++ },
+    );
+    loop.start();
+    await expect.poll(() => events.includes("fail lease-1"), { timeout: 3_000 }).toBe(true);
+    await expect.poll(() => events.includes("complete lease-3"), { timeout: 3_000 }).toBe(true);
+    expect(exhausted).toBe(0);
     await loop.drain(100);
   });
 
