@@ -42,6 +42,11 @@ export const NodeConfig = z.object({
   /** Longest one media download may take (seconds), request to last byte; longer fails `media_unreachable`. */
   mediaDownloadMaxSec: z.coerce.number().int().min(1).max(86_400),
   /**
+   * The slowest a media download may run, in bytes a second over each minute once its response has
+   * begun (0 = no minimum): a source that trickles bytes would otherwise hold a slot up to the time limit.
+   */
+  mediaMinBytesPerSec: z.coerce.number().int().min(0),
+  /**
    * A leased task silent this long (no progress, partial result or media bytes) is stopped and fails
    * `task_stalled`: the heartbeat alone would keep a hung decode or ffmpeg `processing` forever.
    */
@@ -95,6 +100,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     skipNonSpeechSec: env.VOXEDGE_VAD_SKIP_SEC ?? 2,
     maxMediaBytes: 2 * 1024 ** 3,
     mediaDownloadMaxSec: env.VOXEDGE_MEDIA_DOWNLOAD_MAX_SEC ?? 1800,
+    mediaMinBytesPerSec: env.VOXEDGE_MEDIA_MIN_BYTES_PER_SEC ?? 8192,
     taskStallSec: env.VOXEDGE_TASK_STALL_SEC ?? 900,
     maxTokens: env.VOXEDGE_MAX_TOKENS ?? 0,
     temperatureInc: env.VOXEDGE_TEMPERATURE_INC ?? 0.2,

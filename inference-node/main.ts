@@ -24,6 +24,7 @@ import { liveSpeechFromEnv } from "./live/live-speech.ts";
 import { liveOptionsFromEnv } from "./live/options.ts";
 import { type LiveService, startLiveService } from "./live/service.ts";
 import { logger as baseLogger } from "./logger.ts";
+import { MEDIA_RATE_WINDOW_MS } from "./media/download.ts";
 import { checkFfmpeg, ffmpegPath } from "./media/ffmpeg-path.ts";
 import { loadResidentModel } from "./model.ts";
 import { nodeHealth } from "./node-health.ts";
@@ -83,6 +84,10 @@ async function main(): Promise<void> {
       client,
       maxBytes: config.maxMediaBytes,
       downloadMaxMs: config.mediaDownloadMaxSec * 1000,
+      minRate:
+        config.mediaMinBytesPerSec > 0
+          ? { bytesPerSec: config.mediaMinBytesPerSec, windowMs: MEDIA_RATE_WINDOW_MS }
+          : undefined,
       allowlist: config.urlAllowlist,
       tempDir: config.tempDir,
     },

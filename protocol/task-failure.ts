@@ -12,7 +12,7 @@ export const TASK_FAILURES = {
   media_unreachable: {
     retryable: false,
     meaning:
-      "the media URL could not be fetched (refused address, HTTP error, unreachable host), or the media did not finish downloading within the node's time limit",
+      "the media URL could not be fetched (refused address, HTTP error, unreachable host), or the media did not finish downloading within the node's time limit, or arrived slower than its minimum rate",
   },
   media_unreadable: { retryable: false, meaning: "the file is not audio or video that ffmpeg can decode" },
   media_empty: { retryable: false, meaning: "the file is empty or contains no audio" },

@@ -17,6 +17,18 @@ export interface DownloadedMedia {
  * Streams a response body into a temporary file, refusing more than `maxBytes`. A file (not a pipe)
  * lets ffmpeg seek, which containers like MP4 with the index at the end need; memory stays flat.
  */
+/**
+ * The slowest a download may run: fewer than `bytesPerSec` a second on average over any `windowMs`
+ * once the response has begun (VOXEDGE_MEDIA_MIN_BYTES_PER_SEC; curl's --speed-limit/--speed-time).
+ */
+export interface MinimumRate {
+  bytesPerSec: number;
+  windowMs: number;
+}
+
+/** The window a download's rate is judged over: a minute, long enough for a stalled link to recover. */
+export const MEDIA_RATE_WINDOW_MS = 60_000;
+
 /** The part of a fetch Response that saving needs (global fetch and undici's both fit). */
 export interface MediaResponse {
   body: ReadableStream<Uint8Array> | null;
@@ -26,7 +38,7 @@ export interface MediaResponse {
 export async function saveToTempFile(
   response: MediaResponse,
   maxBytes: number,
-  options: { dir?: string; signal?: AbortSignal; onData?: () => void } = {},
+  options: { dir?: string; signal?: AbortSignal; onData?: () => void; minRate?: MinimumRate } = {},
 ): Promise<DownloadedMedia> {
   if (!response.body) throw new MediaError("media_unreachable", "the media response has no body");
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
@@ -47,6 +59,13 @@ export async function saveToTempFile(
       else done(null, chunk);
     },
   });
+  const rate =
+    options.minRate &&
+    holdToRate(
+      options.minRate,
+      () => bytes,
+      (error) => limit.destroy(error),
+    );
   try {
     const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>);
     await pipeline(body, limit, createWriteStream(path), { signal: options.signal });
@@ -57,12 +76,35 @@ export async function saveToTempFile(
       "media_unreachable",
       `the media download broke off: ${error instanceof Error ? error.message : String(error)}`,
     );
+  } finally {
+    if (rate) clearInterval(rate);
   }
   if (bytes === 0) {
     await remove();
     throw new MediaError("media_empty", "the media file is empty");
   }
   return { path, bytes, remove };
+}
+
+/** Checks the bytes received at the end of every window; too few fail the download through `fail`. */
+function holdToRate(minRate: MinimumRate, received: () => number, fail: (error: MediaError) => void) {
+  let atLastCheck = 0;
+  return setInterval(() => {
+    const bytes = received();
+    if (bytes - atLastCheck < (minRate.bytesPerSec * minRate.windowMs) / 1000) {
+      fail(
+        new MediaError(
+          "media_unreachable",
+          `the media arrived at less than ${formatRate(minRate.bytesPerSec)} for ${minRate.windowMs / 1000} s`,
+        ),
+      );
+    }
+    atLastCheck = bytes;
+  }, minRate.windowMs);
+}
+
+function formatRate(bytesPerSec: number): string {
+  return bytesPerSec >= 1024 ? `${Math.round(bytesPerSec / 1024)} KiB/s` : `${bytesPerSec} B/s`;
 }
 
 function formatBytes(bytes: number): string {

@@ -1,5 +1,5 @@
 import type { Lease } from "../../protocol/node.ts";
-import { type DownloadedMedia, saveToTempFile } from "../media/download.ts";
+import { type DownloadedMedia, type MinimumRate, saveToTempFile } from "../media/download.ts";
 import { guardedFetch } from "../media/guarded-fetch.ts";
 import { MediaError } from "../media/media-error.ts";
 import type { WorkerClient } from "../worker-client.ts";
@@ -17,6 +17,8 @@ export interface MediaSourceOptions {
    * as its server likes.
    */
   downloadMaxMs: number;
+  /** The slowest a download may run once its response has begun; unset: no minimum. */
+  minRate?: MinimumRate;
   /** Called as the media's bytes arrive: a download in progress is a task alive (lease-loop.ts). */
   onData?: () => void;
 }
@@ -72,5 +74,10 @@ async function download(lease: MediaLease, options: MediaSourceOptions): Promise
   } else {
     throw new MediaError("media_unreachable", "the task has no media to transcribe");
   }
-  return saveToTempFile(response, options.maxBytes, { dir: options.tempDir, signal, onData: options.onData });
+  return saveToTempFile(response, options.maxBytes, {
+    dir: options.tempDir,
+    signal,
+    onData: options.onData,
+    minRate: options.minRate,
+  });
 }

@@ -75,6 +75,7 @@ export async function loadKnownVoices(
         dir: options.tempDir,
         signal,
         onData: options.onData,
+        minRate: options.minRate,
       });
     });
     try {

@@ -19,6 +19,18 @@ const server = createServer((req, res) => {
     res.writeHead(200, { "content-type": "audio/mpeg" });
     const drip = setInterval(() => res.write(Buffer.alloc(1, 0xff)), 50);
     res.on("close", () => clearInterval(drip));
+  } else if (req.url === "/steady.mp3") {
+    // 40 KiB/s for a second
+    res.writeHead(200, { "content-type": "audio/mpeg" });
+    let sent = 0;
+    const drip = setInterval(() => {
+      res.write(Buffer.alloc(4096, 0xff));
+      if (++sent === 10) {
+        clearInterval(drip);
+        res.end();
+      }
+    }, 100);
+    res.on("close", () => clearInterval(drip));
   } else if (req.url === "/whole.mp3") {
     res.writeHead(200, { "content-type": "audio/mpeg" });
     res.end(Buffer.alloc(4096, 0xff));
@@ -41,7 +53,11 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-function options(downloadMaxMs: number, signal = new AbortController().signal): MediaSourceOptions {
+function options(
+  downloadMaxMs: number,
+  signal = new AbortController().signal,
+  minRate?: MediaSourceOptions["minRate"],
+): MediaSourceOptions {
   return {
     client: {} as WorkerClient, // URL sources never call the Worker
     maxBytes: 1024 ** 2,
@@ -49,6 +65,7 @@ function options(downloadMaxMs: number, signal = new AbortController().signal): 
     tempDir: tmpdir(),
     signal,
     downloadMaxMs,
+    minRate,
   };
 }
 
@@ -92,6 +109,45 @@ describe("a media download is bounded in time", () => {
     );
     expect(error).not.toBeInstanceOf(MediaError);
     expect(lease.signal.aborted).toBe(true);
+  });
+});
+
+describe("a media download is held to a minimum rate", () => {
+  // a trickle well inside the time limit still held a slot for all of it (30 minutes by default)
+  it("fails a URL slower than the minimum over a window as media_unreachable, naming the rate", async () => {
+    const started = performance.now();
+    const error = await fetchMedia(
+      urlSource("/trickle.mp3"),
+      options(10_000, undefined, { bytesPerSec: 1024, windowMs: 300 }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MediaError);
+    expect((error as MediaError).code).toBe("media_unreachable");
+    expect((error as MediaError).message).toMatch(/arrived at less than 1 KiB\/s for 0\.3 s/);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("lets a download above the minimum run as long as it needs", async () => {
+    const media = await fetchMedia(
+      urlSource("/steady.mp3"),
+      options(10_000, undefined, { bytesPerSec: 8 * 1024, windowMs: 300 }),
+    );
+    try {
+      expect(media.bytes).toBe(40_960);
+    } finally {
+      await media.remove();
+    }
+  });
+});
+
+describe("VOXEDGE_MEDIA_MIN_BYTES_PER_SEC", () => {
+  const base = { NODE_TOKEN: "node-token-1234" };
+
+  it("defaults to 8 KiB/s, and 0 turns the minimum off", () => {
+    expect(loadConfig([], base).mediaMinBytesPerSec).toBe(8192);
+    expect(loadConfig([], { ...base, VOXEDGE_MEDIA_MIN_BYTES_PER_SEC: "0" }).mediaMinBytesPerSec).toBe(0);
+    expect(() => loadConfig([], { ...base, VOXEDGE_MEDIA_MIN_BYTES_PER_SEC: "-1" })).toThrow(
+      /inference node configuration: mediaMinBytesPerSec/,
+    );
   });
 });
 
