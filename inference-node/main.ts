@@ -30,7 +30,7 @@ import { loadResidentModel } from "./model.ts";
 import { nodeHealth } from "./node-health.ts";
 import { NodeHeartbeat } from "./node-heartbeat.ts";
 import { identifiedLogger } from "./node-identity.ts";
-import { EXIT_SLOTS_EXHAUSTED, shutDownNode } from "./node-shutdown.ts";
+import { EXIT_SLOTS_EXHAUSTED, type NodeParts, shutDownNode } from "./node-shutdown.ts";
 import { createTranslator, translatorConfigFromEnv } from "./translate/config.ts";
 import { MtStatus } from "./translate/mt-status.ts";
 import { loadVoiceActivity } from "./vad/voice-activity.ts";
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   const loops: LeaseLoop[] = [];
   // The catalog previews are built in a temporary folder at start; a stop aborts them and waits for
   // that folder's removal (a node restarted mid-build left one behind each time).
-  const previews = { stop: new AbortController(), published: Promise.resolve() as Promise<unknown> };
+  const previews: NodeParts["previews"] = { stop: new AbortController(), published: Promise.resolve() };
   let live: LiveService | null = null;
   let stopping = false;
   const stop = async (reason: string, exitCode: number) => {

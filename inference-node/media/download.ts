@@ -14,12 +14,9 @@ export interface DownloadedMedia {
 }
 
 /**
- * Streams a response body into a temporary file, refusing more than `maxBytes`. A file (not a pipe)
- * lets ffmpeg seek, which containers like MP4 with the index at the end need; memory stays flat.
- */
-/**
- * The slowest a download may run: fewer than `bytesPerSec` a second on average over any `windowMs`
- * once the response has begun (VOXEDGE_MEDIA_MIN_BYTES_PER_SEC; curl's --speed-limit/--speed-time).
+ * The slowest a download may run: at least `bytesPerSec` a second on average over each successive
+ * `windowMs` once the response has begun (VOXEDGE_MEDIA_MIN_BYTES_PER_SEC; curl's
+ * --speed-limit/--speed-time).
  */
 export interface MinimumRate {
   bytesPerSec: number;
@@ -35,6 +32,11 @@ export interface MediaResponse {
   headers: { get(name: string): string | null };
 }
 
+/**
+ * Streams a response body into a temporary file, refusing more than `maxBytes` and, with `minRate`, a
+ * body that arrives slower than that. A file (not a pipe) lets ffmpeg seek, which containers like MP4
+ * with the index at the end need; memory stays flat. `onData` is called for every chunk.
+ */
 export async function saveToTempFile(
   response: MediaResponse,
   maxBytes: number,
