@@ -43,6 +43,8 @@ function toApiError(err: unknown, contentType: string): ApiError {
   if (err instanceof ApiError) return err;
   // The message (logged) names the variable; clients only learn the service cannot serve.
   if (err instanceof ConfigError) return new ApiError("service_unavailable", "the service is misconfigured");
+  const unavailable = platformUnavailable(err);
+  if (unavailable) return unavailable;
   if (err instanceof HTTPException) {
     // Hono's body validators answer an unparsable body with a 400; a JSON body is the spec's 422.
     if (err.status === 400 && isJson(contentType)) return malformedJsonError();
@@ -54,6 +56,28 @@ function toApiError(err: unknown, contentType: string): ApiError {
     return new ApiError("bad_request", err.message || "bad request");
   }
   return new ApiError("internal_error", "internal error");
+}
+
+/**
+ * A Durable Object's infrastructure error: the object was resetting or moving (`retryable`), or too busy
+ * (`overloaded`; Cloudflare's advice is not to retry it at once). Either passes; the caller is told
+ * to come back (503 with Retry-After) instead of being answered a 500 for the platform's moment. Our
+ * inference nodes send a task's outcome again on a 503 (inference-node/outcome-delivery.ts).
+ */
+function platformUnavailable(err: unknown): ApiError | null {
+  if (!(err instanceof Error)) return null;
+  const { retryable, overloaded } = err as Error & { retryable?: unknown; overloaded?: unknown };
+  if (overloaded === true) {
+    return new ApiError("service_unavailable", "the service is overloaded: try again shortly", {
+      "retry-after": "5",
+    });
+  }
+  if (retryable === true) {
+    return new ApiError("service_unavailable", "the service was briefly unavailable: try again", {
+      "retry-after": "1",
+    });
+  }
+  return null;
 }
 
 /** Whether a Content-Type names JSON (`application/json`, `application/problem+json`, ...). */

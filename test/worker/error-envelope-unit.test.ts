@@ -43,4 +43,46 @@ describe("router-owned error envelopes", () => {
     expect(body).toEqual({ error: "internal error", error_key: "internal_error", message: "internal error" });
     expect(JSON.stringify(body)).not.toContain("a bug");
   });
+
+  it("answers a Durable Object's passing infrastructure error with a 503 to come back to, not a 500", async () => {
+    // the properties Cloudflare documents on a Durable Object's infrastructure errors
+    const reset = Object.assign(new Error("Durable Object reset because its code was updated."), {
+      retryable: true,
+    });
+    const busy = Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), {
+      overloaded: true,
+      retryable: false,
+    });
+    const ours = Object.assign(new Error("a bug in the object's own code"), {
+      remote: true,
+      retryable: false,
+    });
+    const router = (envelope: typeof contentEnvelope) =>
+      createRouter(envelope)
+        .get("/reset", () => {
+          throw reset;
+        })
+        .get("/busy", () => {
+          throw busy;
+        })
+        .get("/ours", () => {
+          throw ours;
+        });
+    for (const envelope of [contentEnvelope, openAIEnvelope]) {
+      const app = router(envelope);
+      const again = await app.request("/reset");
+      expect(again.status).toBe(503);
+      expect(again.headers.get("retry-after")).toBe("1");
+      const text = await again.text();
+      expect(text).toContain("briefly unavailable");
+      expect(text).not.toContain("Durable Object");
+      const later = await app.request("/busy");
+      expect(later.status).toBe(503);
+      expect(later.headers.get("retry-after")).toBe("5");
+      expect(await later.text()).toContain("overloaded");
+      expect((await app.request("/ours")).status).toBe(500);
+    }
+    const openai = await router(openAIEnvelope).request("/reset");
+    expect(openai.headers.get("x-should-retry")).toBe("true");
+  });
 });
