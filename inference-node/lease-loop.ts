@@ -92,6 +92,8 @@ export class LeaseLoop {
   private readonly drainStarted = new Promise<void>((resolve) =>
     this.stopPolling.signal.addEventListener("abort", () => resolve(), { once: true }),
   );
+  /** Ends outcome reports' retries: aborted once a drain's grace is over (outcome-delivery.ts). */
+  private readonly stopReporting = new AbortController();
   private stopping = false;
   private exhaustionReported = false;
   private loop: Promise<void> | null = null;
@@ -225,7 +227,12 @@ export class LeaseLoop {
       }
       // stopped for its stall but returned before its grace ran out: the work was cut short
       if (abort.signal.reason instanceof TaskStalledError) throw abort.signal.reason;
-      await client.complete(lease.lease_id, result);
+      await client.complete(lease.lease_id, result, {
+        // a lease lost or cancelled while its report is retried refuses the report anyway
+        signal: AbortSignal.any([abort.signal, this.stopReporting.signal]),
+        onRetry: (reason, waitMs) =>
+          log.warn({ err: reason, retry_ms: waitMs }, "completion not taken; sending it again"),
+      });
       log.info({ ms: Date.now() - started }, "task done");
     } catch (error) {
       // work given up on still holds its thread: its slot is freed only when that work returns
@@ -270,7 +277,12 @@ export class LeaseLoop {
         : toFailure(error);
     log.warn({ err: failure.message, code: failure.code }, "task failed");
     try {
-      await this.options.client.fail(lease.lease_id, failure);
+      await this.options.client.fail(lease.lease_id, failure, {
+        // the task's own signal is often aborted by now (a stall, a shutdown): only a drain ends these retries
+        signal: this.stopReporting.signal,
+        onRetry: (reason, waitMs) =>
+          log.warn({ err: reason, retry_ms: waitMs }, "failure not taken; sending it again"),
+      });
     } catch (reportError) {
       // The lease will expire and the task will be retried: nothing is lost.
       log.error({ err: String(reportError) }, "could not report the failure");
@@ -285,6 +297,8 @@ export class LeaseLoop {
     const timer = new Promise((r) => setTimeout(r, graceMs).unref());
     await Promise.race([all(), timer]);
     for (const task of this.running.values()) task.abort.abort(new Error("shutting down"));
+    // a report still being retried gets one more try, no more waits: the node is going
+    this.stopReporting.abort();
     await all();
     await this.loop;
   }

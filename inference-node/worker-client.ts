@@ -14,6 +14,7 @@ import {
   type PartialTranscript,
 } from "../protocol/node.ts";
 import type { TaskKind } from "../protocol/task.ts";
+import { deliverOutcome, type OutcomeDeliveryOptions } from "./outcome-delivery.ts";
 
 /** What the Worker answers for a stored output file. */
 const OutputReceipt = z.object({ object_key: z.string(), bytes: z.number(), content_type: z.string() });
@@ -105,12 +106,15 @@ export class WorkerClient {
     return NodeHeartbeatResponse.parse(await response.json()).leases;
   }
 
-  async complete(leaseId: string, completion: CompleteRequest): Promise<void> {
-    const response = await this.request(`/internal/v1/leases/${leaseId}/complete`, {
-      method: "POST",
-      body: JSON.stringify(completion),
-    });
-    await this.expectOk(response, "complete", leaseId);
+  /** Reports a finished task's result, sent again while the Worker answers a transient failure (outcome-delivery.ts). */
+  async complete(
+    leaseId: string,
+    completion: CompleteRequest,
+    delivery?: OutcomeDeliveryOptions,
+  ): Promise<void> {
+    const body = JSON.stringify(completion);
+    const send = () => this.request(`/internal/v1/leases/${leaseId}/complete`, { method: "POST", body });
+    await this.expectOk(await deliverOutcome(send, delivery), "complete", leaseId);
   }
 
   /** What has been decoded so far of a task that streams (`stream_partials`). */
@@ -123,12 +127,11 @@ export class WorkerClient {
   }
 
   /** Reports a failed attempt; the Worker retries it or fails the task, by the failure's code. */
-  async fail(leaseId: string, failure: FailRequest): Promise<void> {
-    const response = await this.request(`/internal/v1/leases/${leaseId}/fail`, {
-      method: "POST",
-      body: JSON.stringify(failure),
-    });
-    await this.expectOk(response, "fail", leaseId);
+  /** Reports a task's failure, sent again while the Worker answers a transient failure (outcome-delivery.ts). */
+  async fail(leaseId: string, failure: FailRequest, delivery?: OutcomeDeliveryOptions): Promise<void> {
+    const body = JSON.stringify(failure);
+    const send = () => this.request(`/internal/v1/leases/${leaseId}/fail`, { method: "POST", body });
+    await this.expectOk(await deliverOutcome(send, delivery), "fail", leaseId);
   }
 
   /** Uploads one output file of a leased render; the answer is what the completion lists. */

@@ -3,12 +3,17 @@
  * `waitMs`, or less when the loop's signal aborts (a drain), and answers no lease.
  */
 export async function idleLeasePoll(waitMs: number, signal?: AbortSignal): Promise<[]> {
-  await new Promise((resolve) => {
-    const timer = setTimeout(resolve, waitMs);
-    signal?.addEventListener("abort", () => {
+  await new Promise<void>((resolve) => {
+    const stop = () => {
       clearTimeout(timer);
-      resolve(undefined);
-    });
+      resolve();
+    };
+    // removed when the poll ends by itself: a loop polls many times on the one signal
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", stop);
+      resolve();
+    }, waitMs);
+    signal?.addEventListener("abort", stop, { once: true });
   });
   return [];
 }
