@@ -141,7 +141,10 @@ export async function* pcmChunks(file: string, options: DecodeOptions = {}): Asy
     if (signal?.aborted) throw signal.reason;
     const refused = report.refusedDemuxer();
     if (refused) throw notAllowed(refused);
-    const reason = report.errors() || `ffmpeg exited with code ${code}`;
+    // ffmpeg names its input; the owner learns the cause, not where the node keeps their file
+    const reason =
+      report.errors().replaceAll(`${file}: `, "").replaceAll(file, "the file") ||
+      `ffmpeg exited with code ${code}`;
     throw new MediaError("media_unreadable", `cannot decode the media as audio: ${reason}`);
   }
   if (!checked) checkInput(report, maxDurationSec);
