@@ -75,6 +75,7 @@ async function main(): Promise<void> {
   const deps = {
     model,
     translator,
+    translates: (from: string, to: string) => mt.translates(from, to),
     diarize: config.diarize,
     vad,
     skipNonSpeechSec: config.skipNonSpeechSec,

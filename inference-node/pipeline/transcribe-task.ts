@@ -27,6 +27,8 @@ const START_TEMPERATURE = 0;
 export interface TranscribeDeps {
   model: ResidentModel;
   translator: Translator | null;
+  /** Whether the translator serves a direction (MtStatus.translates); without it every direction is tried. */
+  translates?: (from: string, to: string) => boolean;
   diarize: boolean;
   /** The node's voice activity detector. */
   vad: VoiceActivity;
@@ -201,7 +203,7 @@ async function translateText(
   signal: AbortSignal,
 ): Promise<string | null> {
   const target = translationTarget(language);
-  if (!deps.translator || !target || !text) return null;
+  if (!deps.translator || !target || !text || deps.translates?.(language, target) === false) return null;
   try {
     return await deps.translator.translate(text, language, target, signal);
   } catch (error) {

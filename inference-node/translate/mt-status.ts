@@ -53,6 +53,15 @@ export class MtStatus {
     };
   }
 
+  /**
+   * Whether asking the backend for `from` → `to` can succeed: it listed that direction when last asked,
+   * or has not answered yet (still starting, or down: the call is made and its failure logged). Apertium
+   * has no Vietnamese pair, so an English job's VI<->EN translation is not sent there only to fail.
+   */
+  translates(from: string, to: string): boolean {
+    return this.#pairs === null || this.#pairs.some(([f, t]) => f === from && t === to);
+  }
+
   async #refresh(): Promise<void> {
     if (!this.translator || this.#stopped) return;
     try {

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApertiumTranslator } from "../../inference-node/translate/apertium.ts";
 import { createTranslator } from "../../inference-node/translate/config.ts";
+import { MtStatus } from "../../inference-node/translate/mt-status.ts";
 import { TranslationError } from "../../inference-node/translate/translator.ts";
 import { fromAlpha3 } from "../../protocol/iso639.ts";
 import { type Apertium, startApertium } from "../../scripts/lib/apertium.ts";
@@ -122,5 +124,27 @@ describe("Apertium language codes", () => {
     expect(fromAlpha3("nno")).toBe("nn");
     expect(fromAlpha3("zsm")).toBe("ms");
     expect(fromAlpha3("epo")).toBeNull();
+  });
+});
+
+describe("MtStatus on APy", () => {
+  it("says which directions to ask: the installed pair's, not VI<->EN, which Apertium has no pair for", async () => {
+    const silent = pino({ level: "silent" });
+    const down = new MtStatus(
+      new ApertiumTranslator({ url: `http://127.0.0.1:${await freePort()}/` }),
+      silent,
+    );
+    // no answer yet (or a backend that is down): the call is made, and its failure logged
+    expect(down.translates("en", "vi")).toBe(true);
+    const mt = new MtStatus(new ApertiumTranslator({ url: `${apy.url}/` }), silent);
+    await mt.start();
+    try {
+      expect(mt.translates("en", "es")).toBe(true);
+      expect(mt.translates("es", "en")).toBe(true);
+      expect(mt.translates("en", "vi")).toBe(false);
+      expect(mt.translates("vi", "en")).toBe(false);
+    } finally {
+      mt.stop();
+    }
   });
 });
