@@ -92,7 +92,7 @@ export class LeaseLoop {
   private readonly drainStarted = new Promise<void>((resolve) =>
     this.stopPolling.signal.addEventListener("abort", () => resolve(), { once: true }),
   );
-  /** Ends outcome reports' retries: aborted once a drain's grace is over (outcome-delivery.ts). */
+  /** Ends outcome reports' retries: aborted once a drain's grace is over (transient-retry.ts). */
   private readonly stopReporting = new AbortController();
   private stopping = false;
   private exhaustionReported = false;

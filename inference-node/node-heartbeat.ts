@@ -65,10 +65,18 @@ export class NodeHeartbeat {
 
   private async beatFor(held: [string, HeartbeatListener][]): Promise<void> {
     try {
-      const answers = await this.client.heartbeatNode({
-        node: this.health(),
-        leases: held.map(([leaseId, listener]) => ({ lease_id: leaseId, ...listener.report() })),
-      });
+      const answers = await this.client.heartbeatNode(
+        {
+          node: this.health(),
+          leases: held.map(([leaseId, listener]) => ({ lease_id: leaseId, ...listener.report() })),
+        },
+        // a beat lost to a blip is sent again within half a period, before the next one is due
+        {
+          budgetMs: this.periodMs / 2,
+          onRetry: (reason, waitMs) =>
+            this.logger.debug({ err: reason, retry_ms: waitMs }, "heartbeat not taken"),
+        },
+      );
       for (const answer of answers) {
         const listener = this.leases.get(answer.lease_id);
         if (answer.state === "cancel") listener?.onCancel();

@@ -14,7 +14,17 @@ import {
   type PartialTranscript,
 } from "../protocol/node.ts";
 import type { TaskKind } from "../protocol/task.ts";
-import { deliverOutcome, type OutcomeDeliveryOptions } from "./outcome-delivery.ts";
+import { type RetryOptions, sendWhileTransient } from "./transient-retry.ts";
+
+/**
+ * How long a task's outcome (its completion or its failure) is sent again while the Worker answers
+ * "not now": a lease's default lifetime (LEASE_TTL_SEC), after which an unreported lease has expired, its
+ * task is queued again and a late report is refused (410). Without it a completion that failed once
+ * failed a finished task `internal_error`, and a transcription decoded for half an hour was decoded
+ * again. Sending an outcome twice is safe: the Worker ends the lease with the first it takes and
+ * answers a repeat 410, which the node drops (lease-loop.ts).
+ */
+export const OUTCOME_RETRY_MS = 60_000;
 
 /** What the Worker answers for a stored output file. */
 const OutputReceipt = z.object({ object_key: z.string(), bytes: z.number(), content_type: z.string() });
@@ -97,24 +107,23 @@ export class WorkerClient {
   }
 
   /** One heartbeat for every lease this node holds; each lease's answer, in no promised order. */
-  async heartbeatNode(body: NodeHeartbeatRequest): Promise<NodeHeartbeatResponse["leases"]> {
-    const response = await this.request("/internal/v1/heartbeat", {
-      method: "POST",
-      body: JSON.stringify(body),
-    });
+  async heartbeatNode(
+    body: NodeHeartbeatRequest,
+    retry?: RetryOptions,
+  ): Promise<NodeHeartbeatResponse["leases"]> {
+    const json = JSON.stringify(body);
+    const send = () => this.request("/internal/v1/heartbeat", { method: "POST", body: json });
+    const response = await sendWhileTransient(send, retry ?? { budgetMs: 0 });
     await this.expectOk(response, "heartbeat");
     return NodeHeartbeatResponse.parse(await response.json()).leases;
   }
 
-  /** Reports a finished task's result, sent again while the Worker answers a transient failure (outcome-delivery.ts). */
-  async complete(
-    leaseId: string,
-    completion: CompleteRequest,
-    delivery?: OutcomeDeliveryOptions,
-  ): Promise<void> {
+  /** Reports a finished task's result, sent again for OUTCOME_RETRY_MS while the Worker answers "not now". */
+  async complete(leaseId: string, completion: CompleteRequest, retry?: Partial<RetryOptions>): Promise<void> {
     const body = JSON.stringify(completion);
     const send = () => this.request(`/internal/v1/leases/${leaseId}/complete`, { method: "POST", body });
-    await this.expectOk(await deliverOutcome(send, delivery), "complete", leaseId);
+    const response = await sendWhileTransient(send, { budgetMs: OUTCOME_RETRY_MS, ...retry });
+    await this.expectOk(response, "complete", leaseId);
   }
 
   /** What has been decoded so far of a task that streams (`stream_partials`). */
@@ -126,12 +135,15 @@ export class WorkerClient {
     await this.expectOk(response, "partial", leaseId);
   }
 
-  /** Reports a failed attempt; the Worker retries it or fails the task, by the failure's code. */
-  /** Reports a task's failure, sent again while the Worker answers a transient failure (outcome-delivery.ts). */
-  async fail(leaseId: string, failure: FailRequest, delivery?: OutcomeDeliveryOptions): Promise<void> {
+  /**
+   * Reports a failed attempt (the Worker retries it or fails the task, by the failure's code), sent
+   * again for OUTCOME_RETRY_MS while the Worker answers "not now".
+   */
+  async fail(leaseId: string, failure: FailRequest, retry?: Partial<RetryOptions>): Promise<void> {
     const body = JSON.stringify(failure);
     const send = () => this.request(`/internal/v1/leases/${leaseId}/fail`, { method: "POST", body });
-    await this.expectOk(await deliverOutcome(send, delivery), "fail", leaseId);
+    const response = await sendWhileTransient(send, { budgetMs: OUTCOME_RETRY_MS, ...retry });
+    await this.expectOk(response, "fail", leaseId);
   }
 
   /** Uploads one output file of a leased render; the answer is what the completion lists. */

@@ -62,7 +62,7 @@ function toApiError(err: unknown, contentType: string): ApiError {
  * A Durable Object's infrastructure error: the object was resetting or moving (`retryable`), or too busy
  * (`overloaded`; Cloudflare's advice is not to retry it at once). Either passes; the caller is told
  * to come back (503 with Retry-After) instead of being answered a 500 for the platform's moment. Our
- * inference nodes send a task's outcome again on a 503 (inference-node/outcome-delivery.ts).
+ * inference nodes send a task's outcome again on a 503 (inference-node/transient-retry.ts).
  */
 function platformUnavailable(err: unknown): ApiError | null {
   if (!(err instanceof Error)) return null;

@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { NodeHeartbeat } from "../../inference-node/node-heartbeat.ts";
@@ -11,8 +12,9 @@ import { NODE_HEALTH } from "../helpers/node-health.ts";
  * The node's one heartbeat: a real HTTP server stands for the Worker's `POST /internal/v1/heartbeat`,
  * answering each lease by the rule under test and recording every call as the Worker would parse it.
  */
-async function workerAnswering(state: (leaseId: string) => "extended" | "cancel" | "gone") {
+async function workerAnswering(state: (leaseId: string) => "extended" | "cancel" | "gone", refusals = 0) {
   const calls: ReturnType<typeof NodeHeartbeatRequest.parse>[] = [];
+  let refused = 0;
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk) => {
@@ -20,6 +22,13 @@ async function workerAnswering(state: (leaseId: string) => "extended" | "cancel"
     });
     req.on("end", () => {
       expect(req.url).toBe("/internal/v1/heartbeat");
+      if (refused < refusals) {
+        refused++;
+        // what wrangler dev's ProxyWorker answers when it lost the call's connection to the Worker
+        res.writeHead(503, { "content-type": "text/plain" });
+        res.end("Your worker restarted mid-request. Please try sending the request again.");
+        return;
+      }
       const parsed = NodeHeartbeatRequest.parse(JSON.parse(body));
       calls.push(parsed);
       res.setHeader("content-type", "application/json");
@@ -99,5 +108,34 @@ describe("NodeHeartbeat", () => {
     await sleep(70);
     for (const stop of untrack) stop();
     expect(calls.slice(0, 2).map((c) => c.leases.length)).toEqual([64, 6]);
+  });
+
+  it("sends a beat the Worker could not take again within half a period, and warns only when that fails too", async () => {
+    const warnings: string[] = [];
+    const logger = pino(
+      { level: "warn" },
+      new Writable({
+        write(line, _encoding, done) {
+          warnings.push((JSON.parse(String(line)) as { msg: string }).msg);
+          done();
+        },
+      }),
+    );
+    const events: string[] = [];
+    const { client, calls } = await workerAnswering(() => "extended", 1);
+    const heartbeat = new NodeHeartbeat(client, () => NODE_HEALTH, 1_000, logger);
+    const untrack = heartbeat.track("lease-a", listener(5, events, "a"));
+    // the first beat at 1 s is refused; its second try follows 125-250 ms later
+    await expect.poll(() => calls.length, { timeout: 2_000, interval: 20 }).toBe(1);
+    untrack();
+    expect(warnings).toEqual([]);
+    expect(events).toEqual([]);
+
+    const down = await workerAnswering(() => "extended", 1_000);
+    const beats = new NodeHeartbeat(down.client, () => NODE_HEALTH, 200, logger);
+    const stop = beats.track("lease-b", listener(5));
+    await expect.poll(() => warnings.length, { timeout: 2_000, interval: 20 }).toBeGreaterThan(0);
+    stop();
+    expect(warnings[0]).toBe("heartbeat failed");
   });
 });
