@@ -152,12 +152,13 @@ export class WorkerClient {
     name: string,
     file: string,
     contentType: string,
+    retry?: Partial<RetryOptions>,
   ): Promise<OutputReceipt> {
-    const response = await this.putFile(
-      `/internal/v1/leases/${leaseId}/outputs/${encodeURIComponent(name)}`,
-      file,
-      contentType,
-    );
+    // a render's file is part of its outcome: sent again (read again from the start) like a completion;
+    // a try whose answer was lost leaves an object under the task's prefix, removed with the task
+    const path = `/internal/v1/leases/${leaseId}/outputs/${encodeURIComponent(name)}`;
+    const send = () => this.putFile(path, file, contentType);
+    const response = await sendWhileTransient(send, { budgetMs: OUTCOME_RETRY_MS, ...retry });
     await this.expectOk(response, "output upload", leaseId);
     return OutputReceipt.parse(await response.json());
   }

@@ -43,7 +43,10 @@ export async function renderTask(
       });
       context.signal.throwIfAborted();
       const name = `${rendered.data.title || lease.kind}.${CONTENT_OUTPUT_EXTENSIONS[file.role]}`;
-      const stored = await deps.client.uploadOutput(lease.lease_id, name, file.path, file.contentType);
+      // sent again while the Worker answers "not now", until the task is stopped (transient-retry.ts)
+      const stored = await deps.client.uploadOutput(lease.lease_id, name, file.path, file.contentType, {
+        signal: context.signal,
+      });
       outputs.push({ role: file.role, ...stored });
     }
     // parse() pairs the kind with its result type and checks what the Worker will check.

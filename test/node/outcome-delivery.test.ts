@@ -1,5 +1,8 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
@@ -185,5 +188,39 @@ describe("a task's outcome on its way to the Worker", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(runs).toEqual(["lease-1"]);
     expect(stand.fails.map((f) => f.code)).toEqual(["node_shutdown"]);
+  });
+
+  it("uploads a render's output file again, whole, after an answer that said 'not now'", async () => {
+    const received: Buffer[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        received.push(Buffer.concat(chunks));
+        if (received.length === 1) {
+          res.writeHead(503, { "content-type": "text/plain" });
+          res.end(PROXY_LOST);
+          return;
+        }
+        res.setHeader("content-type", "application/json");
+        const bytes = received.at(-1)?.length ?? 0;
+        res.end(JSON.stringify({ object_key: "outputs/task-1/x", bytes, content_type: "video/mp4" }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    servers.push(server);
+    const client = new WorkerClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, "token");
+    const dir = await mkdtemp(join(tmpdir(), "voxedge-output-"));
+    try {
+      const file = join(dir, "short.mp4");
+      const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 31) % 256));
+      await writeFile(file, bytes);
+      const receipt = await client.uploadOutput("lease-1", "short.mp4", file, "video/mp4");
+      expect(receipt.bytes).toBe(bytes.length);
+      expect(received).toHaveLength(2);
+      expect(received[1]?.equals(bytes)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
