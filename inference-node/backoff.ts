@@ -4,6 +4,8 @@ import { type BackoffPolicy, backoffDelayMs } from "../protocol/backoff.ts";
 export const LEASE_POLL_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 15_000, jitter: "equal" };
 /** The live hub socket after it dropped: 0.5 s doubling to 10 s. */
 export const HUB_LINK_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 10_000, jitter: "equal" };
+/** A call the Worker did not take ("not now", transient-retry.ts): 0.25 s doubling to 4 s. */
+export const TRANSIENT_RETRY_BACKOFF: BackoffPolicy = { baseMs: 250, maxMs: 4_000, jitter: "equal" };
 
 /**
  * The failure count of one retry loop of the node, over protocol/backoff.ts. The node's policies use

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { type BackoffPolicy, backoffDelayMs } from "../protocol/backoff.ts";
+import { Backoff, TRANSIENT_RETRY_BACKOFF } from "./backoff.ts";
 
 /**
  * A call to the Worker that may safely be sent twice (a task's outcome, a heartbeat), sent again while
@@ -10,15 +10,12 @@ import { type BackoffPolicy, backoffDelayMs } from "../protocol/backoff.ts";
  * pass within a second or two.
  */
 
-/** 0.25 s doubling to 4 s, drawn from the upper half: a node never hammers a Worker that is down. */
-export const TRANSIENT_RETRY_BACKOFF: BackoffPolicy = { baseMs: 250, maxMs: 4_000, jitter: "equal" };
-
 /**
  * Rate limited, and a gateway, proxy or Worker that could not serve (the Worker answers 503 for a
  * Durable Object's retryable or overloaded error, worker/error-envelope.ts). A 500 is an unexpected
  * error in the Worker's own code, and is not sent again.
  */
-export function isTransientStatus(status: number): boolean {
+function isTransientStatus(status: number): boolean {
   return status === 429 || status === 502 || status === 503 || status === 504;
 }
 
@@ -46,7 +43,9 @@ export async function sendWhileTransient(
   options: RetryOptions,
 ): Promise<Response> {
   const started = performance.now();
-  for (let failures = 1; ; failures++) {
+  // equal jitter: a node never hammers a Worker that is down
+  const backoff = new Backoff(TRANSIENT_RETRY_BACKOFF, options.random);
+  for (;;) {
     // a transient answer is read whole (a line of text), which frees its connection for the next try
     let last: { status: number; text: string } | { error: unknown };
     try {
@@ -60,7 +59,7 @@ export async function sendWhileTransient(
       if ("status" in last) return new Response(last.text, { status: last.status });
       throw last.error;
     };
-    const waitMs = backoffDelayMs(failures, TRANSIENT_RETRY_BACKOFF, options.random);
+    const waitMs = backoff.next();
     if (options.signal?.aborted || performance.now() - started + waitMs > options.budgetMs) return giveUp();
     options.onRetry?.("status" in last ? `HTTP ${last.status} ${last.text}` : String(last.error), waitMs);
     const waited = await sleep(waitMs, true, { signal: options.signal }).catch(() => false);

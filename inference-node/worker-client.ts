@@ -109,11 +109,11 @@ export class WorkerClient {
   /** One heartbeat for every lease this node holds; each lease's answer, in no promised order. */
   async heartbeatNode(
     body: NodeHeartbeatRequest,
-    retry?: RetryOptions,
+    retry: RetryOptions,
   ): Promise<NodeHeartbeatResponse["leases"]> {
     const json = JSON.stringify(body);
     const send = () => this.request("/internal/v1/heartbeat", { method: "POST", body: json });
-    const response = await sendWhileTransient(send, retry ?? { budgetMs: 0 });
+    const response = await sendWhileTransient(send, retry);
     await this.expectOk(response, "heartbeat");
     return NodeHeartbeatResponse.parse(await response.json()).leases;
   }
