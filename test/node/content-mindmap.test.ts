@@ -19,6 +19,7 @@ import { layoutMindMap } from "../../inference-node/content/mindmap/layout.ts";
 import { llmMindMap } from "../../inference-node/content/mindmap/llm-tree.ts";
 import { mindMapSvg } from "../../inference-node/content/mindmap/svg.ts";
 import {
+  boundTree,
   extractiveMindMap,
   MINDMAP_MAX_CHILDREN,
   MINDMAP_MAX_DEPTH,
@@ -143,6 +144,43 @@ describe("mind map tree", () => {
     expect(labels).toEqual(expect.arrayContaining(["Cần Thơ", "An Giang", "Trung Quốc", "Việt Nam"]));
     // Every label is the note's own text, letter for letter (NFC, as written).
     for (const label of labels) expect(PLAIN_VIETNAMESE_NOTE.content + map.title).toContain(written(label));
+  });
+
+  it("does not repeat the root as a branch when the title is the note's first sentence", () => {
+    // POST /v1/notes derives an untitled note's title from its first sentence, which is also the
+    // most central one: under npm start the map showed that sentence twice, as root and first branch.
+    const map = extractiveMindMap({
+      note_id: "n-untitled",
+      title: "The Mekong flows through six countries",
+      language: "en",
+      content:
+        "The Mekong flows through six countries. It starts in the Tibetan plateau and ends in the South " +
+        "China Sea. Millions of people depend on its fish and its water for rice farming. Dams upstream " +
+        "change the flow and the sediment that feeds the delta.",
+    });
+    expect(map.root.label).toBe("The Mekong flows through six countries");
+    expect(map.root.children.map((branch) => branch.label)).toEqual([
+      "It starts in the Tibetan plateau and…",
+      "Millions of people depend on its fish…",
+      "Dams upstream change the flow and the…",
+    ]);
+  });
+
+  it("lifts a model's branch that repeats its parent's label: its children stay, the repeat goes", () => {
+    const tree = boundTree({
+      label: "Mekong",
+      children: [
+        { label: "mekong.", children: [{ label: "Six countries", children: [] }] },
+        { label: "Delta", children: [{ label: "Delta", children: [{ label: "Rice", children: [] }] }] },
+      ],
+    });
+    expect(tree).toEqual({
+      label: "Mekong",
+      children: [
+        { label: "Six countries", children: [] },
+        { label: "Delta", children: [{ label: "Rice", children: [] }] },
+      ],
+    });
   });
 
   it("holds every map to 3 levels, 7 children and 40-character labels cut at a word", () => {

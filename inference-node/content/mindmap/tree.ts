@@ -38,20 +38,32 @@ export interface MindMap {
 }
 
 /**
- * `node` within the bounds: labels shortened, empty and repeated siblings dropped, at most
- * MINDMAP_MAX_CHILDREN children per node and MINDMAP_MAX_DEPTH levels below the root.
+ * `children` with any child that says its parent's `label` again replaced by its own children: a
+ * model often opens with the title as the first branch, and the picture would show it twice.
+ */
+function withoutParentRepeats(label: string, children: readonly MindMapNode[]): MindMapNode[] {
+  return children.flatMap((child) =>
+    sameLabel(shortLabel(child.label), label) ? withoutParentRepeats(label, child.children) : [child],
+  );
+}
+
+/**
+ * `node` within the bounds: labels shortened, empty and repeated siblings dropped, a child repeating
+ * its parent lifted out (its children stay), at most MINDMAP_MAX_CHILDREN children per node and
+ * MINDMAP_MAX_DEPTH levels below the root.
  */
 export function boundTree(node: MindMapNode, depth = 0): MindMapNode {
   const children: MindMapNode[] = [];
+  const label = shortLabel(node.label);
   if (depth < MINDMAP_MAX_DEPTH) {
-    for (const child of node.children) {
+    for (const child of withoutParentRepeats(label, node.children)) {
       if (children.length >= MINDMAP_MAX_CHILDREN) break;
-      const label = shortLabel(child.label);
-      if (!label || children.some((c) => sameLabel(c.label, label))) continue;
-      children.push(boundTree({ label, children: child.children }, depth + 1));
+      const childLabel = shortLabel(child.label);
+      if (!childLabel || children.some((c) => sameLabel(c.label, childLabel))) continue;
+      children.push(boundTree({ label: childLabel, children: child.children }, depth + 1));
     }
   }
-  return { label: shortLabel(node.label), children };
+  return { label, children };
 }
 
 /** Up to `count` of `items`, the best by `scores`, back in their original order. */
@@ -76,11 +88,21 @@ function sentenceBranch(sentence: string, language: ContentLanguage, title: stri
   return { label, children: terms.map((term) => ({ label: term.text, children: [] })) };
 }
 
-/** The `count` most central sentences, in note order, as branches. */
+/**
+ * The `count` most central sentences, in note order, as branches. A sentence that is the title (an
+ * untitled note's title is its first sentence) is the root already, so the next one takes its place.
+ */
 function sentenceBranches(sentences: readonly string[], count: number, how: BranchContext): MindMapNode[] {
-  return best(sentences, rankSentences(sentences), count).map((s) =>
-    sentenceBranch(s, how.language, how.title),
-  );
+  const scores = rankSentences(sentences);
+  const title = shortLabel(how.title);
+  const candidates = sentences
+    .map((sentence, i) => ({ sentence, score: scores[i] ?? 0 }))
+    .filter(({ sentence }) => !sameLabel(shortLabel(sentence), title));
+  return best(
+    candidates.map((c) => c.sentence),
+    candidates.map((c) => c.score),
+    count,
+  ).map((s) => sentenceBranch(s, how.language, how.title));
 }
 
 interface BranchContext {
