@@ -46,7 +46,8 @@ export async function translateResult(
     if (error instanceof TranslationError && error.code === "unsupported") {
       throw new TaskFailureError("translation_unavailable", `translation ${from}->${to}: ${error.message}`);
     }
-    throw new TaskFailureError("translation_failed", `translation ${from}->${to} failed: ${String(error)}`);
+    const cause = error instanceof Error ? error.message : String(error);
+    throw new TaskFailureError("translation_failed", `translation ${from}->${to} failed: ${cause}`);
   }
   return {
     ...result,

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ContentError } from "../../inference-node/content/errors.ts";
+import { translateNote } from "../../inference-node/content/note-translation/translate-note.ts";
 import { ApertiumTranslator } from "../../inference-node/translate/apertium.ts";
 import { createTranslator } from "../../inference-node/translate/config.ts";
 import { MtStatus } from "../../inference-node/translate/mt-status.ts";
@@ -96,6 +98,24 @@ describe("ApertiumTranslator on APy", () => {
     expect(err.code).toBe("unsupported");
     expect(err.message).toBe("apertium: en → vi is not installed on this server");
     expect((await failure(() => mt.translate("Hello", "en", "xx"))).code).toBe("unsupported");
+  });
+
+  it("fails a note asked in a language it has no pair for translation_unavailable, in words a user reads", async () => {
+    // npm start's Apertium and an English note asked in Vietnamese: a pair missing is not a failure of the
+    // translator, and the owner's message names no class of ours.
+    const mt = new ApertiumTranslator({ url: apy.url });
+    const failed = await translateNote(
+      { note_id: "n1", title: "Rivers", language: "en", content: "The Mekong is long." },
+      "vi",
+      (text, from, to, signal) => mt.translate(text, from, to, signal),
+      new AbortController().signal,
+    ).then(
+      () => null,
+      (error: unknown) => error as ContentError,
+    );
+    expect(failed).toBeInstanceOf(ContentError);
+    expect(failed).toMatchObject({ code: "translation_unavailable" });
+    expect(failed?.message).toBe("translation en->vi: apertium: en → vi is not installed on this server");
   });
 
   it("answers same-language and blank text without a server, and reports an unreachable one", async () => {

@@ -312,7 +312,7 @@ describe("GET /v1/create/tasks/{task_id}/result", () => {
     });
 
     const audio = await created(
-      await createForm("shorts", key, { note_id: source, voice_id: "vi-female", is_audio_only: "1" }),
+      await createForm("shorts", key, { note_id: source, voice_id: "en-female", is_audio_only: "1" }),
     );
     const audioLease = await leaseTask(node, audio);
     const stored = await (
@@ -323,7 +323,7 @@ describe("GET /v1/create/tasks/{task_id}/result", () => {
       {
         note_id: source,
         title: "T",
-        language: "vi",
+        language: "en",
         duration: 12,
         outputs: [{ role: "audio", ...(stored as object) }],
       },

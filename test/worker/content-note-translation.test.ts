@@ -6,7 +6,7 @@ import { readTask } from "../../platform/task-store.ts";
 import { generateServiceKey } from "../../worker/auth/key-material.ts";
 import type { Note, NotePage } from "../../worker/schemas/notes.ts";
 import { workerTaskKind } from "../../worker/tasks/kinds/index.ts";
-import { created, createNote, errorKey, leaseTask } from "./content-helpers.ts";
+import { created, createForm, createNote, errorKey, leaseTask } from "./content-helpers.ts";
 import { bearer, call, createKey, resetDispatcher } from "./helpers.ts";
 import { callMinted } from "./ingest-helpers.ts";
 import { TestNode } from "./node-client.ts";
@@ -239,5 +239,55 @@ describe("POST /v2/create/translation", () => {
     expect(results[0]).toEqual({ n: 0 });
     // A Vietnamese note into English is fine.
     await created(await createTranslation(key, { note_id: vietnamese, language: "en" }));
+  });
+
+  it("refuses at once an artifact in a language no connected node translates the note into", async () => {
+    // npm start's offline backend, Apertium, has en<->es and no Vietnamese: such a task was queued,
+    // then failed on every attempt on the node.
+    const { id, key } = await createKey();
+    const english = (await note(key)).note_id;
+    const apertium = new TestNode({
+      mt_loaded: true,
+      mt_model: "apertium",
+      mt_pairs: [
+        ["en", "es"],
+        ["es", "en"],
+      ],
+    });
+    await apertium.lease(1, 0);
+    const refusals = [
+      await createTranslation(key, { note_id: english, language: "vi" }),
+      await createForm("mindmap", key, { note_id: english, language: "vi" }),
+      // a Vietnamese voice narrates an English note in Vietnamese
+      await createForm("shorts", key, { note_id: english, voice_id: "vi-female" }),
+      await createForm("quiz-video", key, { note_id: english, voice_id: "vi-male" }),
+    ];
+    for (const response of refusals) {
+      const body = (await response.clone().json()) as { message: string };
+      expect(await errorKey(response, 400)).toBe("translation_unavailable");
+      expect(body.message).toContain("en->vi");
+      expect(body.message).toContain("offered: en->es, es->en");
+    }
+    const { results } = await env.DB.prepare("SELECT COUNT(*) AS n FROM jobs WHERE owner_key_id = ?")
+      .bind(id)
+      .all();
+    expect(results[0]).toEqual({ n: 0 });
+    // The note's own language needs no translation; a node with the pair takes the translation.
+    await created(await createForm("mindmap", key, { note_id: english }));
+    await created(await createForm("shorts", key, { note_id: english, voice_id: "en-female" }));
+    const libre = new TestNode({
+      node_id: "n-libre",
+      mt_loaded: true,
+      mt_model: "libretranslate",
+      mt_pairs: [["en", "vi"]],
+    });
+    await libre.lease(1, 0);
+    await created(await createTranslation(key, { note_id: english, language: "vi" }));
+  });
+
+  it("queues a translation while no node is connected: the fleet that takes it decides", async () => {
+    const { key } = await createKey();
+    const english = (await note(key)).note_id;
+    await created(await createTranslation(key, { note_id: english, language: "vi" }));
   });
 });

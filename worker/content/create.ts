@@ -1,5 +1,5 @@
 import { workerConfig } from "../../platform/config.ts";
-import type { ContentKind, NoteSnapshot } from "../../protocol/content.ts";
+import { type ContentKind, type NoteSnapshot, translationSourceLanguage } from "../../protocol/content.ts";
 import { TASK_CONTRACTS } from "../../protocol/task.ts";
 import { isUserOwner } from "../auth/principal.ts";
 import type { EnqueueCaller } from "../ingest/enqueue.ts";
@@ -14,6 +14,7 @@ import { badField, type FormFields, flag, required } from "./form-fields.ts";
 import type { CreateForm } from "./forms/create-form.ts";
 import { CREATE_FORMS } from "./forms/index.ts";
 import { findOwnNote } from "./notes.ts";
+import { checkTranslationPair } from "./translation-check.ts";
 
 /**
  * The create endpoints (/v2/create/…, one per row of CREATE_FORMS): every request error is answered at
@@ -83,6 +84,8 @@ export async function createContentTask(
         language: row.language,
       };
       form.checkNote?.(params, note);
+      const madeIn = form.madeIn?.(params);
+      if (madeIn) await checkTranslationPair(env, translationSourceLanguage(note), madeIn);
       const record = await submitTask(env, {
         ownerKeyId: caller.ownerKeyId,
         kind,

@@ -28,6 +28,11 @@ export function voiceId(fields: FormFields, name = "voice_id", fallback?: string
   return id;
 }
 
+/** The language a catalog voice speaks (null for an id not in GET /v1/voices, which voiceId refuses). */
+export function voiceLanguage(id: string): string | null {
+  return VOICES.find((voice) => voice.voice_id === id)?.language ?? null;
+}
+
 export function bgId(fields: FormFields): string {
   const id = fields.get("bg_id") ?? DEFAULT_BG_ID;
   if (!BACKGROUNDS.some((bg) => bg.bg_id === id)) {

@@ -19,4 +19,9 @@ export interface CreateForm<K extends ContentKind> {
    * language), once the note is found; a wrong field throws as `params` does.
    */
   checkNote?(params: Omit<z.input<TaskContract<K>["params"]>, "note">, note: NoteSnapshot): void;
+  /**
+   * The language the artifact is made in when the form fixes one (a `language` field, a voice's
+   * language); null: the note's own. Another than the note's means a translation on the node.
+   */
+  madeIn?(params: Omit<z.input<TaskContract<K>["params"]>, "note">): string | null;
 }

@@ -31,6 +31,7 @@ export const flashcardsForm: CreateForm<"flashcards"> = {
   path: "/flashcards",
   summary: "Make flashcards (JSON, CSV and an Anki .apkg) from a note",
   form: FlashcardsForm,
+  madeIn: (params) => params.language ?? null,
   params: (fields: FormFields) => ({
     count: wholeNumber(fields, "count", {
       min: 1,

@@ -18,6 +18,7 @@ export const mindMapForm: CreateForm<"mindmap"> = {
   path: "/mindmap",
   summary: "Make a mind map (JSON, OPML, Markdown, SVG and PNG) from a note",
   form: MindMapForm,
+  madeIn: (params) => params.language ?? null,
   params: (fields: FormFields) => ({
     language: outputLanguage(fields, "mind maps"),
     community: flag(fields, "community"),

@@ -28,6 +28,7 @@ export const noteTranslationForm: CreateForm<"note_translation"> = {
   path: "/translation",
   summary: "Translate a note into a new note (en or vi)",
   form: NoteTranslationForm,
+  madeIn: (params) => params.language ?? null,
   params: (fields: FormFields) => ({
     language: targetLanguage(fields),
     community: flag(fields, "community"),

@@ -40,6 +40,7 @@ export const podcastForm: CreateForm<"podcast"> = {
   path: "/podcast",
   summary: "Make an audio overview (podcast) of a note: M4A, MP3 and its timed script",
   form: PodcastForm,
+  madeIn: (params) => params.language ?? null,
   params: (fields: FormFields) => ({
     format: oneOf(fields, "format", PODCAST_FORMATS, "deep_dive", "invalid_format"),
     length: oneOf(fields, "length", PODCAST_LENGTHS, "default", "invalid_length"),

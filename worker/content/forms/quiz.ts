@@ -34,6 +34,7 @@ export const quizForm: CreateForm<"quiz"> = {
   path: "/quiz",
   summary: "Make a quiz (JSON, Moodle XML, GIFT, printable PDF) from a note",
   form: QuizForm,
+  madeIn: (params) => params.language ?? null,
   params: (fields: FormFields) => ({
     count: wholeNumber(fields, "count", { ...QUIZ_COUNT, errorKey: "invalid_count" }),
     difficulty: oneOf(fields, "difficulty", QUIZ_DIFFICULTIES, "medium", "invalid_difficulty"),

@@ -17,6 +17,7 @@ export const slideForm: CreateForm<"slide"> = {
   path: "/slide",
   summary: "Make a slide deck (PPTX and PDF) from a note",
   form: SlideForm,
+  madeIn: (params) => params.language ?? null,
   params: (fields: FormFields) => ({
     template_id: templateId(fields, "slide"),
     language: outputLanguage(fields, "slides"),

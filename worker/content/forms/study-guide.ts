@@ -23,5 +23,6 @@ export const studyGuideForm: CreateForm<"study_guide"> = {
   path: "/study-guide",
   summary: "Make a study guide (Markdown and PDF) from a note",
   form: StudyGuideForm,
+  madeIn: (params) => params.language ?? null,
   params: (fields: FormFields) => ({ language: outputLanguage(fields, "study guides") }),
 };

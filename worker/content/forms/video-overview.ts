@@ -34,6 +34,7 @@ export const videoOverviewForm: CreateForm<"video_overview"> = {
   path: "/video-overview",
   summary: "Make a video overview of a note: its slides narrated, with captions (MP4, SRT, VTT, PDF)",
   form: VideoOverviewForm,
+  madeIn: (params) => params.language ?? null,
   params: (fields: FormFields) => ({
     template_id: templateId(fields, "slide", DEFAULT_OVERVIEW_TEMPLATE_ID),
     voice_id: fields.has("voice_id") ? voiceId(fields) : null,
