@@ -27,11 +27,22 @@ export interface SingleState {
   translate_language: string | null;
 }
 
+/**
+ * A client streaming before its first config is told at most this often (rooms tell their refusals
+ * so too): every frame is dropped, and an error per frame would be ~50 messages a second.
+ */
+const UNCONFIGURED_WARNING_MS = 5_000;
+
 /** The single-device dialect: the spec's `config`/`end` and binary audio in, `transcript` messages out. */
 export class SingleDialect implements ClientDialect {
   readonly waitsForEngine = true;
+  /** When the client was last told its audio waits for a config (in memory: a woken object tells again). */
+  private warnedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private current: SingleState) {}
+  constructor(
+    private current: SingleState,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   read(frame: string | ArrayBuffer): DialectStep {
     const action = readSingleFrame(frame);
@@ -44,11 +55,16 @@ export class SingleDialect implements ClientDialect {
     return actionStep(
       action,
       (message) => this.error(message),
-      (data) =>
-        this.current.translate_language
-          ? { audio: data }
-          : { toClient: [this.error("send a config message before audio: frame dropped")] },
+      (data) => (this.current.translate_language ? { audio: data } : this.dropUnconfigured()),
     );
+  }
+
+  /** Drops a frame sent before the first config, saying so once per UNCONFIGURED_WARNING_MS. */
+  private dropUnconfigured(): DialectStep {
+    const now = this.now();
+    if (now - this.warnedAt < UNCONFIGURED_WARNING_MS) return {};
+    this.warnedAt = now;
+    return { toClient: [this.error("send a config message before audio: frame dropped")] };
   }
 
   paired(sessionId: string): DialectStep {

@@ -10,7 +10,7 @@ import {
 import { askOrder, byRoom, shardOfIdentity } from "../../durable-objects/live/hub-shards.ts";
 import { NodeIndex } from "../../durable-objects/live/node-index.ts";
 import { PendingAudio } from "../../durable-objects/live/pending-audio.ts";
-import { readSingleFrame, singleTranscript } from "../../durable-objects/live/single-mode.ts";
+import { readSingleFrame, SingleDialect, singleTranscript } from "../../durable-objects/live/single-mode.ts";
 import { decideControl, hostRefusal, wasRemoved } from "../../durable-objects/rooms/host-controls.ts";
 import {
   finalFor,
@@ -141,6 +141,23 @@ describe("single mode", () => {
       kind: "error",
       message: "unsupported translate_language: auto",
     });
+  });
+
+  it("tells a client streaming before its config once per 5 s, not once per frame", () => {
+    // Under npm start a client sending 50 frames a second without a config got 50 errors a second.
+    let now = 1_000;
+    const dialect = new SingleDialect({ language: "auto", translate_language: null }, () => now);
+    const frame = new ArrayBuffer(3200);
+    const told = () => dialect.read(frame).toClient?.length ?? 0;
+    expect(told()).toBe(1);
+    for (let i = 0; i < 49; i++) {
+      now += 20;
+      expect(dialect.read(frame)).toEqual({});
+    }
+    now = 1_000 + 5_000;
+    expect(told()).toBe(1);
+    dialect.read('{"type":"config","language":"en","translate_language":"vi"}');
+    expect(dialect.read(frame)).toEqual({ audio: frame });
   });
 
   it("maps engine results: translated, same-language, untranslated interim, failed final", () => {

@@ -53,6 +53,14 @@ describe("single-device translation", () => {
       type: "error",
       message: "send a config message before audio: frame dropped",
     });
+    // More frames before the config are dropped without another error each: the next message is the
+    // answer to the malformed text after them.
+    for (let i = 0; i < 5; i++) client.send(pcm(320));
+    client.send("{not json");
+    expect(await json(client)).toMatchObject({
+      type: "error",
+      message: expect.stringMatching(/^control message is not valid JSON/),
+    });
     client.send({ type: "config", language: "en", translate_language: "Vietnamese" });
     expect(await session.json()).toEqual({
       type: "config",
