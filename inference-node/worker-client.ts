@@ -163,18 +163,28 @@ export class WorkerClient {
     return OutputReceipt.parse(await response.json());
   }
 
-  /** The catalog preview files the Worker already holds. */
-  async storedPreviews(): Promise<string[]> {
-    const response = await this.request("/internal/v1/previews");
+  /**
+   * The catalog preview files the Worker already holds. Asked again while the Worker says "not now",
+   * like the preview uploads: a node that starts during a redeploy would otherwise publish none until
+   * its next start.
+   */
+  async storedPreviews(retry?: Partial<RetryOptions>): Promise<string[]> {
+    const send = () => this.request("/internal/v1/previews");
+    const response = await sendWhileTransient(send, { budgetMs: OUTCOME_RETRY_MS, ...retry });
     await this.expectOk(response, "previews");
     return z.object({ files: z.array(z.string()) }).parse(await response.json()).files;
   }
 
-  async uploadPreview(name: string, file: string, contentType: string): Promise<void> {
-    await this.expectOk(
-      await this.putFile(`/internal/v1/previews/${encodeURIComponent(name)}`, file, contentType),
-      "preview upload",
-    );
+  /** Stores one catalog preview (the same bytes under the same name: safe to send again). */
+  async uploadPreview(
+    name: string,
+    file: string,
+    contentType: string,
+    retry?: Partial<RetryOptions>,
+  ): Promise<void> {
+    const send = () => this.putFile(`/internal/v1/previews/${encodeURIComponent(name)}`, file, contentType);
+    const response = await sendWhileTransient(send, { budgetMs: OUTCOME_RETRY_MS, ...retry });
+    await this.expectOk(response, "preview upload");
   }
 
   /** PUTs a file's bytes, streamed, with its length declared (R2 wants it up front). */

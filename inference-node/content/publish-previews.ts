@@ -20,7 +20,9 @@ export async function publishMissingPreviews(
   deps: PreviewDeps,
   logger: Logger,
 ): Promise<number> {
-  const stored = new Set(await client.storedPreviews());
+  // a node that stops ends the retries (never a try in flight)
+  const retry = { signal: deps.signal };
+  const stored = new Set(await client.storedPreviews(retry));
   const missing = [...PREVIEW_FILES].filter((file) => !stored.has(file));
   if (missing.length === 0) return 0;
   const dir = await mkdtemp(join(tmpdir(), "voxedge-previews-"));
@@ -31,6 +33,7 @@ export async function publishMissingPreviews(
         file,
         join(dir, file),
         TYPES[file.split(".").pop() ?? ""] ?? "application/octet-stream",
+        retry,
       );
     }
     logger.info({ uploaded: missing.length }, "catalog previews published");

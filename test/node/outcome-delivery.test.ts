@@ -223,4 +223,47 @@ describe("a task's outcome on its way to the Worker", () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+  it("lists and uploads the catalog previews again after answers that said 'not now'", async () => {
+    // A node starting while the Worker is redeployed (or behind wrangler dev's proxy) published none,
+    // and the console showed no voice samples or thumbnails until the node started again.
+    const calls: string[] = [];
+    const received: Buffer[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        calls.push(`${req.method} ${req.url}`);
+        const tries = calls.filter((c) => c === `${req.method} ${req.url}`).length;
+        if (tries === 1) {
+          res.writeHead(req.method === "GET" ? 502 : 503, { "content-type": "text/plain" });
+          res.end(PROXY_LOST);
+          return;
+        }
+        if (req.method === "PUT") received.push(Buffer.concat(chunks));
+        res.setHeader("content-type", "application/json");
+        res.end(req.method === "GET" ? JSON.stringify({ files: ["bg-aurora.png"] }) : "{}");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    servers.push(server);
+    const client = new WorkerClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, "token");
+    expect(await client.storedPreviews()).toEqual(["bg-aurora.png"]);
+    const dir = await mkdtemp(join(tmpdir(), "voxedge-preview-"));
+    try {
+      const file = join(dir, "voice-en-male.mp3");
+      const bytes = Buffer.from(Array.from({ length: 50_000 }, (_, i) => (i * 7) % 256));
+      await writeFile(file, bytes);
+      await client.uploadPreview("voice-en-male.mp3", file, "audio/mpeg");
+      expect(received).toHaveLength(1);
+      expect(received[0]?.equals(bytes)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(calls).toEqual([
+      "GET /internal/v1/previews",
+      "GET /internal/v1/previews",
+      "PUT /internal/v1/previews/voice-en-male.mp3",
+      "PUT /internal/v1/previews/voice-en-male.mp3",
+    ]);
+  });
 });
