@@ -1,6 +1,4 @@
-import { workerConfig } from "../../platform/config.ts";
-import { liveNodesOfFleet } from "../tasks/fleet.ts";
-import { languagesFrom } from "../translation/languages.ts";
+import { describePairs, fleetLanguages } from "../translation/languages.ts";
 import { ContentApiError } from "./errors.ts";
 
 /**
@@ -15,23 +13,22 @@ import { ContentApiError } from "./errors.ts";
  */
 export async function checkTranslationPair(env: Env, from: string, to: string): Promise<void> {
   if (from === to) return;
-  let nodes: Awaited<ReturnType<typeof liveNodesOfFleet>>;
+  let fleet: Awaited<ReturnType<typeof fleetLanguages>>;
   try {
-    nodes = await liveNodesOfFleet(env);
+    fleet = await fleetLanguages(env);
   } catch (cause) {
     console.error(
       JSON.stringify({ content_translation_check: "node table unavailable", error: String(cause) }),
     );
     return;
   }
-  if (nodes.length === 0) return;
-  const pairs = languagesFrom(nodes, workerConfig(env).translateDefaults)?.translation_pairs ?? [];
+  if (fleet.connected === 0) return;
+  const pairs = fleet.view?.translation_pairs ?? [];
   if (pairs.some(([a, b]) => a === from && b === to)) return;
-  const offered = pairs.length > 0 ? pairs.map(([a, b]) => `${a}->${b}`).join(", ") : "none";
   throw new ContentApiError(
     "bad_request",
     "translation_unavailable",
     `the note is in "${from}" and "${to}" was asked, but no connected translation backend translates ` +
-      `${from}->${to} (offered: ${offered}); ask in the note's own language or configure a backend with that pair`,
+      `${from}->${to} (offered: ${describePairs(pairs)}); ask in the note's own language or configure a backend with that pair`,
   );
 }

@@ -1,7 +1,5 @@
-import { workerConfig } from "../../platform/config.ts";
 import { ApiError } from "../errors.ts";
-import { liveNodesOfFleet } from "../tasks/fleet.ts";
-import { languagesFrom } from "../translation/languages.ts";
+import { describePairs, fleetLanguages } from "../translation/languages.ts";
 import { OpenAIError } from "./errors.ts";
 
 /**
@@ -19,9 +17,9 @@ import { OpenAIError } from "./errors.ts";
  * @example await checkTranslationTarget(env, "es"); // resolves when a node offers e.g. ["en", "es"]
  */
 export async function checkTranslationTarget(env: Env, target: string): Promise<void> {
-  let nodes: Awaited<ReturnType<typeof liveNodesOfFleet>>;
+  let pairs: [string, string][];
   try {
-    nodes = await liveNodesOfFleet(env);
+    pairs = (await fleetLanguages(env)).view?.translation_pairs ?? [];
   } catch (cause) {
     console.error(JSON.stringify({ translation_target: "node table unavailable", error: String(cause) }));
     throw new ApiError(
@@ -29,13 +27,11 @@ export async function checkTranslationTarget(env: Env, target: string): Promise<
       "the translation service is temporarily unavailable; try again",
     );
   }
-  const pairs = languagesFrom(nodes, workerConfig(env).translateDefaults)?.translation_pairs ?? [];
   if (pairs.some(([, to]) => to === target)) return;
-  const offered = pairs.length > 0 ? pairs.map(([from, to]) => `${from}->${to}`).join(", ") : "none";
   throw new OpenAIError(
     "bad_request",
     `target_language "${target}" is not available: no connected translation backend translates into it. ` +
-      `Available: any language -> en (whisper itself); through the translation backends: ${offered}`,
+      `Available: any language -> en (whisper itself); through the translation backends: ${describePairs(pairs)}`,
     { param: "target_language", openaiCode: "unsupported_value" },
   );
 }

@@ -58,16 +58,30 @@ export function languagesFrom(
   };
 }
 
+/**
+ * How many nodes are connected and the languages their translation backends offer (null view when
+ * none translates). Rejects when the node table cannot be read: each caller decides what that means
+ * for its request (refuse with 503, or let the node decide).
+ */
+export async function fleetLanguages(env: Env): Promise<{ connected: number; view: LanguagesView | null }> {
+  const nodes = await liveNodesOfFleet(env);
+  return { connected: nodes.length, view: languagesFrom(nodes, workerConfig(env).translateDefaults) };
+}
+
+/** Pairs as an error message lists them. @example describePairs([["en", "es"]]) // "en->es" */
+export function describePairs(pairs: readonly (readonly [string, string])[]): string {
+  return pairs.length > 0 ? pairs.map(([from, to]) => `${from}->${to}`).join(", ") : "none";
+}
+
 /** The deployment's languages now; 503 while no node translates or the node table cannot be read. */
 export async function readLanguages(env: Env): Promise<LanguagesView> {
-  let nodes: Parameters<typeof languagesFrom>[0];
+  let view: LanguagesView | null;
   try {
-    nodes = await liveNodesOfFleet(env);
+    ({ view } = await fleetLanguages(env));
   } catch (cause) {
     console.error(JSON.stringify({ languages: "node table unavailable", error: String(cause) }));
     throw new ApiError("service_unavailable", "the language service is temporarily unavailable; try again");
   }
-  const view = languagesFrom(nodes, workerConfig(env).translateDefaults);
   if (!view) {
     throw new ApiError("service_unavailable", "no translation engine is connected; try again later");
   }
