@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { NoteSnapshot } from "../../protocol/content.ts";
-import { TranslationError } from "../translate/translator.ts";
+import { translationFailure } from "../translate/failure.ts";
 import { ContentError } from "./errors.ts";
 import { rankSentences } from "./keywords.ts";
 import { chatComplete, extractJson, type LlmConfig } from "./llm.ts";
@@ -100,16 +100,8 @@ export async function toLanguage(
   } catch (error) {
     signal.throwIfAborted();
     if (error instanceof ContentError) throw error;
-    // A pair the backend does not have is not the translator failing: another node's may have it.
-    if (error instanceof TranslationError && error.code === "unsupported") {
-      throw new ContentError("translation_unavailable", `translation ${from}->${to}: ${error.message}`, {
-        cause: error,
-      });
-    }
-    const cause = error instanceof Error ? error.message : String(error);
-    throw new ContentError("translation_failed", `translation ${from}->${to} failed: ${cause}`, {
-      cause: error,
-    });
+    const failure = translationFailure(error, from, to);
+    throw new ContentError(failure.code, failure.message, { cause: error });
   }
 }
 

@@ -1,7 +1,8 @@
 import { languageName } from "../../protocol/languages.ts";
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import { TaskFailureError } from "../task-failure.ts";
-import { TranslationError, type Translator } from "../translate/translator.ts";
+import { translationFailure } from "../translate/failure.ts";
+import type { Translator } from "../translate/translator.ts";
 
 /**
  * Speech translated into a language other than English (the compatible translations route's
@@ -43,11 +44,8 @@ export async function translateResult(
     }
   } catch (error) {
     if (signal.aborted) throw error;
-    if (error instanceof TranslationError && error.code === "unsupported") {
-      throw new TaskFailureError("translation_unavailable", `translation ${from}->${to}: ${error.message}`);
-    }
-    const cause = error instanceof Error ? error.message : String(error);
-    throw new TaskFailureError("translation_failed", `translation ${from}->${to} failed: ${cause}`);
+    const failure = translationFailure(error, from, to);
+    throw new TaskFailureError(failure.code, failure.message, { cause: error });
   }
   return {
     ...result,
