@@ -4,6 +4,8 @@ import { consolePageOf, consolePath, isConsolePath, KEYLESS_PAGES } from "../../
 import type { TranscriptionResult } from "../../protocol/transcription.ts";
 import { RateMeter } from "../../web/src/api/upload.ts";
 import { LIVE_RATE, levelOf, Pcm16Encoder } from "../../web/src/audio/pcm16.ts";
+import { formatMessage } from "../../web/src/i18n/format.ts";
+import { en, vi } from "../../web/src/i18n/messages.ts";
 import { exportFile, exportText } from "../../web/src/job/exports.ts";
 import { enrolledNames, speakersOf } from "../../web/src/job/speakers.ts";
 import { segmentAt, wordsOf } from "../../web/src/job/sync.ts";
@@ -342,5 +344,41 @@ describe("console paths", () => {
     expect(consolePageOf("/translate")).toBe("translate");
     expect(consolePageOf("/nowhere")).toBeNull();
     expect([...KEYLESS_PAGES]).toEqual(["room"]);
+  });
+});
+
+describe("UI messages", () => {
+  it("counts in English's singular for one and plural otherwise, and in Vietnamese's one form", () => {
+    const segments = en["transcript.segmentCount"];
+    expect(formatMessage(segments, { count: 1 }, "en-US")).toBe("1 segment");
+    expect(formatMessage(segments, { count: 0 }, "en-US")).toBe("0 segments");
+    expect(formatMessage(segments, { count: 2 }, "en-US")).toBe("2 segments");
+    expect(formatMessage(vi["transcript.segmentCount"], { count: 1 }, "vi-VN")).toBe("1 đoạn");
+    const summary = formatMessage(
+      en["transcript.summary"],
+      {
+        language: "English",
+        duration: "0:05",
+        segments: formatMessage(segments, { count: 1 }, "en-US"),
+        speakers: formatMessage(en["transcript.speakerCount"], { count: 1 }, "en-US"),
+      },
+      "en-US",
+    );
+    expect(summary).toBe("English · 0:05 · 1 segment · 1 speaker");
+  });
+
+  it("leaves a placeholder without a value visible instead of printing undefined", () => {
+    expect(formatMessage("{sent} of {total}", { sent: "1 MB" }, "en-US")).toBe("1 MB of {total}");
+  });
+
+  it("has no English message that would say '1 <things>': every counted noun is a plural message", () => {
+    for (const [key, message] of Object.entries(en)) {
+      if (typeof message === "string") {
+        expect(message, key).not.toMatch(/\{count\} [a-z ]*s\b/);
+      } else {
+        expect(formatMessage(message, { count: 1 }, "en-US"), key).not.toMatch(/^1 \w+( \w+)*s$/);
+        expect(formatMessage(message, { count: 3 }, "en-US"), key).toMatch(/^3 /);
+      }
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { signal } from "@preact/signals";
+import { formatMessage, type Message } from "./format.ts";
 import { en, type MessageKey, vi } from "./messages.ts";
 
 /**
@@ -8,7 +9,7 @@ import { en, type MessageKey, vi } from "./messages.ts";
  */
 export type Lang = "en" | "vi";
 export const LANGS: readonly Lang[] = ["en", "vi"];
-const TABLES: Record<Lang, Record<MessageKey, string>> = { en, vi };
+const TABLES: Record<Lang, Record<MessageKey, Message>> = { en, vi };
 const STORAGE_KEY = "voxedge.lang";
 
 function initialLang(): Lang {
@@ -33,13 +34,13 @@ export function setLang(next: Lang): void {
 }
 
 /**
- * The message `key` in the current language, `{name}` placeholders filled from `params`.
+ * The message `key` in the current language, `{name}` placeholders filled from `params` (and a plural
+ * message's form chosen by `params.count`: format.ts).
  *
  * @example t("upload.sent", { sent: "1 MB", total: "4 MB" }) // "1 MB of 4 MB"
  */
 export function t(key: MessageKey, params: Record<string, string | number> = {}): string {
-  const text = TABLES[lang.value][key];
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+  return formatMessage(TABLES[lang.value][key], params, locale());
 }
 
 /** Numbers, sizes and dates in the UI language's conventions. */

@@ -72,7 +72,7 @@ export const enStudioKinds = {
   "studioKinds.file.chapters": "Chapters (JSON)",
   "studioKinds.preview.captions": "Captions",
   "studioKinds.preview.mindmapAlt": "Mind map of “{title}”",
-  "studioKinds.preview.cards": "{count} flash cards",
+  "studioKinds.preview.cards": { one: "{count} flash card", other: "{count} flash cards" },
   "studioKinds.preview.front": "Front",
   "studioKinds.preview.back": "Back",
   "studioKinds.preview.question": "{number}. {question}",

@@ -23,7 +23,7 @@ export const enStudio = {
   "studio.notesCount": "{count} in all",
   "studio.noNotes": "No notes yet.",
   "studio.moreNotes": "Show more",
-  "studio.chars": "{count} characters",
+  "studio.chars": { one: "{count} character", other: "{count} characters" },
   "studio.fromTranscriptionTag": "from a transcription",
   "studio.choose": "Use this note",
   "studio.chosen": "In use",

@@ -1,3 +1,4 @@
+import type { Message } from "./format.ts";
 import { enRoom, viRoom } from "./messages-room.ts";
 import { enSpeakers, viSpeakers } from "./messages-speakers.ts";
 import { enStudio, viStudio } from "./messages-studio.ts";
@@ -6,7 +7,8 @@ import { enTranslate, viTranslate } from "./messages-translate.ts";
 
 /**
  * Every string of the console's UI, in English (the source, which fixes the keys) and Vietnamese. The
- * type makes a missing translation a compile error. `{name}` is a placeholder t() fills. The larger
+ * type makes a missing translation a compile error. `{name}` is a placeholder t() fills; a message
+ * that depends on a count is a Plural in English (format.ts). The larger
  * pages keep their strings in files of their own (messages-*.ts), merged here.
  */
 export const en = {
@@ -100,7 +102,9 @@ export const en = {
   "transcript.noAudio": "The audio of a job started from a URL is not stored, so there is no player.",
   "transcript.empty": "(no speech found)",
   "transcript.seekTo": "Play from {time}",
-  "transcript.summary": "{language} · {duration} · {segments} segments · {speakers} speakers",
+  "transcript.summary": "{language} · {duration} · {segments} · {speakers}",
+  "transcript.segmentCount": { one: "{count} segment", other: "{count} segments" },
+  "transcript.speakerCount": { one: "{count} speaker", other: "{count} speakers" },
   "transcript.downloads": "Downloads",
   "transcript.download": "Download {format}",
   "transcript.speakers": "Speakers",
@@ -161,7 +165,7 @@ export const en = {
 
 export type MessageKey = keyof typeof en;
 
-export const vi: Record<MessageKey, string> = {
+export const vi: Record<MessageKey, Message> = {
   ...viTranslate,
   ...viStudio,
   ...viStudioKinds,
@@ -253,7 +257,9 @@ export const vi: Record<MessageKey, string> = {
   "transcript.noAudio": "Âm thanh của công việc tạo từ URL không được lưu nên không có trình phát.",
   "transcript.empty": "(không có lời nói)",
   "transcript.seekTo": "Phát từ {time}",
-  "transcript.summary": "{language} · {duration} · {segments} đoạn · {speakers} người nói",
+  "transcript.summary": "{language} · {duration} · {segments} · {speakers}",
+  "transcript.segmentCount": "{count} đoạn",
+  "transcript.speakerCount": "{count} người nói",
   "transcript.downloads": "Tải xuống",
   "transcript.download": "Tải {format}",
   "transcript.speakers": "Người nói",

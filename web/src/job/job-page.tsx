@@ -86,8 +86,8 @@ function JobResult(props: { status: TaskStatusResponse; result: TranscriptionRes
         {t("transcript.summary", {
           language: result.language,
           duration: formatClock(result.duration_sec),
-          segments: result.segments.length,
-          speakers: speakers.length,
+          segments: t("transcript.segmentCount", { count: result.segments.length }),
+          speakers: t("transcript.speakerCount", { count: speakers.length }),
         })}
       </p>
       <Downloads result={result} baseName={props.baseName} speakerNames={names} />
