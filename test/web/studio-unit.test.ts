@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CONTENT_OUTPUT_ROLES } from "../../protocol/content-params.ts";
+import { BACKGROUNDS, CONTENT_OUTPUT_ROLES, TEMPLATES, VOICES } from "../../protocol/content-params.ts";
+import { catalogName } from "../../web/src/i18n/catalog-names.ts";
 import { en, vi } from "../../web/src/i18n/messages.ts";
 import { createFields, type FormCatalogs, fieldValue } from "../../web/src/studio/create-fields.ts";
 import { downloadList, extensionOf, fileBaseName, fileOf } from "../../web/src/studio/downloads.ts";
@@ -332,5 +333,29 @@ describe("studio previews' data", () => {
       },
     ]);
     expect(markdownBlocks("###### Deep")[0]).toMatchObject({ type: "heading", level: 4 });
+  });
+});
+
+describe("catalog names in the console's language", () => {
+  const entries = [
+    ...VOICES.map((v) => ["voice", v.voice_id, v.name] as const),
+    ...BACKGROUNDS.map((b) => ["background", b.bg_id, b.name] as const),
+    ...TEMPLATES.map((t) => ["template", t.template_id, t.name] as const),
+  ];
+
+  it("names every voice, background and template of the catalog in Vietnamese, and in English as the API does", () => {
+    for (const [kind, id, apiName] of entries) {
+      const vi = catalogName(kind, id, apiName, "vi");
+      expect(vi, `${kind} ${id}`).not.toBe(apiName);
+      expect(vi, `${kind} ${id}`).not.toMatch(/\b(English|Vietnamese|male|female|gradient|accent|cards)\b/);
+      expect(catalogName(kind, id, apiName, "en")).toBe(apiName);
+    }
+    expect(catalogName("voice", "vi-male", "Minh (Vietnamese, male)", "vi")).toBe("Minh (tiếng Việt, nam)");
+  });
+
+  it("shows a deployment's own entry, which the console has no name for, by the API's name", () => {
+    expect(catalogName("voice", "de-male", "Lukas (German, male)", "vi")).toBe("Lukas (German, male)");
+    // ids are per catalog: a background's id is not a voice's
+    expect(catalogName("voice", "aurora", "Aurora voice", "vi")).toBe("Aurora voice");
   });
 });

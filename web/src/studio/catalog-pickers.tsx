@@ -1,12 +1,16 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Background, Template, Voice } from "../api/types.ts";
-import { t } from "../i18n/i18n.ts";
+import { catalogName } from "../i18n/catalog-names.ts";
+import { lang, t } from "../i18n/i18n.ts";
 
 /**
  * Pickers for the content catalogs: voices (each with a play button for its spoken sample) and
  * thumbnails (backgrounds, templates). Radio groups, so the arrow keys move the choice; the previews are
  * public files the API links (no key needed).
  */
+
+/** A voice's name in the console's language. */
+export const voiceName = (voice: Voice) => catalogName("voice", voice.voice_id, voice.name, lang.value);
 
 export function VoicePicker(props: {
   voices: readonly Voice[];
@@ -42,14 +46,14 @@ export function VoicePicker(props: {
                 checked={props.value === voice.voice_id}
                 onChange={() => props.onChange(voice.voice_id)}
               />
-              {voice.name}
+              {voiceName(voice)}
             </label>
             <button
               type="button"
               class="button button-ghost play"
               onClick={() => toggle(voice)}
               aria-label={t(playing === voice.voice_id ? "studio.stopSample" : "studio.playSample", {
-                name: voice.name,
+                name: voiceName(voice),
               })}
             >
               <span aria-hidden="true">{playing === voice.voice_id ? "■" : "▶"}</span>
@@ -64,9 +68,17 @@ export function VoicePicker(props: {
 type Thumb = { id: string; name: string; preview_url: string };
 
 export const backgroundThumbs = (list: readonly Background[]): Thumb[] =>
-  list.map((bg) => ({ id: bg.bg_id, name: bg.name, preview_url: bg.preview_url }));
+  list.map((bg) => ({
+    id: bg.bg_id,
+    name: catalogName("background", bg.bg_id, bg.name, lang.value),
+    preview_url: bg.preview_url,
+  }));
 export const templateThumbs = (list: readonly Template[]): Thumb[] =>
-  list.map((tpl) => ({ id: tpl.template_id, name: tpl.name, preview_url: tpl.preview_url }));
+  list.map((tpl) => ({
+    id: tpl.template_id,
+    name: catalogName("template", tpl.template_id, tpl.name, lang.value),
+    preview_url: tpl.preview_url,
+  }));
 
 /** A choice among thumbnails; an image no node has rendered yet leaves just the name. */
 export function ThumbPicker(props: {

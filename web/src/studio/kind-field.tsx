@@ -1,6 +1,6 @@
 import type { Background, Template, Voice } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
-import { backgroundThumbs, ThumbPicker, templateThumbs, VoicePicker } from "./catalog-pickers.tsx";
+import { backgroundThumbs, ThumbPicker, templateThumbs, VoicePicker, voiceName } from "./catalog-pickers.tsx";
 import type { FieldSpec } from "./studio-kinds.ts";
 
 export interface Catalogs {
@@ -32,7 +32,7 @@ export function KindField(props: {
             <option value="">{t("studioKinds.noSecondVoice")}</option>
             {catalogs.voices.map((voice) => (
               <option key={voice.voice_id} value={voice.voice_id}>
-                {voice.name}
+                {voiceName(voice)}
               </option>
             ))}
           </select>
