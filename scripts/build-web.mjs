@@ -5,12 +5,18 @@
  * and `npm run build:worker`. Then measures the JavaScript the first page load needs (the entry
  * script and what it preloads, gzipped) and fails above the budget.
  *
+ * `--if-stale` (how `npm start` and the browser tests' stack call it) builds only when the console's
+ * sources changed since the last build: a console served from an old web/dist after a `git pull` or
+ * an edit would show yesterday's UI beside today's API. The sources are hashed, not dated, because a
+ * checkout rewrites files' times.
+ *
  * Environment: VOXEDGE_SKIP_WEB=1 (do nothing).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { sourceHash } from "./lib/source-hash.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "web", "dist");
@@ -20,6 +26,23 @@ const log = (msg) => console.log(`voxedge-web: ${msg}`);
 
 if (process.env.VOXEDGE_SKIP_WEB === "1") {
   log("skipped (VOXEDGE_SKIP_WEB=1)");
+  process.exit(0);
+}
+
+/** What the console is built from: its own folder, the code it imports from the repo, the locked dependencies. */
+const SOURCES = ["web", "protocol", "client", "worker", "package-lock.json"];
+const SKIPPED = new Set(["dist", "node_modules"]);
+/** Where the last build's source hash is kept (outside web/dist, which is served as it is). */
+const stampFile = path.join(root, "node_modules", ".cache", "voxedge", "web-sources.sha256");
+
+const sources = sourceHash(root, SOURCES, SKIPPED);
+if (
+  process.argv.includes("--if-stale") &&
+  existsSync(path.join(dist, "index.html")) &&
+  existsSync(stampFile) &&
+  readFileSync(stampFile, "utf8") === sources
+) {
+  log("up to date with its sources");
   process.exit(0);
 }
 
@@ -52,3 +75,5 @@ if (initial.length === 0 || total > BUDGET_BYTES) {
   );
   process.exit(1);
 }
+mkdirSync(path.dirname(stampFile), { recursive: true });
+writeFileSync(stampFile, sources);

@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole platform on this machine. Applies D1 migrations, makes sure a node token and
  * a dev API key exist, runs wrangler dev (local D1/R2/DO/Queue under .wrangler/state; the web console
- * from web/dist) on http://127.0.0.1:8787 and one inference node, and fires the Worker's cron triggers
+ * from web/dist, rebuilt first when its sources changed) on http://127.0.0.1:8787 and one inference node, and fires the Worker's cron triggers
  * once a minute as production does. Ctrl-C stops everything.
  *
  * The processes are supervised (scripts/lib/supervisor.ts): an inference node or APy that crashes is
@@ -31,6 +31,7 @@ import { parseAllowlist } from "../protocol/url-policy.ts";
 import { hashSecret } from "../worker/auth/key-material.ts";
 import { createKey } from "./keys.ts";
 import { apertiumInstalled, spawnApertium, waitForApertium } from "./lib/apertium.ts";
+import { buildConsoleIfStale } from "./lib/console-build.ts";
 import { startCronTicker } from "./lib/cron.ts";
 import { ensureDevSecret } from "./lib/dev-vars.ts";
 import { startEgressGuard } from "./lib/egress-guard.ts";
@@ -117,6 +118,7 @@ async function main(): Promise<void> {
   const token = ensureDevSecret(DEV_VARS, "NODE_TOKEN");
   ensureDevSecret(DEV_VARS, "UPLOAD_SIGNING_SECRET");
   applyMigrations(local);
+  buildConsoleIfStale();
   const { key, created } = await ensureDevKey();
   const entry = defaultEntry();
   const model = await nodeModel(entry);

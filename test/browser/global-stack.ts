@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { buildConsoleIfStale } from "../../scripts/lib/console-build.ts";
 import { LocalPlatform } from "../helpers/local-platform.ts";
 import { writeWav } from "../helpers/wav.ts";
 import { speechPcm } from "../native/audio.ts";
@@ -24,6 +25,8 @@ let mediaDir: string | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
+  // The tests drive the console of the code under test, not the one the last `npm install` built.
+  buildConsoleIfStale();
   // The file host for "From a URL" jobs (the platform's SSRF allowlist lets exactly it through).
   mediaDir = mkdtempSync(path.join(tmpdir(), "voxedge-browser-media-"));
   writeWav(path.join(mediaDir, "talk.wav"), await speechPcm("A short talk, fetched from a link."));
