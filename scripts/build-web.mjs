@@ -46,6 +46,9 @@ if (
   process.exit(0);
 }
 
+// Always the production build: Vite builds a development flavour when NODE_ENV says so, and a caller
+// may run under another (vitest sets "test"), which would make the browser tests drive another console.
+process.env.NODE_ENV = "production";
 let vite;
 try {
   vite = await import("vite");
