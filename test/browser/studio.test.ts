@@ -86,6 +86,17 @@ describe("studio", () => {
     await context.close();
   });
 
+  it("names the catalog's voices, backgrounds and templates in Vietnamese in a Vietnamese console", async () => {
+    const { context, page } = await signedInPage(browser);
+    await context.addInitScript(() => localStorage.setItem("voxedge.lang", "vi"));
+    await page.goto(`${stackInfo().url}/studio`);
+    await page.getByRole("radio", { name: "Minh (tiếng Việt, nam)" }).waitFor();
+    expect(await page.getByRole("button", { name: "Nghe thử giọng Lan (tiếng Việt, nữ)" }).count()).toBe(1);
+    expect(await page.getByRole("radio", { name: "Cực quang (chuyển màu xanh tím chậm)" }).count()).toBe(1);
+    expect(await page.getByText("(Vietnamese, male)").count()).toBe(0);
+    await context.close();
+  });
+
   it("keeps a note saved before the list of notes arrived: listed, counted and chosen", async () => {
     const { context, page } = await signedInPage(browser);
     // the first page of notes, read on load before the note exists, arrives only after the note is saved
