@@ -422,7 +422,7 @@ describe("interface", () => {
     await context.close();
   });
 
-  it("follows the browser's language, switches language, and remembers the choice", async () => {
+  it("follows the browser's language (results' languages named in it too), switches language, and remembers the choice", async () => {
     const context = await browser.newContext({ locale: "vi-VN" });
     const page = await context.newPage();
     await page.goto(`${stackInfo().url}/`);
@@ -431,6 +431,15 @@ describe("interface", () => {
     await page.getByLabel("Khóa API").fill(stackInfo().key);
     await page.getByRole("button", { name: "Đăng nhập" }).click();
     await page.getByRole("link", { name: "Lịch sử" }).waitFor();
+    // the API names a result's language in English; the console says it in the UI language
+    await page.goto(`${stackInfo().url}/history?status=done`);
+    const rows = page.locator("li.history-item");
+    await rows.first().waitFor();
+    expect(await rows.filter({ hasText: "· English ·" }).count()).toBe(0);
+    expect(await rows.filter({ hasText: "· Tiếng Anh ·" }).count()).toBeGreaterThan(0);
+    await rows.filter({ hasText: "· Tiếng Anh ·" }).first().locator("a").first().click();
+    await page.getByText(/^Tiếng Anh · \d+:\d\d · \d+ đoạn · \d+ người nói$/).waitFor();
+    await page.goto(`${stackInfo().url}/`);
     await page.getByLabel("Ngôn ngữ giao diện").selectOption("en");
     await page.getByRole("link", { name: "History" }).waitFor();
     await page.reload();

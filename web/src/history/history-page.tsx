@@ -8,6 +8,7 @@ import { removeOpenJob } from "../jobs/open-jobs.ts";
 import { DeleteButton } from "../ui/delete-button.tsx";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { formatClock, formatDateTime, sourceName } from "../ui/format.ts";
+import { resultLanguageName } from "../ui/language-name.ts";
 
 const PAGE_SIZE = 20;
 const STATUSES: readonly JobStatus[] = ["queued", "processing", "done", "failed"];
@@ -90,7 +91,9 @@ export default function HistoryPage() {
               </a>
               <p class="muted small">
                 {job.created_at ? formatDateTime(job.created_at) : ""}
-                {job.result ? ` · ${job.result.language} · ${formatClock(job.result.duration_sec)}` : ""}
+                {job.result
+                  ? ` · ${resultLanguageName(job.result.language)} · ${formatClock(job.result.duration_sec)}`
+                  : ""}
               </p>
               {job.result?.text && <p class="history-text">{job.result.text.slice(0, 160)}</p>}
               {job.error && <p class="history-text error-text">{job.error}</p>}

@@ -10,6 +10,7 @@ import { useTask } from "../jobs/use-task.ts";
 import { DeleteButton } from "../ui/delete-button.tsx";
 import { ErrorNote } from "../ui/error-note.tsx";
 import { formatClock, sourceName } from "../ui/format.ts";
+import { resultLanguageName } from "../ui/language-name.ts";
 import { CurlSnippet } from "./curl-snippet.tsx";
 import { Downloads } from "./downloads.tsx";
 import { SpeakerNames } from "./speaker-names.tsx";
@@ -84,7 +85,7 @@ function JobResult(props: { status: TaskStatusResponse; result: TranscriptionRes
     <>
       <p class="muted">
         {t("transcript.summary", {
-          language: result.language,
+          language: resultLanguageName(result.language),
           duration: formatClock(result.duration_sec),
           segments: t("transcript.segmentCount", { count: result.segments.length }),
           speakers: t("transcript.speakerCount", { count: speakers.length }),

@@ -1,4 +1,4 @@
-import { LANGUAGES } from "../../../protocol/languages.ts";
+import { LANGUAGES, normalizeLanguage } from "../../../protocol/languages.ts";
 import { locale } from "../i18n/i18n.ts";
 
 let cached: { locale: string; names: Intl.DisplayNames | null } | null = null;
@@ -26,4 +26,15 @@ export function languageName(code: string, fallback?: string): string {
   } catch {
     return known;
   }
+}
+
+/**
+ * A result's `language` (the API writes the English name, "Vietnamese") in the UI language; a name
+ * the language table does not know stays as the API wrote it.
+ *
+ * @example resultLanguageName("Spanish") // "tiếng Tây Ban Nha" in a Vietnamese console
+ */
+export function resultLanguageName(name: string): string {
+  const choice = normalizeLanguage(name);
+  return choice.kind === "language" ? languageName(choice.code, name) : name;
 }
