@@ -26,6 +26,10 @@ import { type RetryOptions, sendWhileTransient } from "./transient-retry.ts";
  */
 export const OUTCOME_RETRY_MS = 60_000;
 
+/** Sends a call safe to repeat (an outcome, an output, a catalog preview) again for OUTCOME_RETRY_MS, unless `retry` says otherwise. */
+const resendForOutcome = (send: () => Promise<Response>, retry?: Partial<RetryOptions>) =>
+  sendWhileTransient(send, { budgetMs: OUTCOME_RETRY_MS, ...retry });
+
 /** What the Worker answers for a stored output file. */
 const OutputReceipt = z.object({ object_key: z.string(), bytes: z.number(), content_type: z.string() });
 export type OutputReceipt = z.infer<typeof OutputReceipt>;
@@ -122,7 +126,7 @@ export class WorkerClient {
   async complete(leaseId: string, completion: CompleteRequest, retry?: Partial<RetryOptions>): Promise<void> {
     const body = JSON.stringify(completion);
     const send = () => this.request(`/internal/v1/leases/${leaseId}/complete`, { method: "POST", body });
-    const response = await sendWhileTransient(send, { budgetMs: OUTCOME_RETRY_MS, ...retry });
+    const response = await resendForOutcome(send, retry);
     await this.expectOk(response, "complete", leaseId);
   }
 
@@ -142,7 +146,7 @@ export class WorkerClient {
   async fail(leaseId: string, failure: FailRequest, retry?: Partial<RetryOptions>): Promise<void> {
     const body = JSON.stringify(failure);
     const send = () => this.request(`/internal/v1/leases/${leaseId}/fail`, { method: "POST", body });
-    const response = await sendWhileTransient(send, { budgetMs: OUTCOME_RETRY_MS, ...retry });
+    const response = await resendForOutcome(send, retry);
     await this.expectOk(response, "fail", leaseId);
   }
 
@@ -158,7 +162,7 @@ export class WorkerClient {
     // a try whose answer was lost leaves an object under the task's prefix, removed with the task
     const path = `/internal/v1/leases/${leaseId}/outputs/${encodeURIComponent(name)}`;
     const send = () => this.putFile(path, file, contentType);
-    const response = await sendWhileTransient(send, { budgetMs: OUTCOME_RETRY_MS, ...retry });
+    const response = await resendForOutcome(send, retry);
     await this.expectOk(response, "output upload", leaseId);
     return OutputReceipt.parse(await response.json());
   }
@@ -170,7 +174,7 @@ export class WorkerClient {
    */
   async storedPreviews(retry?: Partial<RetryOptions>): Promise<string[]> {
     const send = () => this.request("/internal/v1/previews");
-    const response = await sendWhileTransient(send, { budgetMs: OUTCOME_RETRY_MS, ...retry });
+    const response = await resendForOutcome(send, retry);
     await this.expectOk(response, "previews");
     return z.object({ files: z.array(z.string()) }).parse(await response.json()).files;
   }
@@ -183,7 +187,7 @@ export class WorkerClient {
     retry?: Partial<RetryOptions>,
   ): Promise<void> {
     const send = () => this.putFile(`/internal/v1/previews/${encodeURIComponent(name)}`, file, contentType);
-    const response = await sendWhileTransient(send, { budgetMs: OUTCOME_RETRY_MS, ...retry });
+    const response = await resendForOutcome(send, retry);
     await this.expectOk(response, "preview upload");
   }
 

@@ -1,8 +1,8 @@
 /**
  * `npm start`: the whole platform on this machine. Applies D1 migrations, makes sure a node token and
  * a dev API key exist, runs wrangler dev (local D1/R2/DO/Queue under .wrangler/state; the web console
- * from web/dist, rebuilt first when its sources changed) on http://127.0.0.1:8787 and one inference node, and fires the Worker's cron triggers
- * once a minute as production does. Ctrl-C stops everything.
+ * from web/dist, rebuilt first when its sources changed) on http://127.0.0.1:8787 and one inference
+ * node, and fires the Worker's cron triggers once a minute as production does. Ctrl-C stops everything.
  *
  * The processes are supervised (scripts/lib/supervisor.ts): an inference node or APy that crashes is
  * restarted with a backoff (1 s doubling to 30 s, reset after a stable minute) and logged; the tasks a

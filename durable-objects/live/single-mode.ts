@@ -12,6 +12,7 @@ import {
   type StreamConfig,
 } from "../../protocol/live.ts";
 import { SingleClientMessage, type SingleTranscript, translationLanguage } from "../../protocol/rooms.ts";
+import { NoticeCooldown } from "../notice-cooldown.ts";
 import { type ClientAction, checkControlLength, readAudioFrame } from "./client-input.ts";
 import {
   actionStep,
@@ -27,17 +28,11 @@ export interface SingleState {
   translate_language: string | null;
 }
 
-/**
- * A client streaming before its first config is told at most this often (rooms tell their refusals
- * so too): every frame is dropped, and an error per frame would be ~50 messages a second.
- */
-const UNCONFIGURED_WARNING_MS = 5_000;
-
 /** The single-device dialect: the spec's `config`/`end` and binary audio in, `transcript` messages out. */
 export class SingleDialect implements ClientDialect {
   readonly waitsForEngine = true;
-  /** When the client was last told its audio waits for a config (in memory: a woken object tells again). */
-  private warnedAt = Number.NEGATIVE_INFINITY;
+  /** A client streaming before its first config is told so once per cooldown, as rooms tell refusals. */
+  private readonly unconfigured = new NoticeCooldown<"unconfigured">();
 
   constructor(
     private current: SingleState,
@@ -59,11 +54,9 @@ export class SingleDialect implements ClientDialect {
     );
   }
 
-  /** Drops a frame sent before the first config, saying so once per UNCONFIGURED_WARNING_MS. */
+  /** Drops a frame sent before the first config, saying so once per NOTICE_COOLDOWN_MS. */
   private dropUnconfigured(): DialectStep {
-    const now = this.now();
-    if (now - this.warnedAt < UNCONFIGURED_WARNING_MS) return {};
-    this.warnedAt = now;
+    if (!this.unconfigured.mayTell("unconfigured", this.now())) return {};
     return { toClient: [this.error("send a config message before audio: frame dropped")] };
   }
 

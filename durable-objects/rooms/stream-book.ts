@@ -6,6 +6,7 @@
  * loud frame asks again.
  */
 import { PendingAudio } from "../live/pending-audio.ts";
+import { NoticeCooldown } from "../notice-cooldown.ts";
 
 /** An engine must dial in within this long after the hub assigned it. */
 export const STREAM_JOIN_TIMEOUT_MS = 3_000;
@@ -17,8 +18,6 @@ export const STREAM_FLUSH_TIMEOUT_MS = 10_000;
 export const LINK_TIMEOUT_MS = 8_000;
 /** Frames kept from before a speaker's first loud frame (100 ms each from a browser). */
 const PREROLL_FRAMES = 3;
-/** A speaker is told at most this often that no engine is free. */
-const ERROR_COOLDOWN_MS = 5_000;
 
 export interface WaitingStream {
   stream_id: string;
@@ -39,7 +38,8 @@ export class StreamBook {
   readonly #waiting = new Map<string, WaitingStream>();
   readonly #lastVoiced = new Map<string, number>();
   readonly #preroll = new Map<string, ArrayBuffer[]>();
-  readonly #lastError = new Map<string, number>();
+  /** A speaker is told at most once per cooldown that no engine is free. */
+  readonly #refusals = new NoticeCooldown();
   readonly links = new Map<string, PendingLink>();
 
   /** Books a stream for `clientId`, holding its pre-roll and `first` frame until the engine is in. */
@@ -103,16 +103,13 @@ export class StreamBook {
 
   /** True when `clientId` may be told about a refusal again (not more than once per cooldown). */
   mayWarn(clientId: string, now: number): boolean {
-    const last = this.#lastError.get(clientId) ?? 0;
-    if (now - last < ERROR_COOLDOWN_MS) return false;
-    this.#lastError.set(clientId, now);
-    return true;
+    return this.#refusals.mayTell(clientId, now);
   }
 
   forget(clientId: string): void {
     this.#lastVoiced.delete(clientId);
     this.#preroll.delete(clientId);
-    this.#lastError.delete(clientId);
+    this.#refusals.forget(clientId);
     for (const [id, waiting] of this.#waiting) if (waiting.client_id === clientId) this.#waiting.delete(id);
   }
 }
