@@ -157,8 +157,13 @@ function styles(layout: ShortLayout): AssStyle[] {
   ];
 }
 
-/** The title card's end: when the title has been said, and at least a second in. */
-const titleCardEnd = (input: ShortCaptionsInput) => Math.max(input.titleEndSec, 1);
+/**
+ * The title card's end: when the title has been said, and at least a second in, but never after the
+ * first caption begins (a title said as the body's opening runs straight into it; two cues at once
+ * stack on a player's screen).
+ */
+const titleCardEnd = (input: ShortCaptionsInput) =>
+  Math.min(Math.max(input.titleEndSec, 1), input.words[0]?.start ?? Number.POSITIVE_INFINITY);
 
 /**
  * The short's captions as cues, for its SRT/VTT sidecar: the title while its card is up, then each

@@ -11,14 +11,13 @@ import {
   LlmScriptWriter,
   type ScriptWriter,
 } from "./script.ts";
+import { shortNarration } from "./short-narration.ts";
 import type { ContentDeps, ContentOutput } from "./task-types.ts";
 import { splitWords } from "./text.ts";
 import { fitSpeech } from "./tts/fit.ts";
 
 /** Pause after the spoken title before the body begins (the narration's sentence gap). */
 const TITLE_ALLOWANCE_SEC = 0.5;
-
-const asSentence = (text: string) => (/[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
 /**
  * Script sized to clip_duration at the voice's measured speaking rate, narration (cut at a sentence
@@ -47,9 +46,8 @@ export async function runShorts(
     ? new LlmScriptWriter(deps.llm)
     : new ExtractiveScriptWriter(deps.translate);
   const script = await writer.write({ note: params.note, language: voice.language, maxWords }, signal);
-  const title = asSentence(script.title);
-  const narration = `${title} ${asSentence(script.body)}`;
-  tracker.resize("tts", narration.length);
+  const narration = shortNarration(script.title, script.body);
+  tracker.resize("tts", narration.text.length);
   tracker.resize(
     params.is_audio_only ? "render_audio" : "render_video",
     Math.min(params.clip_duration, (titleWords + maxWords) / wordsPerSec),
@@ -57,7 +55,12 @@ export async function runShorts(
   tracker.finish();
 
   tracker.start("tts");
-  const spoken = await deps.synthesizer.synthesize(narration, voice, signal, join(workDir, "narration.wav"));
+  const spoken = await deps.synthesizer.synthesize(
+    narration.text,
+    voice,
+    signal,
+    join(workDir, "narration.wav"),
+  );
   speeds.observeSpeechRate(voice.voice_id, spoken.words.length, spoken.durationSec);
   const speech = await fitSpeech(spoken, params.clip_duration - END_PAD_SEC);
   tracker.finish();
@@ -69,7 +72,7 @@ export async function runShorts(
   const media = await renderShort({
     title: script.title,
     speech,
-    titleWordCount: splitWords(title).length,
+    titleWordCount: narration.titleWordCount,
     bgId: params.bg_id,
     clipDurationSec: params.clip_duration,
     audioOnly: params.is_audio_only,
@@ -91,7 +94,7 @@ export async function runShorts(
       is_audio_only: params.is_audio_only,
       ...(params.is_audio_only ? {} : { aspect: params.aspect }),
       text_source: script.source,
-      script: narration,
+      script: narration.text,
       word_timing: speech.timing,
     },
     files: [

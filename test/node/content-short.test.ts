@@ -9,6 +9,7 @@ import { renderShort } from "../../inference-node/content/render-short.ts";
 import { type ContentDeps, runContentTask } from "../../inference-node/content/run-content-task.ts";
 import { EspeakSynthesizer } from "../../inference-node/content/tts/espeak.ts";
 import { VOICES, type Voice } from "../../protocol/content.ts";
+import { sidecarCues, spokenWords } from "./caption-sidecar-helpers.ts";
 import {
   assEvents,
   ENGLISH_NOTE,
@@ -117,6 +118,43 @@ describe("shorts", () => {
     expect(titleCard?.end).toBeLessThanOrEqual((events[0]?.start ?? 0) + 0.2);
     expect(titleCard?.end).toBeGreaterThanOrEqual((speech.words[2]?.end ?? 0) - 0.01);
     expect(probe(media.path).duration).toBeLessThanOrEqual(12.05);
+  });
+
+  it("says a title cut from the note's first sentence once: its card while it is spoken, then the captions", async () => {
+    const content =
+      "Photosynthesis is the process by which green plants use sunlight to make food from carbon dioxide and water. " +
+      "It happens in the chloroplasts of leaf cells. Chlorophyll absorbs light energy. Oxygen is released as a by-product.";
+    // What POST /v1/notes stores as the title of this note sent without one (its first ten words).
+    const title = "Photosynthesis is the process by which green plants use sunlight…";
+    const note = { ...ENGLISH_NOTE, note_id: "note-untitled", title, content };
+    const result = await runContentTask(
+      { kind: "shorts", params: { note, voice_id: "en-male", clip_duration: 20, bg_id: "charcoal" } },
+      deps(),
+      recordingContext().ctx,
+    );
+    try {
+      const script = String(result.data.script);
+      expect(
+        script.startsWith("Photosynthesis is the process by which green plants use sunlight to make food"),
+      ).toBe(true);
+      expect(script.split("Photosynthesis is the process").length - 1).toBe(1);
+
+      const srt = result.files.find((f) => f.role === "srt")!.path;
+      const cues = sidecarCues(srt);
+      expect(cues[0]?.text.trim()).toBe(title);
+      expect(spokenWords(cues[1]?.text ?? "")[0]).toBe("to");
+      for (const [i, cue] of cues.entries()) {
+        expect(cue.end, `cue ${i} overlaps the next`).toBeLessThanOrEqual(
+          (cues[i + 1]?.start ?? cue.end) + 0.01,
+        );
+      }
+      // Title card then captions say the narration once, word for word.
+      const said = spokenWords(cues.map((cue) => cue.text).join(" "));
+      expect(said).toEqual(spokenWords(script).slice(0, said.length));
+      expect(said.length).toBeGreaterThan(20);
+    } finally {
+      await result.cleanup();
+    }
   });
 
   it("makes an audio-only short: one AAC stream, no video, in the voice's language", async () => {
