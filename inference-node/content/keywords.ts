@@ -2,6 +2,7 @@
  * Extractive text statistics without a model: TextRank over sentences (tf-idf cosine similarity)
  * and candidate key terms (numbers, capitalised names, content words) for cloze questions.
  */
+import { englishWordClasses } from "./english-nouns.ts";
 import { splitWords, termOf } from "./text.ts";
 
 const STOPWORDS_BY_LANGUAGE: Readonly<Record<"en" | "vi", ReadonlySet<string>>> = {
@@ -98,11 +99,12 @@ const bare = (word: string) => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu,
 
 /**
  * Candidate answers in a sentence: numbers, runs of capitalised words (names; the sentence's first
- * word only as part of a longer run), and content words (for Vietnamese, two-syllable pairs).
+ * word only as part of a longer run), and content words: for English, nouns of 5 letters or more
+ * (the first word too), for Vietnamese, two-syllable pairs.
  *
  * @example
  * keyTerms("The Mekong flows through 6 countries.", "en");
- * // [{ text: "6", kind: "number" }, { text: "Mekong", kind: "name" }, { text: "flows", kind: "word" }, ...]
+ * // [{ text: "6", kind: "number" }, { text: "Mekong", kind: "name" }, { text: "countries", kind: "word" }]
  */
 export function keyTerms(sentence: string, language: "en" | "vi"): KeyTerm[] {
   const words = splitWords(sentence);
@@ -136,7 +138,16 @@ export function keyTerms(sentence: string, language: "en" | "vi"): KeyTerm[] {
       i += 1;
     }
   } else {
-    for (const word of words.map(bare)) if (isContent(word) && word.length >= 5) add(word, "word");
+    // Nouns only, by the tagger. The sentence's first word is capitalised whatever it is: a common
+    // noun there ("Oxygen is released") is a word, a proper one ("Vietnam exports rice") a name.
+    const classes = englishWordClasses(sentence);
+    for (const [i, word] of words.map(bare).entries()) {
+      const { noun, proper } = classes[i] ?? { noun: false, proper: false };
+      if (!noun || word.length < 5) continue;
+      if (isContent(word)) add(word, "word");
+      else if (i === 0 && !isStopword(termOf(word), language) && !/\p{N}/u.test(word))
+        add(word, proper ? "name" : "word");
+    }
   }
   return terms;
 }
