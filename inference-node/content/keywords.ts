@@ -89,8 +89,14 @@ export function rankSentences(sentences: readonly string[]): number[] {
 export type TermKind = "number" | "name" | "word";
 
 export interface KeyTerm {
-  /** As written in the sentence ("South China Sea", "1,000"). */
+  /**
+   * As it reads on its own: as written ("South China Sea", "1,000"), except that a word capitalised
+   * only because it opens the sentence is lower-cased ("Oxygen" → "oxygen"). An option or a podcast
+   * question capitalised that way would stand out among the others.
+   */
   text: string;
+  /** As written in the sentence, to find or blank it there. */
+  written: string;
   kind: TermKind;
 }
 
@@ -104,13 +110,13 @@ const bare = (word: string) => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu,
  *
  * @example
  * keyTerms("The Mekong flows through 6 countries.", "en");
- * // [{ text: "6", kind: "number" }, { text: "Mekong", kind: "name" }, { text: "countries", kind: "word" }]
+ * // [{ text: "6", written: "6", kind: "number" }, { text: "Mekong", ... "name" }, { text: "countries", ... "word" }]
  */
 export function keyTerms(sentence: string, language: "en" | "vi"): KeyTerm[] {
   const words = splitWords(sentence);
   const terms: KeyTerm[] = [];
-  const add = (text: string, kind: TermKind) => {
-    if (text && !terms.some((t) => t.text === text)) terms.push({ text, kind });
+  const add = (written: string, kind: TermKind, text = written) => {
+    if (written && !terms.some((t) => t.written === written)) terms.push({ text, written, kind });
   };
   for (const word of words) if (/\p{N}/u.test(word)) add(bare(word), "number");
   for (let i = 0; i < words.length; ) {
@@ -145,8 +151,10 @@ export function keyTerms(sentence: string, language: "en" | "vi"): KeyTerm[] {
       const { noun, proper } = classes[i] ?? { noun: false, proper: false };
       if (!noun || word.length < 5) continue;
       if (isContent(word)) add(word, "word");
-      else if (i === 0 && !isStopword(termOf(word), language) && !/\p{N}/u.test(word))
-        add(word, proper ? "name" : "word");
+      else if (i === 0 && !isStopword(termOf(word), language) && !/\p{N}/u.test(word)) {
+        if (proper) add(word, "name");
+        else add(word, "word", /^\p{Lu}\p{Ll}+$/u.test(word) ? word.toLowerCase() : word);
+      }
     }
   }
   return terms;

@@ -191,7 +191,7 @@ export function extractiveQuestions(
       questions.push({
         index,
         question: {
-          question: sentence.replace(answer.text, BLANK),
+          question: sentence.replace(answer.written, BLANK),
           options,
           answer_index: options.indexOf(answer.text),
           explanation: clip(sentence, 24),

@@ -76,8 +76,11 @@ describe("extractive flashcards", () => {
     for (const card of easy?.cards ?? []) expect(card.front).not.toContain(BLANK);
     // Medium blanks numbers and names first, hard content words.
     expect(medium?.cards.map((c) => c.back)).toEqual(["Mekong", "China", "level"]); // a noun, not "pushes"
-    // One word each, capitalised only when it opens its sentence ("Scientists are testing...").
-    for (const card of hard?.cards ?? []) expect(card.back).toMatch(/^\p{Lu}?\p{Ll}+$/u);
+    // One word each, capitalised only when it fills a blank opening its sentence ("_____ are testing").
+    for (const card of hard?.cards ?? []) {
+      expect(card.back).toMatch(/^\p{Lu}?\p{Ll}+$/u);
+      if (/^\p{Lu}/u.test(card.back)) expect(card.front.startsWith(BLANK)).toBe(true);
+    }
     expect(new Set(hard?.cards.map((c) => c.source_sentence))).not.toEqual(
       new Set(medium?.cards.map((c) => c.source_sentence)),
     );

@@ -108,8 +108,8 @@ function cardFrom(
   )[0];
   if (!answer) return null;
   return {
-    front: sentence.text.replace(answer.text, BLANK),
-    back: answer.text,
+    front: sentence.text.replace(answer.written, BLANK),
+    back: answer.written, // what fills the blank, capital and all
     source_sentence: sentence.text,
     tags: tags("cloze"),
   };
