@@ -4,6 +4,7 @@
  * (a create form is refused at once when it can tell) and the node (which applies it when it runs).
  */
 import { VOICES, type Voice } from "./content-params.ts";
+import { quoted } from "./quoted.ts";
 
 /** Why the voices asked for cannot narrate: each is its own create-form error_key. */
 export type NarrationVoiceProblem = "unknown_voice" | "voice_language_mismatch" | "duplicate_voice";
@@ -29,7 +30,12 @@ export function narrationVoices(
     const voice = id
       ? VOICES.find((v) => v.voice_id === id)
       : VOICES.find((v) => v.language === language && v.gender === gender);
-    if (!voice) return { ok: false, problem: "unknown_voice", message: `unknown ${field} "${id}"` } as const;
+    if (!voice)
+      return {
+        ok: false,
+        problem: "unknown_voice",
+        message: `unknown ${field} ${quoted(id ?? "")}`,
+      } as const;
     if (voice.language !== language) {
       return {
         ok: false,

@@ -183,6 +183,11 @@ describe("POST /v2/create/*", () => {
         `${path} ${JSON.stringify(fields)}`,
       ).toBe(key_);
     }
+    // A value that is not an id is quoted in part, with its length, not sent back whole.
+    const long = await createForm("shorts", key, { note_id: mine, voice_id: "v".repeat(5000) });
+    expect(long.status).toBe(400);
+    const { message } = (await long.json()) as { message: string };
+    expect(message).toBe(`voice_id "${"v".repeat(64)}…" (5000 characters) is not one of GET /v1/voices`);
     const json = await call("/v2/create/shorts", {
       method: "POST",
       headers: { ...bearer(key), "content-type": "application/json" },

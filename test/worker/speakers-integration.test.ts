@@ -160,6 +160,12 @@ describe("/v1/speakers", () => {
       [enrol(key, "SPEAKER_00", wav(3)), "name", /diarizer's own label/],
       [enrol(key, "a,b", wav(3)), "name", /comma/],
       [enrol(key, "all", wav(3)), "name", /every enrolled voice/],
+      // A long name is quoted in part, with its length, not sent back whole.
+      [
+        enrol(key, "n".repeat(300), wav(3)),
+        "name",
+        /^"n{64}…" \(300 characters\) cannot name a speaker: it is longer than 64 characters$/,
+      ],
     ];
     for (const [response, param, message] of cases) {
       const answer = await response;

@@ -1,5 +1,6 @@
 import { BACKGROUNDS, DEFAULT_BG_ID, TEMPLATES, type Template, VOICES } from "../../protocol/content.ts";
 import { normalizeLanguage } from "../../protocol/languages.ts";
+import { quoted } from "../../protocol/quoted.ts";
 import { ContentApiError } from "./errors.ts";
 
 /**
@@ -23,7 +24,7 @@ export function required(fields: FormFields, name: string): string {
 export function voiceId(fields: FormFields, name = "voice_id", fallback?: string): string {
   const id = fallback === undefined ? required(fields, name) : (fields.get(name) ?? fallback);
   if (!VOICES.some((voice) => voice.voice_id === id)) {
-    throw badField("unknown_voice", `${name} "${id}" is not one of GET /v1/voices`);
+    throw badField("unknown_voice", `${name} ${quoted(id)} is not one of GET /v1/voices`);
   }
   return id;
 }
@@ -36,7 +37,7 @@ export function voiceLanguage(id: string): string | null {
 export function bgId(fields: FormFields): string {
   const id = fields.get("bg_id") ?? DEFAULT_BG_ID;
   if (!BACKGROUNDS.some((bg) => bg.bg_id === id)) {
-    throw badField("unknown_background", `bg_id "${id}" is not one of GET /v1/backgrounds`);
+    throw badField("unknown_background", `bg_id ${quoted(id)} is not one of GET /v1/backgrounds`);
   }
   return id;
 }
@@ -45,7 +46,10 @@ export function templateId(fields: FormFields, kind: Template["kind"], fallback?
   const id =
     fallback === undefined ? required(fields, "template_id") : (fields.get("template_id") ?? fallback);
   if (!TEMPLATES.some((template) => template.template_id === id && template.kind === kind)) {
-    throw badField("unknown_template", `template_id "${id}" is not a ${kind} template of GET /v1/templates`);
+    throw badField(
+      "unknown_template",
+      `template_id ${quoted(id)} is not a ${kind} template of GET /v1/templates`,
+    );
   }
   return id;
 }
@@ -92,5 +96,8 @@ export function outputLanguage(fields: FormFields, what: string): "en" | "vi" | 
   if (value === undefined) return null;
   const choice = normalizeLanguage(value);
   if (choice.kind === "language" && (choice.code === "en" || choice.code === "vi")) return choice.code;
-  throw badField("unsupported_language", `language "${value}" is not supported for ${what}: use en or vi`);
+  throw badField(
+    "unsupported_language",
+    `language ${quoted(value)} is not supported for ${what}: use en or vi`,
+  );
 }

@@ -4,6 +4,7 @@ import { notes } from "../../platform/schema.ts";
 import { readTask } from "../../platform/task-store.ts";
 import { detectLanguage } from "../../protocol/language-detect.ts";
 import { normalizeLanguage } from "../../protocol/languages.ts";
+import { quoted } from "../../protocol/quoted.ts";
 import { splitSentences } from "../../protocol/sentences.ts";
 import type { CreateNoteRequest, Note, NotePage, NoteSummary } from "../schemas/notes.ts";
 import { ContentApiError } from "./errors.ts";
@@ -35,7 +36,11 @@ function languageOf(given: string | undefined, text: string): string | null {
   if (given === undefined) return detectLanguage(text);
   const choice = normalizeLanguage(given);
   if (choice.kind === "unsupported") {
-    throw new ContentApiError("bad_request", "unsupported_language", `language "${given}" is not supported`);
+    throw new ContentApiError(
+      "bad_request",
+      "unsupported_language",
+      `language ${quoted(given)} is not supported`,
+    );
   }
   return choice.kind === "language" ? choice.code : detectLanguage(text);
 }

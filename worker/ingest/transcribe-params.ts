@@ -1,5 +1,6 @@
 import { workerConfig } from "../../platform/config.ts";
 import { normalizeLanguage } from "../../protocol/languages.ts";
+import { quoted } from "../../protocol/quoted.ts";
 import type { TranscribeParams } from "../../protocol/transcribe-params.ts";
 import { ApiError } from "../errors.ts";
 import { remoteEntryReady } from "../remote/remote-tier.ts";
@@ -29,7 +30,7 @@ export function resolveTranscribeParams(
   if (choice.kind === "unsupported") {
     throw new ApiError(
       "bad_request",
-      `unsupported language "${choice.input}": send a short code or name such as vi, en, ja, ko, zh-CN, Vietnamese`,
+      `unsupported language ${quoted(choice.input)}: send a short code or name such as vi, en, ja, ko, zh-CN, Vietnamese`,
     );
   }
   if (choice.kind === "auto" && model.kind === "local") {

@@ -1,3 +1,4 @@
+import { quoted } from "../../protocol/quoted.ts";
 import { MAX_KNOWN_SPEAKERS_PER_JOB } from "../../protocol/speakers.ts";
 import type { KnownSpeaker } from "../../protocol/transcribe-params.ts";
 import { ApiError } from "../errors.ts";
@@ -75,13 +76,13 @@ export function parseKnownSpeakers(names: string[], references: string[], format
   if (repeated !== undefined)
     throw refuse(
       "known_speaker_names",
-      `known_speaker_names repeats "${repeated}": give each voice its own name`,
+      `known_speaker_names repeats ${quoted(repeated)}: give each voice its own name`,
     );
   const label = trimmed.find((name) => name === "" || /^SPEAKER_\d+$/.test(name));
   if (label !== undefined) {
     throw refuse(
       "known_speaker_names",
-      `"${label}" cannot name a speaker: it is empty or one of the diarizer's own SPEAKER_nn labels`,
+      `${quoted(label)} cannot name a speaker: it is empty or one of the diarizer's own SPEAKER_nn labels`,
     );
   }
   return trimmed.map((name, i) => ({ name, ...decodeReference(references[i] ?? "", i) }));
@@ -168,7 +169,7 @@ export async function enrolledKnownSpeakers(
   }
   const twice = enrolled.find((speaker) => references.some((clip) => clip.name === speaker.name));
   if (twice)
-    throw refuse(`"${twice.name}" is both in known_speaker_names and in known_speakers: name it once`);
+    throw refuse(`${quoted(twice.name)} is both in known_speaker_names and in known_speakers: name it once`);
   if (enrolled.length + references.length > MAX_KNOWN_SPEAKERS_PER_JOB) {
     throw refuse(
       `at most ${MAX_KNOWN_SPEAKERS_PER_JOB} known speakers in all (got ${enrolled.length + references.length})`,

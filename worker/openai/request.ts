@@ -1,5 +1,6 @@
 import type { z } from "@hono/zod-openapi";
 import { languageName } from "../../protocol/languages.ts";
+import { quoted } from "../../protocol/quoted.ts";
 import {
   type Chunking,
   SERVER_VAD_DEFAULTS,
@@ -231,7 +232,7 @@ function checkTranscriptionOptions(
   if (unknown.length > 0) {
     throw unsupported(
       "include",
-      `include: ${unknown.map((value) => `"${value}"`).join(", ")} is not supported: the one value is "logprobs"`,
+      `include: ${unknown.map(quoted).join(", ")} is not supported: the one value is "logprobs"`,
     );
   }
   if (form.include.includes("logprobs") && format !== "json") {
@@ -269,7 +270,7 @@ function languageHints(form: TranscriptionFormFields): { language: string | null
     if (!languageName(code)) {
       throw unsupported(
         "languages",
-        `languages: "${code}" is not a language code: send ISO 639-1 codes such as "en" and "vi"`,
+        `languages: ${quoted(code)} is not a language code: send ISO 639-1 codes such as "en" and "vi"`,
         "invalid_value",
       );
     }
@@ -318,7 +319,7 @@ function targetLanguage(value: string): string {
   if (languageName(code)) return code;
   throw unsupported(
     "target_language",
-    `target_language "${value}" is not a language code: send an ISO 639-1 code such as "en" (the default), "es" or "vi"`,
+    `target_language ${quoted(value)} is not a language code: send an ISO 639-1 code such as "en" (the default), "es" or "vi"`,
     "invalid_value",
   );
 }
@@ -329,7 +330,7 @@ function responseFormat(value: string, task: SpeechTask): ResponseFormat {
   if (!format) {
     throw unsupported(
       "response_format",
-      `response_format "${value}" is not supported: use one of ${formats.join(", ")}`,
+      `response_format ${quoted(value)} is not supported: use one of ${formats.join(", ")}`,
     );
   }
   return format;
@@ -342,7 +343,7 @@ function granularityList(values: readonly string[]): Granularity[] {
     if (!known) {
       throw unsupported(
         "timestamp_granularities",
-        `timestamp_granularities: "${value}" is not one of ${GRANULARITIES.join(", ")}`,
+        `timestamp_granularities: ${quoted(value)} is not one of ${GRANULARITIES.join(", ")}`,
       );
     }
     if (!out.includes(known)) out.push(known);

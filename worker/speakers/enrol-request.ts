@@ -1,3 +1,4 @@
+import { quoted } from "../../protocol/quoted.ts";
 import { speakerNameProblem } from "../../protocol/speakers.ts";
 import { OpenAIError } from "../openai/errors.ts";
 import { decodeAudioDataUrl } from "../openai/known-speakers.ts";
@@ -49,7 +50,7 @@ export async function readEnrolment(request: Request): Promise<Enrolment> {
   if (typeof fields.name !== "string") throw refuse("name", "name is required: the speaker's name");
   const name = fields.name.trim();
   const problem = speakerNameProblem(name);
-  if (problem) throw refuse("name", `"${name}" cannot name a speaker: ${problem}`);
+  if (problem) throw refuse("name", `${quoted(name)} cannot name a speaker: ${problem}`);
   if (fields.file instanceof File) {
     return { name, clip: checkReferenceClip(new Uint8Array(await fields.file.arrayBuffer()), "file") };
   }

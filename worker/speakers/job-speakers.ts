@@ -1,3 +1,4 @@
+import { quoted } from "../../protocol/quoted.ts";
 import { ALL_SPEAKERS, MAX_KNOWN_SPEAKERS_PER_JOB } from "../../protocol/speakers.ts";
 import type { KnownSpeaker } from "../../protocol/transcribe-params.ts";
 import { ApiError } from "../errors.ts";
@@ -29,7 +30,7 @@ export async function jobSpeakers(
   if (unknown.length > 0) {
     throw new ApiError(
       "bad_request",
-      `known_speakers names no enrolled speaker of this API key: ${unknown.map((name) => `"${name}"`).join(", ")} ` +
+      `known_speakers names no enrolled speaker of this API key: ${unknown.map(quoted).join(", ")} ` +
         "(enrol them with POST /v1/speakers, see GET /v1/speakers)",
     );
   }

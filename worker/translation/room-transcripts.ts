@@ -1,5 +1,6 @@
 import type { TranscriptLine } from "../../durable-objects/rooms/room-transcript.ts";
 import { translationRoom } from "../../platform/stubs.ts";
+import { quoted } from "../../protocol/quoted.ts";
 import { translationLanguage } from "../../protocol/rooms.ts";
 import { createNote } from "../content/notes.ts";
 import { ApiError } from "../errors.ts";
@@ -25,7 +26,7 @@ async function linesFor(env: Env, conversationId: string, keyId: string): Promis
 function languageOf(value: string | undefined): string | null {
   if (value === undefined) return null;
   const code = translationLanguage(value);
-  if (!code) throw new ApiError("bad_request", `unsupported language "${value}"`);
+  if (!code) throw new ApiError("bad_request", `unsupported language ${quoted(value)}`);
   return code;
 }
 

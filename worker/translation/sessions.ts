@@ -1,5 +1,6 @@
 import { publicBaseUrl } from "../../platform/config.ts";
 import { translationRoom } from "../../platform/stubs.ts";
+import { quoted } from "../../protocol/quoted.ts";
 import { type SessionDetails, translationLanguage } from "../../protocol/rooms.ts";
 import { ApiError } from "../errors.ts";
 
@@ -15,7 +16,7 @@ const storeUnavailable = (cause: unknown) => {
 
 function language(field: string, value: string): string {
   const code = translationLanguage(value);
-  if (!code) throw new ApiError("bad_request", `unsupported ${field} "${value}"`);
+  if (!code) throw new ApiError("bad_request", `unsupported ${field} ${quoted(value)}`);
   return code;
 }
 
