@@ -136,10 +136,15 @@ describe("rooms for a hall", () => {
     // A listener on a phone in Vietnamese: the interface speaks Vietnamese; it reads in Spanish.
     const binh = await phone("vi-VN", joinUrl);
     const binhSockets = watchSockets(binh.page);
+    // A language named inside a Vietnamese sentence is "tiếng …", lower case; a label keeps "Tiếng …".
+    await binh.page
+      .getByText("Một cuộc hội thoại có dịch, bắt đầu bằng tiếng Anh và tiếng Tây Ban Nha.", { exact: true })
+      .waitFor();
     await binh.page.getByLabel("Tên của bạn (mọi người đều thấy)").fill("Bình");
     await binh.page.getByLabel("Người nghe: tôi sẽ đọc và nghe").check();
     await binh.page.getByRole("button", { name: "Tham gia hội thoại" }).click();
     await binh.page.getByText("Đã kết nối · 3 người trong hội thoại").waitFor();
+    await binh.page.getByText("Bạn đang nghe bằng tiếng Tây Ban Nha.", { exact: true }).waitFor();
     await page.getByText("Bình joined, speaking Spanish · 3 in the conversation").waitFor();
     expect(binhSockets.urls[0]?.searchParams.get("role")).toBe("listener");
     expect(binhSockets.urls[0]?.searchParams.get("name")).toBe("Bình");

@@ -2,7 +2,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { t } from "../i18n/i18n.ts";
 import type { Notice, TimelineItem } from "../translate/timeline.ts";
 import { UtteranceLines } from "../translate/utterance-lines.tsx";
-import { languageName } from "../ui/language-name.ts";
+import { languageName, languageNameInText } from "../ui/language-name.ts";
 
 /** A room's `error` for people: the codes the console words itself, else the server's message. */
 function problemText(notice: Notice): string {
@@ -22,9 +22,9 @@ function noticeText(notice: Notice): string {
   const count = notice.count ?? 0;
   switch (notice.event) {
     case "you_joined":
-      return t("room.youJoined", { language: languageName(notice.language ?? "") });
+      return t("room.youJoined", { language: languageNameInText(notice.language ?? "") });
     case "joined": {
-      const language = languageName(notice.language ?? "");
+      const language = languageNameInText(notice.language ?? "");
       return notice.name
         ? t("room.namedJoined", { name: notice.name, language, count })
         : t("room.someoneJoined", { language, count });
@@ -73,7 +73,7 @@ export function Bubbles({ items }: { items: readonly TimelineItem[] }) {
                 ? t("room.you", { language: languageName(item.language) })
                 : item.speakerName
                   ? t("room.named", { name: item.speakerName, language: languageName(item.language) })
-                  : t("room.them", { language: languageName(item.language) })}
+                  : t("room.them", { language: languageNameInText(item.language) })}
             </p>
             <UtteranceLines utterance={item} />
           </li>

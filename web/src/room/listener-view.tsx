@@ -1,6 +1,6 @@
 import { t } from "../i18n/i18n.ts";
 import type { TimelineItem } from "../translate/timeline.ts";
-import { languageName } from "../ui/language-name.ts";
+import { languageName, languageNameInText } from "../ui/language-name.ts";
 import { latestHeard } from "./room-view.ts";
 import type { TranslationAudio } from "./translation-audio.ts";
 
@@ -54,7 +54,7 @@ export function ListenerView(props: {
             <p class="listener-who">
               {latest.speakerName
                 ? t("room.named", { name: latest.speakerName, language: languageName(latest.language) })
-                : t("room.them", { language: languageName(latest.language) })}
+                : t("room.them", { language: languageNameInText(latest.language) })}
             </p>
             <p class="listener-text" lang={latest.translationLanguage}>
               {latest.translation}

@@ -9,7 +9,7 @@ import { t } from "../i18n/i18n.ts";
 import { RoomInvite } from "../translate/room-invite.tsx";
 import { RoomTranscript } from "../translate/room-transcript.tsx";
 import { ErrorNote } from "../ui/error-note.tsx";
-import { languageName } from "../ui/language-name.ts";
+import { languageNameInText } from "../ui/language-name.ts";
 import { Bubbles } from "./bubbles.tsx";
 import { HostPanel } from "./host-panel.tsx";
 import { hostTokens } from "./host-token.ts";
@@ -140,11 +140,11 @@ export function RoomLive(props: {
         </p>
         <p class="muted small">
           {role === "listener"
-            ? t("room.youListen", { language: languageName(language) })
-            : t("room.youSpeak", { language: languageName(language) })}
+            ? t("room.youListen", { language: languageNameInText(language) })
+            : t("room.youSpeak", { language: languageNameInText(language) })}
           {role === "speaker" &&
             view.partner &&
-            ` ${t("room.partner", { language: languageName(view.partner) })}`}
+            ` ${t("room.partner", { language: languageNameInText(view.partner) })}`}
         </p>
       </header>
       {/* biome-ignore lint/a11y/useMediaCaption: spoken translations whose text is on screen */}

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import type { NAME_MAX_CHARS } from "../../../protocol/rooms.ts";
 import type { LanguagesResponse, SessionDetails } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
-import { languageName } from "../ui/language-name.ts";
+import { languageName, languageNameInText } from "../ui/language-name.ts";
 import { roomCloseText } from "./close-text.ts";
 import type { JoinRole, RoomState } from "./room-connection.ts";
 
@@ -56,8 +56,8 @@ export function RoomLobby(props: {
       >
         <p>
           {t("room.invited", {
-            first: languageName(session.user_a_lang),
-            second: languageName(session.user_a_translate),
+            first: languageNameInText(session.user_a_lang),
+            second: languageNameInText(session.user_a_translate),
           })}
         </p>
         {lastClose && (

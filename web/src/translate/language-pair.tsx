@@ -1,6 +1,6 @@
 import type { LanguagesResponse } from "../api/types.ts";
 import { t } from "../i18n/i18n.ts";
-import { languageName } from "../ui/language-name.ts";
+import { languageName, languageNameInText } from "../ui/language-name.ts";
 import { type LanguagePair, swapped, translatesPair, withSource, withTarget } from "./pair.ts";
 
 /**
@@ -54,7 +54,10 @@ export function LanguagePairPicker(props: {
       </div>
       {!translatesPair(languages, pair) && (
         <p class="note note-warn" role="status">
-          {t("translate.pairMissing", { from: languageName(pair.source), to: languageName(pair.target) })}
+          {t("translate.pairMissing", {
+            from: languageNameInText(pair.source),
+            to: languageNameInText(pair.target),
+          })}
         </p>
       )}
     </div>

@@ -5,7 +5,7 @@ import { t } from "../i18n/i18n.ts";
 import { hostTokens } from "../room/host-token.ts";
 import { roomStorage } from "../room/room-storage.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
-import { languageName } from "../ui/language-name.ts";
+import { languageNameInText } from "../ui/language-name.ts";
 import type { LanguagePair } from "./pair.ts";
 import { RoomInvite } from "./room-invite.tsx";
 import { RoomTranscript } from "./room-transcript.tsx";
@@ -65,7 +65,7 @@ export function RoomCreator({ pair }: { pair: LanguagePair }) {
     <section class="card stack" aria-labelledby="rooms-title">
       <h2 id="rooms-title">{t("rooms.title")}</h2>
       <p class="muted">
-        {t("rooms.intro", { mine: languageName(pair.source), theirs: languageName(pair.target) })}
+        {t("rooms.intro", { mine: languageNameInText(pair.source), theirs: languageNameInText(pair.target) })}
       </p>
       <div>
         <button type="button" class="button" onClick={create} disabled={busy}>
@@ -76,7 +76,10 @@ export function RoomCreator({ pair }: { pair: LanguagePair }) {
       {room && (
         <div class="stack room-created" aria-live="polite">
           <h3>
-            {t("rooms.ready", { mine: languageName(room.language), theirs: languageName(room.target) })}
+            {t("rooms.ready", {
+              mine: languageNameInText(room.language),
+              theirs: languageNameInText(room.target),
+            })}
           </h3>
           <RoomInvite joinUrl={room.joinUrl} />
           <div>

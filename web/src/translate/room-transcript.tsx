@@ -4,7 +4,7 @@ import { translationApi } from "../api/client.ts";
 import { t } from "../i18n/i18n.ts";
 import { download } from "../ui/download.ts";
 import { ErrorNote } from "../ui/error-note.tsx";
-import { languageName } from "../ui/language-name.ts";
+import { languageNameInText } from "../ui/language-name.ts";
 
 const FORMATS = ["txt", "srt", "vtt", "json"] as const;
 const TYPES: Record<(typeof FORMATS)[number], string> = {
@@ -68,12 +68,12 @@ export function RoomTranscript({ id, languages }: { id: string; languages: reado
         <option value="spoken">{t("rooms.asSpoken")}</option>
         {languages.map((code) => (
           <option key={`in:${code}`} value={`in:${code}`}>
-            {t("rooms.inLanguage", { language: languageName(code) })}
+            {t("rooms.inLanguage", { language: languageNameInText(code) })}
           </option>
         ))}
         {languages.map((code) => (
           <option key={`both:${code}`} value={`both:${code}`}>
-            {t("rooms.originalAnd", { language: languageName(code) })}
+            {t("rooms.originalAnd", { language: languageNameInText(code) })}
           </option>
         ))}
       </select>

@@ -29,6 +29,18 @@ export function languageName(code: string, fallback?: string): string {
 }
 
 /**
+ * A language's name inside running text. Vietnamese writes the name's "tiếng" in lower case there
+ * ("Bạn nói tiếng Anh."); the browser's table gives it as it opens a label ("Tiếng Anh"), which is
+ * what menus, tags and a summary line starting with the language show.
+ *
+ * @example languageNameInText("en") // "tiếng Anh" in a Vietnamese console, "English" in an English one
+ */
+export function languageNameInText(code: string, fallback?: string): string {
+  const name = languageName(code, fallback);
+  return locale() === "vi-VN" ? name.replace(/^Tiếng /u, "tiếng ") : name;
+}
+
+/**
  * A result's `language` (the API writes the English name, "Vietnamese") in the UI language; a name
  * the language table does not know stays as the API wrote it.
  *
