@@ -8,6 +8,7 @@ import { ContentError } from "./errors.ts";
 import { keyTerms, rankSentences } from "./keywords.ts";
 import { type ContentLanguage, type TranslateFn, toLanguage } from "./script.ts";
 import { noteLanguage, noteSections, splitWords } from "./text.ts";
+import { titleWordsOpening } from "./title-opening.ts";
 
 /**
  * A slide and its `narration`: what a presenter says over it, in whole sentences (the note's own, where
@@ -155,7 +156,12 @@ export function outlineDeck(note: NoteSnapshot, range: SlideCountRange, communit
     const title =
       note.title.trim() || headingFor(chunks[0] ?? { heading: null, sentences: [] }, language, labels.part);
     const subtitle = community ? labels.community : labels.subtitle;
-    slides.push({ kind: "title", title, subtitle, narration: `${sentence(title)} ${sentence(subtitle)}` });
+    // A title cut from the note's opening ("…") is not read out, trailing off, before the first slide
+    // says the whole sentence: the title slide then says only its subtitle.
+    const firstSaid = chunks[0]?.sentences.map((s) => s.text).join(" ") ?? "";
+    const titleEchoed = title.endsWith("…") && titleWordsOpening(title, firstSaid) > 0;
+    const narration = titleEchoed ? sentence(subtitle) : `${sentence(title)} ${sentence(subtitle)}`;
+    slides.push({ kind: "title", title, subtitle, narration });
   }
   chunks.forEach((chunk, i) => {
     slides.push({

@@ -5,7 +5,8 @@
  * naming its subject. Said twice, the opening sounded like a stutter; it is said once, as the
  * body's opening, and the title card is up while those words are spoken.
  */
-import { splitWords, termOf } from "./text.ts";
+import { splitWords } from "./text.ts";
+import { titleWordsOpening } from "./title-opening.ts";
 
 export interface ShortNarration {
   /** The words to synthesize. */
@@ -17,17 +18,6 @@ export interface ShortNarration {
 const asSentence = (text: string) => (/[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
 /**
- * How many of `body`'s words repeat `title`, word for word (case and punctuation aside); 0 when
- * the body does not open with the whole title.
- */
-function openingTitleWords(title: string, body: string): number {
-  const titleTerms = splitWords(title).map(termOf);
-  const bodyTerms = splitWords(body).map(termOf);
-  if (titleTerms.length === 0 || titleTerms.length > bodyTerms.length) return 0;
-  return titleTerms.every((term, i) => term === bodyTerms[i]) ? titleTerms.length : 0;
-}
-
-/**
  * The narration of a short with `title` and `body` (the script).
  *
  * @example
@@ -35,7 +25,7 @@ function openingTitleWords(title: string, body: string): number {
  * shortNarration("Rivers", "The Mekong floods.") // { text: "Rivers. The Mekong floods.", titleWordCount: 1 }
  */
 export function shortNarration(title: string, body: string): ShortNarration {
-  const repeated = openingTitleWords(title, body);
+  const repeated = titleWordsOpening(title, body);
   if (repeated > 0) return { text: asSentence(body), titleWordCount: repeated };
   const spokenTitle = asSentence(title);
   return { text: `${spokenTitle} ${asSentence(body)}`, titleWordCount: splitWords(spokenTitle).length };

@@ -143,6 +143,25 @@ describe("slide outline", () => {
     expect(outline.slides.at(-1)?.kind).toBe("summary");
   });
 
+  it("does not read out a title cut from the note's opening before the first slide says it whole", () => {
+    const content =
+      "Photosynthesis is the process by which green plants use sunlight to make food from carbon dioxide and water. " +
+      "It happens in the chloroplasts of leaf cells. Chlorophyll absorbs light energy. Oxygen is released as a by-product.";
+    // The title POST /v1/notes gives this note sent without one: its first ten words.
+    const title = "Photosynthesis is the process by which green plants use sunlight…";
+    const outline = outlineDeck({ ...ENGLISH_NOTE, title, content }, { min: 3, max: 4 }, false);
+    const [first, second] = outline.slides;
+    expect(first).toMatchObject({ kind: "title", title, narration: "Key points from the note." });
+    expect(second?.narration.startsWith(content.slice(0, 80))).toBe(true);
+    // A title of its own is read out, even when the note opens with it.
+    const titled = outlineDeck(
+      { ...ENGLISH_NOTE, title: "Photosynthesis", content },
+      { min: 3, max: 4 },
+      false,
+    );
+    expect(titled.slides[0]?.narration).toBe("Photosynthesis. Key points from the note.");
+  });
+
   it("fails note_too_short when the note cannot fill the minimum", () => {
     const note = { ...ENGLISH_NOTE, content: "The Mekong is long. It has fish. It floods often." };
     expect(() => outlineDeck(note, { min: 10, max: 12 }, false)).toThrow(

@@ -1,0 +1,20 @@
+/**
+ * Whether a text opens with a title's words. A note sent without a title gets its first ten words as
+ * one ("Photosynthesis is the process by which green plants use sunlight…", worker/content/notes.ts),
+ * so a narration that said the title and then the note's opening said those words twice.
+ */
+import { splitWords, termOf } from "./text.ts";
+
+/**
+ * How many of `text`'s words (splitWords) repeat `title`, word for word, case and punctuation aside;
+ * 0 when `text` does not open with the whole title.
+ *
+ * @example titleWordsOpening("The Mekong", "The Mekong, a long river, floods.") // 2
+ * @example titleWordsOpening("Rivers of Asia", "Rivers of Europe are shorter.") // 0
+ */
+export function titleWordsOpening(title: string, text: string): number {
+  const titleTerms = splitWords(title).map(termOf);
+  const textTerms = splitWords(text).map(termOf);
+  if (titleTerms.length === 0 || titleTerms.length > textTerms.length) return 0;
+  return titleTerms.every((term, i) => term === textTerms[i]) ? titleTerms.length : 0;
+}
