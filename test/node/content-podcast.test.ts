@@ -108,6 +108,35 @@ describe("audio overview: deep dive", () => {
     expect(txt).toContain("## Recap");
   });
 
+  it("says what a note without a title is about, not its opening cut short", () => {
+    const content =
+      "Photosynthesis is the process by which green plants use sunlight to make food from carbon dioxide and water. " +
+      "It happens in the chloroplasts of leaf cells. Chlorophyll absorbs light energy. Oxygen is released as a by-product.";
+    // The title POST /v1/notes gives this note sent without one: its first ten words.
+    const cut = {
+      ...ENGLISH_NOTE,
+      title: "Photosynthesis is the process by which green plants use sunlight…",
+      content,
+    };
+    const opening = (note: typeof ENGLISH_NOTE, format: "deep_dive" | "brief") =>
+      extractivePodcastScript({ note, language: "en", format, length: "short" }).lines[0]?.text;
+    expect(opening(cut, "deep_dive")).toBe(
+      "Welcome to the deep dive. Today we are looking at photosynthesis.",
+    );
+    expect(opening(cut, "brief")).toBe("Here is a brief overview of photosynthesis.");
+    // A title of its own is said as it is.
+    expect(opening({ ...cut, title: "How plants eat" }, "deep_dive")).toBe(
+      "Welcome to the deep dive. Today we are looking at How plants eat.",
+    );
+    const vi = extractivePodcastScript({
+      note: { ...VIETNAMESE_NOTE, title: "" },
+      language: "vi",
+      format: "brief",
+      length: "short",
+    });
+    expect(vi.lines[0]?.text).not.toContain("Giới thiệu");
+  });
+
   it("grows with the length asked and refuses voices that cannot host it", async () => {
     const short = extractivePodcastScript({
       note: ENGLISH_NOTE,
