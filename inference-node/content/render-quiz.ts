@@ -58,7 +58,10 @@ function addTone(samples: Int16Array, atSec: number, hz: number, lengthSec: numb
 }
 
 export interface QuizRender {
+  /** On the intro card. */
   title: string;
+  /** Said over it ("Quiz time: …"): the title, or what an untitled note is about (spokenTitle). */
+  spokenTitle: string;
   questions: readonly QuizQuestion[];
   language: ContentLanguage;
   voice: Voice;
@@ -77,7 +80,7 @@ export interface QuizRender {
 async function narrate(
   input: QuizRender,
 ): Promise<{ timeline: QuizTimeline; wavPath: string; characters: number; cues: Cue[] }> {
-  const texts = quizNarration(input.title, input.questions, input.language);
+  const texts = quizNarration(input.spokenTitle, input.questions, input.language);
   const pieces: Pcm[] = [];
   const durations: number[] = [];
   const words: WordTiming[][] = [];

@@ -7,6 +7,7 @@ import { ExtractiveQuizWriter, LlmQuizWriter, type QuizWriter } from "./quiz.ts"
 import { quizNarration, renderQuiz } from "./render-quiz.ts";
 import type { ContentDeps, ContentOutput } from "./task-types.ts";
 import { quizTheme } from "./themes.ts";
+import { spokenTitle } from "./title-opening.ts";
 
 /** Questions asked at most in one quiz video (about 12-15 s each). */
 export const MAX_QUIZ_QUESTIONS = 5;
@@ -39,7 +40,8 @@ export async function runQuizVideo(
     signal,
   );
   const title = params.note.title.trim() || "Quiz";
-  const characters = quizNarration(title, questions, voice.language).join(" ").length;
+  const topic = spokenTitle(params.note) ?? title;
+  const characters = quizNarration(topic, questions, voice.language).join(" ").length;
   tracker.resize("tts", characters);
   // ~15 characters a second of speech, plus the countdowns and pauses.
   tracker.resize("render_video", characters / 15 + questions.length * QUESTION_OVERHEAD_SEC);
@@ -49,6 +51,7 @@ export async function runQuizVideo(
   let rendering = false;
   const media = await renderQuiz({
     title,
+    spokenTitle: topic,
     questions,
     language: voice.language,
     voice,

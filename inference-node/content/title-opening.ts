@@ -3,7 +3,9 @@
  * one ("Photosynthesis is the process by which green plants use sunlight…", worker/content/notes.ts),
  * so a narration that said the title and then the note's opening said those words twice.
  */
-import { splitWords, termOf } from "./text.ts";
+import type { NoteSnapshot } from "../../protocol/content.ts";
+import { keyTerms } from "./keywords.ts";
+import { noteLanguage, noteSections, splitWords, termOf } from "./text.ts";
 
 /**
  * How many of `text`'s words (splitWords) repeat `title`, word for word, case and punctuation aside;
@@ -17,4 +19,20 @@ export function titleWordsOpening(title: string, text: string): number {
   const textTerms = splitWords(text).map(termOf);
   if (titleTerms.length === 0 || titleTerms.length > textTerms.length) return 0;
   return titleTerms.every((term, i) => term === textTerms[i]) ? titleTerms.length : 0;
+}
+
+/**
+ * The note's title as a narrator names the note ("Today we are looking at …", "Quiz time: …"): the
+ * title, unless it is the note's opening cut short, which is no phrase to say there ("looking at
+ * Photosynthesis is the process by which…"): then the first term of the opening sentence
+ * ("photosynthesis"); null when there is neither.
+ *
+ * @example spokenTitle({ ...note, title: "Photosynthesis is the process by which green plants use sunlight…" }) // "photosynthesis"
+ */
+export function spokenTitle(note: NoteSnapshot): string | null {
+  const title = note.title.trim();
+  const language = noteLanguage(note.language, note.content);
+  const opening = noteSections(note.content, language)[0]?.sentences[0] ?? "";
+  if (title && !(title.endsWith("…") && titleWordsOpening(title, opening) > 0)) return title;
+  return keyTerms(opening, language).find((t) => t.kind !== "number")?.text ?? null;
 }

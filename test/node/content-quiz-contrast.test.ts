@@ -83,6 +83,7 @@ describe("quiz title card contrast", () => {
         const workDir = await mkdtemp(join(root, `${templateId}-${bgId}-`));
         const media = await renderQuiz({
           title: "The Mekong River",
+          spokenTitle: "The Mekong River",
           questions: [
             {
               question: "Where does the Mekong end?",

@@ -58,6 +58,35 @@ afterAll(async () => {
 });
 
 describe("quiz video", () => {
+  it("names a note sent without a title by what it is about, on the intro it says, and keeps the title on screen", async () => {
+    const content =
+      "Photosynthesis is the process by which green plants use sunlight to make food from carbon dioxide and water. " +
+      "It happens in the chloroplasts of leaf cells. Chlorophyll absorbs light energy. Oxygen is released as a by-product. " +
+      "The glucose made is used for growth and energy.";
+    // The title POST /v1/notes gives this note sent without one: its first ten words.
+    const title = "Photosynthesis is the process by which green plants use sunlight…";
+    const result = await runContentTask(
+      {
+        kind: "quiz_video",
+        params: {
+          note: { ...ENGLISH_NOTE, title, content },
+          voice_id: "en-male",
+          bg_id: "ocean",
+          template_id: "quiz-neon",
+        },
+      },
+      deps(),
+      recordingContext().ctx,
+    );
+    try {
+      const cues = sidecarCues(result.files.find((f) => f.role === "srt")!.path);
+      expect(cues[0]?.text.trim()).toBe("Quiz time: photosynthesis.");
+      expect(result.data.title).toBe(title);
+    } finally {
+      await result.cleanup();
+    }
+  });
+
   it("renders three narrated questions with countdown and reveal, options never duplicated", async () => {
     const { reports, ctx } = recordingContext();
     const result = await runContentTask(

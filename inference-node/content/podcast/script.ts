@@ -12,7 +12,7 @@ import { keyTerms, rankSentences } from "../keywords.ts";
 import { chatComplete, extractJson, type LlmConfig } from "../llm.ts";
 import { type ContentLanguage, DEFAULT_WORDS_PER_SEC, LANGUAGE_NAMES, MIN_NOTE_WORDS } from "../script.ts";
 import { noteSections, splitWords } from "../text.ts";
-import { titleWordsOpening } from "../title-opening.ts";
+import { spokenTitle } from "../title-opening.ts";
 
 /** Host A leads (asks, introduces, closes); host B explains. A brief has host A alone. */
 export type Host = "A" | "B";
@@ -165,26 +165,13 @@ function brief(request: PodcastRequest, title: string): ScriptLine[] {
 }
 
 /**
- * What the hosts say the episode is about ("Today we are looking at …"): the note's title, unless it
- * is the note's opening cut short (a note sent without a title), which is no phrase to say there
- * ("looking at Photosynthesis is the process by which…"): then the first term of the note's opening
- * sentence ("photosynthesis"), else "this note".
- */
-function episodeTopic(note: NoteSnapshot, language: ContentLanguage): string {
-  const title = note.title.trim();
-  const opening = noteSections(note.content, language)[0]?.sentences[0] ?? "";
-  if (title && !(title.endsWith("…") && titleWordsOpening(title, opening) > 0)) return title;
-  return keyTerms(opening, language).find((t) => t.kind !== "number")?.text ?? WORDS[language].thisNote;
-}
-
-/**
  * The script, extractive.
  *
  * @example
  * extractivePodcastScript({ note, language: "en", format: "deep_dive", length: "short" }).lines[0].host; // "A"
  */
 export function extractivePodcastScript(request: PodcastRequest): PodcastScript {
-  const title = episodeTopic(request.note, request.language);
+  const title = spokenTitle(request.note) ?? WORDS[request.language].thisNote;
   const lines = request.format === "deep_dive" ? deepDive(request, title) : brief(request, title);
   return { language: request.language, format: request.format, lines: lines.map(bounded) };
 }
