@@ -41,6 +41,20 @@ Các đập thủy điện ở Trung Quốc và Lào giữ lại phù sa. Nướ
 Các nhà khoa học cảnh báo đồng bằng có thể bị thu hẹp trước năm 2100.`,
 };
 
+/**
+ * A note sent to POST /v1/notes without a title: the Worker gave it its first ten words as one
+ * (worker/content/notes.ts deriveTitle), so its title is its opening cut short.
+ */
+export const UNTITLED_NOTE_EN: NoteSnapshot = {
+  note_id: "note-en-untitled",
+  title: "Photosynthesis is the process by which green plants use sunlight…",
+  language: "en",
+  content:
+    "Photosynthesis is the process by which green plants use sunlight to make food from carbon dioxide and water. " +
+    "It happens in the chloroplasts of leaf cells. Chlorophyll absorbs light energy. Oxygen is released as a by-product. " +
+    "The glucose made is used for growth and energy.",
+};
+
 /** A note with dates in several English forms, out of order (the study guide's timeline sorts them). */
 export const HISTORY_NOTE_EN: NoteSnapshot = {
   note_id: "note-en-history",

@@ -18,7 +18,7 @@ import {
 } from "../../inference-node/content/podcast/script.ts";
 import { EspeakSynthesizer } from "../../inference-node/content/tts/espeak.ts";
 import { medianPitch } from "./audio-pitch.ts";
-import { ENGLISH_NOTE, probe, VIETNAMESE_NOTE } from "./content-helpers.ts";
+import { ENGLISH_NOTE, probe, UNTITLED_NOTE_EN, VIETNAMESE_NOTE } from "./content-helpers.ts";
 import { type FakeServer, sendJson, startServer } from "./translate-fake-servers.ts";
 
 let root: string;
@@ -109,15 +109,7 @@ describe("audio overview: deep dive", () => {
   });
 
   it("says what a note without a title is about, not its opening cut short", () => {
-    const content =
-      "Photosynthesis is the process by which green plants use sunlight to make food from carbon dioxide and water. " +
-      "It happens in the chloroplasts of leaf cells. Chlorophyll absorbs light energy. Oxygen is released as a by-product.";
-    // The title POST /v1/notes gives this note sent without one: its first ten words.
-    const cut = {
-      ...ENGLISH_NOTE,
-      title: "Photosynthesis is the process by which green plants use sunlight…",
-      content,
-    };
+    const cut = UNTITLED_NOTE_EN;
     const opening = (note: typeof ENGLISH_NOTE, format: "deep_dive" | "brief") =>
       extractivePodcastScript({ note, language: "en", format, length: "short" }).lines[0]?.text;
     expect(opening(cut, "deep_dive")).toBe(

@@ -12,7 +12,7 @@ import { foldForCompare } from "../../inference-node/content/text.ts";
 import { quizTheme } from "../../inference-node/content/themes.ts";
 import { EspeakSynthesizer } from "../../inference-node/content/tts/espeak.ts";
 import { sidecarCues, spokenWords } from "./caption-sidecar-helpers.ts";
-import { assEvents, ENGLISH_NOTE, probe, recordingContext } from "./content-helpers.ts";
+import { assEvents, ENGLISH_NOTE, probe, recordingContext, UNTITLED_NOTE_EN } from "./content-helpers.ts";
 
 let root: string;
 
@@ -59,17 +59,12 @@ afterAll(async () => {
 
 describe("quiz video", () => {
   it("names a note sent without a title by what it is about, on the intro it says, and keeps the title on screen", async () => {
-    const content =
-      "Photosynthesis is the process by which green plants use sunlight to make food from carbon dioxide and water. " +
-      "It happens in the chloroplasts of leaf cells. Chlorophyll absorbs light energy. Oxygen is released as a by-product. " +
-      "The glucose made is used for growth and energy.";
-    // The title POST /v1/notes gives this note sent without one: its first ten words.
-    const title = "Photosynthesis is the process by which green plants use sunlight…";
+    const { title } = UNTITLED_NOTE_EN;
     const result = await runContentTask(
       {
         kind: "quiz_video",
         params: {
-          note: { ...ENGLISH_NOTE, title, content },
+          note: UNTITLED_NOTE_EN,
           voice_id: "en-male",
           bg_id: "ocean",
           template_id: "quiz-neon",

@@ -16,6 +16,7 @@ import {
   probe,
   processesMentioning,
   recordingContext,
+  UNTITLED_NOTE_EN,
   VIETNAMESE_NOTE,
 } from "./content-helpers.ts";
 
@@ -121,12 +122,8 @@ describe("shorts", () => {
   });
 
   it("says a title cut from the note's first sentence once: its card while it is spoken, then the captions", async () => {
-    const content =
-      "Photosynthesis is the process by which green plants use sunlight to make food from carbon dioxide and water. " +
-      "It happens in the chloroplasts of leaf cells. Chlorophyll absorbs light energy. Oxygen is released as a by-product.";
-    // What POST /v1/notes stores as the title of this note sent without one (its first ten words).
-    const title = "Photosynthesis is the process by which green plants use sunlight…";
-    const note = { ...ENGLISH_NOTE, note_id: "note-untitled", title, content };
+    const note = UNTITLED_NOTE_EN;
+    const title = note.title;
     const result = await runContentTask(
       { kind: "shorts", params: { note, voice_id: "en-male", clip_duration: 20, bg_id: "charcoal" } },
       deps(),

@@ -9,7 +9,7 @@ import {
 import { ExtractiveScriptWriter, noteSentences, summarize } from "../../inference-node/content/script.ts";
 import { foldForCompare, splitPhrases, splitWords } from "../../inference-node/content/text.ts";
 import { createTranslator } from "../../inference-node/translate/config.ts";
-import { ENGLISH_NOTE, VIETNAMESE_NOTE } from "./content-helpers.ts";
+import { ENGLISH_NOTE, UNTITLED_NOTE_EN, VIETNAMESE_NOTE } from "./content-helpers.ts";
 import { type FakeServer, libreTranslateHandler, startServer } from "./translate-fake-servers.ts";
 
 const signal = new AbortController().signal;
@@ -144,12 +144,8 @@ describe("slide outline", () => {
   });
 
   it("does not read out a title cut from the note's opening before the first slide says it whole", () => {
-    const content =
-      "Photosynthesis is the process by which green plants use sunlight to make food from carbon dioxide and water. " +
-      "It happens in the chloroplasts of leaf cells. Chlorophyll absorbs light energy. Oxygen is released as a by-product.";
-    // The title POST /v1/notes gives this note sent without one: its first ten words.
-    const title = "Photosynthesis is the process by which green plants use sunlight…";
-    const outline = outlineDeck({ ...ENGLISH_NOTE, title, content }, { min: 3, max: 4 }, false);
+    const { title, content } = UNTITLED_NOTE_EN;
+    const outline = outlineDeck(UNTITLED_NOTE_EN, { min: 3, max: 4 }, false);
     const [first, second] = outline.slides;
     expect(first).toMatchObject({ kind: "title", title, narration: "Key points from the note." });
     expect(second?.narration.startsWith(content.slice(0, 80))).toBe(true);

@@ -1,11 +1,9 @@
 /** A note's title as narration says it: whole, or, cut from the note's opening, what the note is about. */
 import { describe, expect, it } from "vitest";
 import { spokenTitle, titleWordsOpening } from "../../inference-node/content/title-opening.ts";
-import { ENGLISH_NOTE, VIETNAMESE_NOTE } from "./content-helpers.ts";
+import { ENGLISH_NOTE, UNTITLED_NOTE_EN, VIETNAMESE_NOTE } from "./content-helpers.ts";
 
-const PHOTOSYNTHESIS =
-  "Photosynthesis is the process by which green plants use sunlight to make food from carbon dioxide and water. " +
-  "It happens in the chloroplasts of leaf cells.";
+const PHOTOSYNTHESIS = UNTITLED_NOTE_EN.content;
 
 describe("titleWordsOpening", () => {
   it("counts the opening words that repeat the whole title, case and punctuation aside", () => {
@@ -27,8 +25,7 @@ describe("spokenTitle", () => {
   });
 
   it("says the opening's first term for a title cut from the opening, or for none", () => {
-    const cut = "Photosynthesis is the process by which green plants use sunlight…";
-    expect(spokenTitle({ ...ENGLISH_NOTE, title: cut, content: PHOTOSYNTHESIS })).toBe("photosynthesis");
+    expect(spokenTitle(UNTITLED_NOTE_EN)).toBe("photosynthesis");
     expect(spokenTitle({ ...ENGLISH_NOTE, title: "", content: PHOTOSYNTHESIS })).toBe("photosynthesis");
     expect(spokenTitle({ ...VIETNAMESE_NOTE, title: "" })).toBe("Sông Mê Kông");
     // A cut title that is not the opening (the note was edited) is still the title.
