@@ -18,6 +18,21 @@ export interface WordClass {
   proper: boolean;
 }
 
+const LEXICON: Readonly<Record<string, unknown>> = (
+  nlp as unknown as { model(): { one: { lexicon: Record<string, unknown> } } }
+).model().one.lexicon;
+
+/**
+ * True when compromise's lexicon knows `word` in lower case as a common word ("oxygen", "scientists").
+ * An unknown word is not taken for one: "Saigon" opening a sentence is tagged a noun, like "glucose".
+ */
+export function isKnownCommonWord(word: string): boolean {
+  const lower = word.toLowerCase();
+  if (LEXICON[lower] === undefined) return false;
+  const tags = nlp(lower).json()[0]?.terms[0]?.tags ?? [];
+  return !tags.includes("ProperNoun");
+}
+
 /**
  * The class of each word of `splitWords(sentence)`, in order. A hyphenated word is classed by its
  * head, the last part ("by-product": a noun); pronouns are not nouns here.

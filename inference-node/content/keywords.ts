@@ -2,7 +2,7 @@
  * Extractive text statistics without a model: TextRank over sentences (tf-idf cosine similarity)
  * and candidate key terms (numbers, capitalised names, content words) for cloze questions.
  */
-import { englishWordClasses } from "./english-nouns.ts";
+import { englishWordClasses, isKnownCommonWord } from "./english-nouns.ts";
 import { splitWords, termOf } from "./text.ts";
 
 const STOPWORDS_BY_LANGUAGE: Readonly<Record<"en" | "vi", ReadonlySet<string>>> = {
@@ -86,6 +86,22 @@ export function rankSentences(sentences: readonly string[]): number[] {
   return scores.map((score, i) => score * (i === 0 ? 1.3 : 1) + (vectors[i]?.size ? 0 : -1));
 }
 
+/** A word without the punctuation around it. */
+const bare = (word: string) => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+
+/**
+ * The words a text writes in lower case somewhere (as termOf): evidence that a capitalised one opening
+ * a sentence is a common word, not a name.
+ *
+ * @example lowerCaseWords(["Photosynthesis feeds plants.", "Without photosynthesis, nothing grows."]).has("photosynthesis") // true
+ */
+export function lowerCaseWords(sentences: readonly string[]): Set<string> {
+  const words = new Set<string>();
+  for (const sentence of sentences)
+    for (const word of splitWords(sentence)) if (/^\p{Ll}/u.test(bare(word))) words.add(termOf(word));
+  return words;
+}
+
 export type TermKind = "number" | "name" | "word";
 
 export interface KeyTerm {
@@ -101,18 +117,26 @@ export interface KeyTerm {
 }
 
 const isCapitalised = (word: string) => /^\p{Lu}/u.test(word);
-const bare = (word: string) => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
 
 /**
  * Candidate answers in a sentence: numbers, runs of capitalised words (names; the sentence's first
  * word only as part of a longer run), and content words: for English, nouns of 5 letters or more
  * (the first word too), for Vietnamese, two-syllable pairs.
  *
+ * A noun opening an English sentence is lower-cased as its `text` when it is a common word: one the
+ * note writes in lower case elsewhere (`lowerCaseWords`, "Photosynthesis is…" beside "without
+ * photosynthesis"), or one compromise's lexicon knows ("Oxygen"). Otherwise it may be a name
+ * ("Saigon fell in 1975") and stays as written.
+ *
  * @example
  * keyTerms("The Mekong flows through 6 countries.", "en");
  * // [{ text: "6", written: "6", kind: "number" }, { text: "Mekong", ... "name" }, { text: "countries", ... "word" }]
  */
-export function keyTerms(sentence: string, language: "en" | "vi"): KeyTerm[] {
+export function keyTerms(
+  sentence: string,
+  language: "en" | "vi",
+  lowerCased: ReadonlySet<string> = new Set(),
+): KeyTerm[] {
   const words = splitWords(sentence);
   const terms: KeyTerm[] = [];
   const add = (written: string, kind: TermKind, text = written) => {
@@ -152,8 +176,9 @@ export function keyTerms(sentence: string, language: "en" | "vi"): KeyTerm[] {
       if (!noun || word.length < 5) continue;
       if (isContent(word)) add(word, "word");
       else if (i === 0 && !isStopword(termOf(word), language) && !/\p{N}/u.test(word)) {
+        const common = lowerCased.has(termOf(word)) || isKnownCommonWord(word);
         if (proper) add(word, "name");
-        else add(word, "word", /^\p{Lu}\p{Ll}+$/u.test(word) ? word.toLowerCase() : word);
+        else add(word, "word", common && /^\p{Lu}\p{Ll}+$/u.test(word) ? word.toLowerCase() : word);
       }
     }
   }

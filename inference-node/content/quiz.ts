@@ -13,7 +13,7 @@
 import { z } from "zod";
 import type { NoteSnapshot, QuizDifficulty } from "../../protocol/content.ts";
 import { ContentError } from "./errors.ts";
-import { type KeyTerm, keyTerms, rankSentences } from "./keywords.ts";
+import { type KeyTerm, keyTerms, lowerCaseWords, rankSentences } from "./keywords.ts";
 import { chatComplete, extractJson, type LlmConfig } from "./llm.ts";
 import {
   type ContentLanguage,
@@ -153,7 +153,12 @@ export function extractiveQuestions(
   seed: string,
   difficulty: QuizDifficulty = "medium",
 ): QuizQuestion[] {
-  const termsBySentence = sentences.map((s) => keyTerms(s, language));
+  const lowerCased = lowerCaseWords(sentences);
+  // A word still capitalised only opened its sentence and may be a name: as an option among lower-case
+  // ones it would give the answer away, so it is neither asked for nor offered.
+  const termsBySentence = sentences.map((s) =>
+    keyTerms(s, language, lowerCased).filter((t) => t.kind !== "word" || !/^\p{Lu}/u.test(t.text)),
+  );
   const pool = termsBySentence.flat();
   const scores = rankSentences(sentences);
   const direction = difficulty === "hard" ? -1 : 1;

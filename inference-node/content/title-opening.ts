@@ -4,7 +4,7 @@
  * so a narration that said the title and then the note's opening said those words twice.
  */
 import type { NoteSnapshot } from "../../protocol/content.ts";
-import { keyTerms } from "./keywords.ts";
+import { keyTerms, lowerCaseWords } from "./keywords.ts";
 import { noteLanguage, noteSections, splitWords, termOf } from "./text.ts";
 
 /**
@@ -32,7 +32,9 @@ export function titleWordsOpening(title: string, text: string): number {
 export function spokenTitle(note: NoteSnapshot): string | null {
   const title = note.title.trim();
   const language = noteLanguage(note.language, note.content);
-  const opening = noteSections(note.content, language)[0]?.sentences[0] ?? "";
+  const sentences = noteSections(note.content, language).flatMap((section) => section.sentences);
+  const opening = sentences[0] ?? "";
   if (title && !(title.endsWith("…") && titleWordsOpening(title, opening) > 0)) return title;
-  return keyTerms(opening, language).find((t) => t.kind !== "number")?.text ?? null;
+  const term = keyTerms(opening, language, lowerCaseWords(sentences)).find((t) => t.kind !== "number");
+  return term?.text ?? null;
 }

@@ -52,7 +52,7 @@ export const UNTITLED_NOTE_EN: NoteSnapshot = {
   content:
     "Photosynthesis is the process by which green plants use sunlight to make food from carbon dioxide and water. " +
     "It happens in the chloroplasts of leaf cells. Chlorophyll absorbs light energy. Oxygen is released as a by-product. " +
-    "The glucose made is used for growth and energy.",
+    "The glucose made is used for growth and energy. Without photosynthesis, life on Earth would not exist as we know it.",
 };
 
 /** A note with dates in several English forms, out of order (the study guide's timeline sorts them). */

@@ -27,6 +27,9 @@ describe("spokenTitle", () => {
   it("says the opening's first term for a title cut from the opening, or for none", () => {
     expect(spokenTitle(UNTITLED_NOTE_EN)).toBe("photosynthesis");
     expect(spokenTitle({ ...ENGLISH_NOTE, title: "", content: PHOTOSYNTHESIS })).toBe("photosynthesis");
+    // Lower case only as the note writes it ("Without photosynthesis, …"): otherwise it may be a name.
+    const once = PHOTOSYNTHESIS.replace(/ Without photosynthesis.*$/, "");
+    expect(spokenTitle({ ...UNTITLED_NOTE_EN, content: once })).toBe("Photosynthesis");
     expect(spokenTitle({ ...VIETNAMESE_NOTE, title: "" })).toBe("Sông Mê Kông");
     // A cut title that is not the opening (the note was edited) is still the title.
     expect(spokenTitle({ ...ENGLISH_NOTE, title: "Rivers of Asia and…", content: PHOTOSYNTHESIS })).toBe(

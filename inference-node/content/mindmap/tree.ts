@@ -6,7 +6,7 @@
  */
 import type { NoteSnapshot } from "../../../protocol/content.ts";
 import { ContentError } from "../errors.ts";
-import { keyTerms, rankSentences } from "../keywords.ts";
+import { keyTerms, lowerCaseWords, rankSentences } from "../keywords.ts";
 import type { ContentLanguage } from "../script.ts";
 import { noteSentences } from "../script.ts";
 import { noteLanguage } from "../text.ts";
@@ -80,9 +80,14 @@ function best<T>(items: readonly T[], scores: readonly number[], count: number):
  * A sentence as a branch: its short form over its key phrases (names and numbers first), leaving out
  * single letters and the title's words said again.
  */
-function sentenceBranch(sentence: string, language: ContentLanguage, title: string): MindMapNode {
+function sentenceBranch(
+  sentence: string,
+  language: ContentLanguage,
+  title: string,
+  lowerCased: ReadonlySet<string>,
+): MindMapNode {
   const label = shortLabel(sentence);
-  const terms = keyTerms(sentence, language)
+  const terms = keyTerms(sentence, language, lowerCased)
     .filter((term) => [...term.text].length > 1 && !sameLabel(term.text, title))
     .slice(0, MINDMAP_TERMS_PER_SENTENCE);
   return { label, children: terms.map((term) => ({ label: term.text, children: [] })) };
@@ -94,6 +99,7 @@ function sentenceBranch(sentence: string, language: ContentLanguage, title: stri
  */
 function sentenceBranches(sentences: readonly string[], count: number, how: BranchContext): MindMapNode[] {
   const scores = rankSentences(sentences);
+  const lowerCased = lowerCaseWords(sentences);
   const title = shortLabel(how.title);
   const candidates = sentences
     .map((sentence, i) => ({ sentence, score: scores[i] ?? 0 }))
@@ -102,7 +108,7 @@ function sentenceBranches(sentences: readonly string[], count: number, how: Bran
     candidates.map((c) => c.sentence),
     candidates.map((c) => c.score),
     count,
-  ).map((s) => sentenceBranch(s, how.language, how.title));
+  ).map((s) => sentenceBranch(s, how.language, how.title, lowerCased));
 }
 
 interface BranchContext {

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import type { NoteSnapshot, PodcastFormat, PodcastLength } from "../../../protocol/content.ts";
 import { ContentError } from "../errors.ts";
-import { keyTerms, rankSentences } from "../keywords.ts";
+import { keyTerms, lowerCaseWords, rankSentences } from "../keywords.ts";
 import { chatComplete, extractJson, type LlmConfig } from "../llm.ts";
 import { type ContentLanguage, DEFAULT_WORDS_PER_SEC, LANGUAGE_NAMES, MIN_NOTE_WORDS } from "../script.ts";
 import { noteSections, splitWords } from "../text.ts";
@@ -106,6 +106,7 @@ function keyPoints(note: NoteSnapshot, language: ContentLanguage, count: number)
     throw new ContentError("note_too_short", "the note has too little text for an audio overview");
   }
   const ranks = rankSentences(all);
+  const lowerCased = lowerCaseWords(all);
   const chosen = new Set(
     all
       .map((_, index) => ({ index, rank: ranks[index] ?? 0 }))
@@ -119,7 +120,7 @@ function keyPoints(note: NoteSnapshot, language: ContentLanguage, count: number)
     section.sentences.forEach((sentence, i) => {
       if (chosen.has(index)) {
         const next = section.sentences[i + 1];
-        const term = keyTerms(sentence, language).find((t) => t.kind !== "number")?.text ?? null;
+        const term = keyTerms(sentence, language, lowerCased).find((t) => t.kind !== "number")?.text ?? null;
         points.push({ sentence, followUp: next && !chosen.has(index + 1) ? next : null, term });
       }
       index++;

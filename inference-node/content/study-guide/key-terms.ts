@@ -3,7 +3,7 @@
  * sentence does, the first that uses it. What the note defines comes first, then names (the most
  * mentioned first), then the content words it repeats.
  */
-import { isStopword, keyTerms } from "../keywords.ts";
+import { isStopword, keyTerms, lowerCaseWords } from "../keywords.ts";
 import type { ContentLanguage } from "../script.ts";
 import { foldForCompare, splitWords, termOf } from "../text.ts";
 
@@ -70,10 +70,11 @@ export function guideTerms(sentences: readonly string[], language: ContentLangua
       seen.rank = Math.min(seen.rank, rank);
     } else stats.set(key, { text, rank, count: 1, first: index });
   };
+  const lowerCased = lowerCaseWords(sentences);
   sentences.forEach((sentence, index) => {
     const defined = definedSubject(sentence, language);
     if (defined) count(defined, 0, index);
-    for (const term of keyTerms(sentence, language)) {
+    for (const term of keyTerms(sentence, language, lowerCased)) {
       if (term.kind === "number" || isNameFragment(term.text, language)) continue;
       count(term.text, term.kind === "name" ? 1 : 2, index);
     }
