@@ -7,8 +7,8 @@ import type { NoteSnapshot, SlideCountRange } from "../../protocol/content.ts";
 import { ContentError } from "./errors.ts";
 import { keyTerms, rankSentences } from "./keywords.ts";
 import { type ContentLanguage, type TranslateFn, toLanguage } from "./script.ts";
-import { noteLanguage, noteSections, splitWords } from "./text.ts";
-import { titleWordsOpening } from "./title-opening.ts";
+import { asSentence, noteLanguage, noteSections, splitWords } from "./text.ts";
+import { isCutOpening } from "./title-opening.ts";
 
 /**
  * A slide and its `narration`: what a presenter says over it, in whole sentences (the note's own, where
@@ -68,11 +68,6 @@ function headingFor(chunk: Chunk, language: ContentLanguage, fallback: string): 
   const term = best ? keyTerms(best.text, language).find((t) => t.kind !== "number") : undefined;
   if (!term) return fallback;
   return term.text.charAt(0).toUpperCase() + term.text.slice(1);
-}
-
-/** `text` ending as a sentence does (a title or subtitle read aloud). */
-function sentence(text: string): string {
-  return /[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
 }
 
 /** Splits the largest chunk in two until there are `count` chunks or none can be split. */
@@ -156,11 +151,12 @@ export function outlineDeck(note: NoteSnapshot, range: SlideCountRange, communit
     const title =
       note.title.trim() || headingFor(chunks[0] ?? { heading: null, sentences: [] }, language, labels.part);
     const subtitle = community ? labels.community : labels.subtitle;
-    // A title cut from the note's opening ("…") is not read out, trailing off, before the first slide
-    // says the whole sentence: the title slide then says only its subtitle.
+    // A title cut from the note's opening is not read out, trailing off, before the first slide says
+    // the whole sentence: the title slide then says only its subtitle.
     const firstSaid = chunks[0]?.sentences.map((s) => s.text).join(" ") ?? "";
-    const titleEchoed = title.endsWith("…") && titleWordsOpening(title, firstSaid) > 0;
-    const narration = titleEchoed ? sentence(subtitle) : `${sentence(title)} ${sentence(subtitle)}`;
+    const narration = isCutOpening(title, firstSaid)
+      ? asSentence(subtitle)
+      : `${asSentence(title)} ${asSentence(subtitle)}`;
     slides.push({ kind: "title", title, subtitle, narration });
   }
   chunks.forEach((chunk, i) => {

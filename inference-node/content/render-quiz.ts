@@ -14,6 +14,7 @@ import { BLANK, type QuizQuestion } from "./quiz.ts";
 import { LETTERS, QUIZ_HEIGHT, QUIZ_WIDTH, type QuizTimeline, quizOverlay } from "./quiz-card.ts";
 import type { RenderedMedia } from "./render-short.ts";
 import type { ContentLanguage } from "./script.ts";
+import { asSentence } from "./text.ts";
 import type { QuizTheme } from "./themes.ts";
 import type { SpeechSynthesizer, WordTiming } from "./tts/synthesizer.ts";
 import { type Pcm, readWav, resample, writeWav } from "./tts/wav.ts";
@@ -35,12 +36,11 @@ export function quizNarration(
   language: ContentLanguage,
 ): string[] {
   const w = WORDS[language];
-  const sentence = (text: string) => (/[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
   return [
-    sentence(`${w.intro}: ${title}`),
+    asSentence(`${w.intro}: ${title}`),
     ...questions.flatMap((q, i) => [
-      sentence(`${w.question} ${i + 1}. ${q.question.replaceAll(BLANK, w.blank)}`),
-      `${sentence(`${w.answer} ${LETTERS[q.answer_index]}, ${q.options[q.answer_index]}`)} ${sentence(q.explanation)}`,
+      asSentence(`${w.question} ${i + 1}. ${q.question.replaceAll(BLANK, w.blank)}`),
+      `${asSentence(`${w.answer} ${LETTERS[q.answer_index]}, ${q.options[q.answer_index]}`)} ${asSentence(q.explanation)}`,
     ]),
   ];
 }

@@ -5,7 +5,7 @@
  * naming its subject. Said twice, the opening sounded like a stutter; it is said once, as the
  * body's opening, and the title card is up while those words are spoken.
  */
-import { splitWords } from "./text.ts";
+import { asSentence, splitWords } from "./text.ts";
 import { titleWordsOpening } from "./title-opening.ts";
 
 export interface ShortNarration {
@@ -14,8 +14,6 @@ export interface ShortNarration {
   /** How many of its words (splitWords) the title card covers; the captions start after them. */
   titleWordCount: number;
 }
-
-const asSentence = (text: string) => (/[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
 /**
  * The narration of a short with `title` and `body` (the script).

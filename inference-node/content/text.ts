@@ -74,6 +74,15 @@ export function splitSentences(text: string, language = "en"): string[] {
   return sentencesOf(text, language).filter((s) => /\p{L}|\p{N}/u.test(s));
 }
 
+/**
+ * `text` ending as a sentence does, for a title or a line read aloud.
+ *
+ * @example asSentence("Rivers of Asia") // "Rivers of Asia."
+ */
+export function asSentence(text: string): string {
+  return /[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
+}
+
 /** Space-separated tokens with their punctuation (what is spoken and shown). */
 export function splitWords(text: string): string[] {
   return text.split(/\s+/).filter((w) => /\p{L}|\p{N}/u.test(w));

@@ -22,6 +22,16 @@ export function titleWordsOpening(title: string, text: string): number {
 }
 
 /**
+ * True when `title` is `text`'s opening cut short (ending "…"): said before `text`, it would trail off
+ * and then be said again whole.
+ *
+ * @example isCutOpening("Photosynthesis is the process by which…", "Photosynthesis is the process by which plants eat.") // true
+ */
+export function isCutOpening(title: string, text: string): boolean {
+  return title.endsWith("…") && titleWordsOpening(title, text) > 0;
+}
+
+/**
  * The note's title as a narrator names the note ("Today we are looking at …", "Quiz time: …"): the
  * title, unless it is the note's opening cut short, which is no phrase to say there ("looking at
  * Photosynthesis is the process by which…"): then the first term of the opening sentence
@@ -34,7 +44,7 @@ export function spokenTitle(note: NoteSnapshot): string | null {
   const language = noteLanguage(note.language, note.content);
   const sentences = noteSections(note.content, language).flatMap((section) => section.sentences);
   const opening = sentences[0] ?? "";
-  if (title && !(title.endsWith("…") && titleWordsOpening(title, opening) > 0)) return title;
+  if (title && !isCutOpening(title, opening)) return title;
   const term = keyTerms(opening, language, lowerCaseWords(sentences)).find((t) => t.kind !== "number");
   return term?.text ?? null;
 }
